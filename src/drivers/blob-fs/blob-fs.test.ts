@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { after, describe, test } from 'node:test'
+
+import { runBlobStoreContract } from '../../../test/contract/blob-store.contract.js'
+import { openFsBlobStore } from './index.js'
+
+async function makeRoot(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'folio-blob-fs-'))
+}
+
+runBlobStoreContract('fs', async () => {
+  const root = await makeRoot()
+  const store = await openFsBlobStore({ root })
+  return { store, cleanup: () => rm(root, { recursive: true, force: true }) }
+})
+
+/** Every regular file under `dir`, as paths relative to it. */
+async function listFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true })
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1))
+    .sort()
+}
+
+describe('fs blob store on disk', () => {
+  const roots: string[] = []
+  const freshRoot = async (): Promise<string> => {
+    const root = await makeRoot()
+    roots.push(root)
+    return root
+  }
+  after(async () => {
+    await Promise.all(roots.map((root) => rm(root, { recursive: true, force: true })))
+  })
+
+  test('a stored blob sits at blobs/<first 2 chars>/<key> and survives reopening', async () => {
+    const root = await freshRoot()
+    const bytes = randomBytes(1000)
+    const { key } = await (await openFsBlobStore({ root })).put(Readable.from([bytes]), {
+      maxBytes: 1 << 20,
+    })
+    assert.deepEqual(await listFiles(root), [join('blobs', key.slice(0, 2), key)])
+    assert.deepEqual(await readFile(join(root, 'blobs', key.slice(0, 2), key)), bytes)
+
+    const reopened = await openFsBlobStore({ root })
+    assert.equal(await reopened.exists(key), true)
+  })
+
+  test('refused puts leave no temp file and no blob behind', async () => {
+    const root = await freshRoot()
+    const store = await openFsBlobStore({ root })
+    const body = randomBytes(200 * 1024)
+    async function* failing(): AsyncGenerator<Buffer> {
+      yield body
+      throw new Error('socket hang up')
+    }
+    const disconnected = new Readable({ read() {} })
+    disconnected.push(body)
+
+    const refusals = [
+      store.put(Readable.from([body, body]), { maxBytes: 300 * 1024 }),
+      store.put(Readable.from([body]), { maxBytes: 1 << 20, expectedSize: body.length + 1 }),
+      store.put(Readable.from([body]), { maxBytes: 1 << 20, expectedSize: body.length - 1 }),
+      store.put(Readable.from(failing()), { maxBytes: 1 << 20 }),
+      store.put(disconnected, { maxBytes: 1 << 20 }),
+    ]
+    setImmediate(() => disconnected.destroy())
+    const results = await Promise.allSettled(refusals)
+    assert.deepEqual(
+      results.map((r) => r.status),
+      refusals.map(() => 'rejected'),
+    )
+    assert.deepEqual(await readdir(join(root, 'tmp')), [])
+    assert.deepEqual(await listFiles(join(root, 'blobs')), [])
+  })
+
+  test('a declared size over the limit is refused without reading the source', async () => {
+    const root = await freshRoot()
+    const store = await openFsBlobStore({ root })
+    let pulled = false
+    const source = new Readable({
+      read() {
+        pulled = true
+        this.push(null)
+      },
+    })
+    await assert.rejects(store.put(source, { maxBytes: 10, expectedSize: 11 }), {
+      code: 'PAYLOAD_TOO_LARGE',
+    })
+    assert.equal(pulled, false)
+    assert.equal(source.destroyed, false)
+  })
+
+  test('opening removes temp files older than an hour and keeps recent ones', async () => {
+    const root = await freshRoot()
+    await mkdir(join(root, 'tmp'), { recursive: true })
+    const stale = join(root, 'tmp', 'crashed-upload.tmp')
+    const recent = join(root, 'tmp', 'running-upload.tmp')
+    await writeFile(stale, 'half a file')
+    await writeFile(recent, 'still arriving')
+    const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000)
+    await utimes(stale, twoHoursAgo, twoHoursAgo)
+
+    await openFsBlobStore({ root })
+    assert.deepEqual(await readdir(join(root, 'tmp')), ['running-upload.tmp'])
+  })
+
+  test('a range past the end of the blob is clamped to its last byte', async () => {
+    const root = await freshRoot()
+    const store = await openFsBlobStore({ root })
+    const { key } = await store.put(Readable.from([Buffer.from('0123456789')]), { maxBytes: 100 })
+    const chunks: Buffer[] = []
+    for await (const chunk of await store.get(key, { start: 7, end: 1000 })) chunks.push(chunk)
+    assert.equal(Buffer.concat(chunks).toString(), '789')
+  })
+})

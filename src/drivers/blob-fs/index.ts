@@ -1,0 +1,212 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises'
+import type { FileHandle } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import type { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+
+import { DomainError } from '../../core/errors.js'
+import type { BlobStore, ByteRange, PutOptions, StoredBlob } from '../../ports/blob-store.js'
+
+/** Temp files untouched for this long were left by a crash, not by a running upload. */
+const STALE_TEMP_MS = 60 * 60 * 1000
+
+// Only characters that cannot form a path separator or a dot segment, so no key leaves the root.
+const KEY_PATTERN = /^[A-Za-z0-9_-]{16,64}$/
+
+export interface FsBlobStoreOptions {
+  /** Folder that holds `blobs/` and `tmp/`; created when missing. */
+  root: string
+}
+
+/**
+ * Opens the filesystem blob store under `root`. A put streams into `tmp/`, is
+ * fsynced and then renamed into `blobs/<2 chars>/<key>`, so a blob is either
+ * whole and durable or absent. Opening removes temp files older than an hour.
+ */
+export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<BlobStore> {
+  const blobsDir = join(options.root, 'blobs')
+  const tmpDir = join(options.root, 'tmp')
+  await mkdir(blobsDir, { recursive: true })
+  await mkdir(tmpDir, { recursive: true })
+  await removeStaleTemps(tmpDir, Date.now())
+
+  const blobPath = (key: string): string => join(blobsDir, key.slice(0, 2), key)
+
+  return {
+    async put(source: Readable, putOptions: PutOptions): Promise<StoredBlob> {
+      checkPutOptions(putOptions)
+      const { maxBytes, expectedSize } = putOptions
+      // Refuse before reading anything, so the caller can still answer on an intact connection.
+      if (expectedSize !== undefined && expectedSize > maxBytes) {
+        throw tooLarge(maxBytes)
+      }
+
+      const key = randomBytes(18).toString('base64url')
+      const tmpPath = join(tmpDir, `${key}.tmp`)
+      const finalPath = blobPath(key)
+      const hash = createHash('sha256')
+      let size = 0
+      let handle: FileHandle | undefined
+      let newShard = false
+
+      try {
+        handle = await open(tmpPath, 'wx')
+        const file = handle
+        await pipeline(source, async (chunks: AsyncIterable<unknown>) => {
+          for await (const chunk of chunks) {
+            const bytes = toBytes(chunk)
+            size += bytes.byteLength
+            if (size > maxBytes) throw tooLarge(maxBytes)
+            if (expectedSize !== undefined && size > expectedSize) throw sizeMismatch(expectedSize)
+            hash.update(bytes)
+            await writeAll(file, bytes)
+          }
+        })
+        if (expectedSize !== undefined && size !== expectedSize) throw sizeMismatch(expectedSize)
+        await handle.sync()
+        await handle.close()
+        handle = undefined
+        newShard = (await mkdir(dirname(finalPath), { recursive: true })) !== undefined
+        await rename(tmpPath, finalPath)
+      } catch (error) {
+        await handle?.close().catch(() => undefined)
+        await unlinkIfPresent(tmpPath)
+        throw error
+      }
+
+      try {
+        // The rename is only durable once the directory entry itself is on disk.
+        await syncDirectory(dirname(finalPath))
+        if (newShard) await syncDirectory(blobsDir)
+      } catch (error) {
+        await unlinkIfPresent(finalPath)
+        throw error
+      }
+      return { key, size, sha256: hash.digest('hex') }
+    },
+
+    async get(key: string, range?: ByteRange): Promise<Readable> {
+      if (!KEY_PATTERN.test(key)) throw notFound()
+      let handle: FileHandle
+      try {
+        handle = await open(blobPath(key), 'r')
+      } catch (error) {
+        if (hasCode(error, 'ENOENT')) throw notFound()
+        throw error
+      }
+      try {
+        if (range === undefined) return handle.createReadStream()
+        const { size } = await handle.stat()
+        checkRange(range, size)
+        // An end past the last byte is clamped by the stream, as HTTP clamps it.
+        return handle.createReadStream({ start: range.start, end: range.end })
+      } catch (error) {
+        await handle.close()
+        throw error
+      }
+    },
+
+    async delete(key: string): Promise<void> {
+      if (!KEY_PATTERN.test(key)) return
+      await unlinkIfPresent(blobPath(key))
+    },
+
+    async exists(key: string): Promise<boolean> {
+      if (!KEY_PATTERN.test(key)) return false
+      try {
+        return (await stat(blobPath(key))).isFile()
+      } catch (error) {
+        if (hasCode(error, 'ENOENT')) return false
+        throw error
+      }
+    },
+  }
+}
+
+async function removeStaleTemps(tmpDir: string, now: number): Promise<void> {
+  for (const name of await readdir(tmpDir)) {
+    const path = join(tmpDir, name)
+    try {
+      const info = await stat(path)
+      if (info.isFile() && now - info.mtimeMs > STALE_TEMP_MS) await unlink(path)
+    } catch (error) {
+      // Another instance may have swept or finished the same file meanwhile.
+      if (!hasCode(error, 'ENOENT')) throw error
+    }
+  }
+}
+
+function checkPutOptions(options: PutOptions): void {
+  if (!Number.isSafeInteger(options.maxBytes) || options.maxBytes < 0) {
+    throw new DomainError('INVALID_INPUT', 'maxBytes must be a non-negative integer')
+  }
+  const expected = options.expectedSize
+  if (expected !== undefined && (!Number.isSafeInteger(expected) || expected < 0)) {
+    throw new DomainError('INVALID_INPUT', 'expectedSize must be a non-negative integer')
+  }
+}
+
+function checkRange(range: ByteRange, size: number): void {
+  const valid =
+    Number.isSafeInteger(range.start) &&
+    Number.isSafeInteger(range.end) &&
+    range.start >= 0 &&
+    range.end >= range.start &&
+    range.start < size
+  if (!valid) {
+    throw new DomainError(
+      'RANGE_NOT_SATISFIABLE',
+      `range ${range.start}-${range.end} is outside a blob of ${size} bytes`,
+    )
+  }
+}
+
+function toBytes(chunk: unknown): Uint8Array {
+  if (chunk instanceof Uint8Array) return chunk
+  if (typeof chunk === 'string') return Buffer.from(chunk, 'utf8')
+  throw new DomainError('INVALID_INPUT', 'blob source must yield bytes')
+}
+
+async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  let offset = 0
+  while (offset < bytes.byteLength) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.byteLength - offset)
+    offset += bytesWritten
+  }
+}
+
+async function syncDirectory(path: string): Promise<void> {
+  // Windows cannot open a directory for fsync; NTFS journals the rename anyway.
+  if (process.platform === 'win32') return
+  const handle = await open(path, 'r')
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
+async function unlinkIfPresent(path: string): Promise<void> {
+  try {
+    await unlink(path)
+  } catch (error) {
+    if (!hasCode(error, 'ENOENT')) throw error
+  }
+}
+
+function hasCode(error: unknown, code: string): boolean {
+  return error instanceof Error && 'code' in error && error.code === code
+}
+
+function notFound(): DomainError {
+  return new DomainError('NOT_FOUND', 'blob not found')
+}
+
+function tooLarge(maxBytes: number): DomainError {
+  return new DomainError('PAYLOAD_TOO_LARGE', `body is larger than ${maxBytes} bytes`)
+}
+
+function sizeMismatch(expectedSize: number): DomainError {
+  return new DomainError('INVALID_INPUT', `body length differs from the declared ${expectedSize}`)
+}

@@ -1,0 +1,39 @@
+import type { Readable } from 'node:stream'
+
+/** What a finished write produced. */
+export interface StoredBlob {
+  /** Opaque, store-chosen key; URL-safe ASCII. */
+  key: string
+  size: number
+  /** Lowercase hex SHA-256 of the bytes. */
+  sha256: string
+}
+
+export interface PutOptions {
+  /** Refuse (PAYLOAD_TOO_LARGE) and keep nothing once more bytes than this arrive. */
+  maxBytes: number
+  /** When known (Content-Length), a body that ends short or runs long is refused. */
+  expectedSize?: number
+}
+
+export interface ByteRange {
+  /** Inclusive first byte. */
+  start: number
+  /** Inclusive last byte. */
+  end: number
+}
+
+/**
+ * File contents. Every put is atomic and durable before it resolves: a reader
+ * sees either nothing or the whole blob, never a torn one, even across a crash.
+ * Blobs are immutable once written; a new version is a new blob.
+ */
+export interface BlobStore {
+  put(source: Readable, options: PutOptions): Promise<StoredBlob>
+  /** Streams the blob, or the inclusive range of it. Throws NOT_FOUND. */
+  get(key: string, range?: ByteRange): Promise<Readable>
+  /** Removes the blob; a missing blob is not an error. */
+  delete(key: string): Promise<void>
+  /** True when a blob with this key exists. */
+  exists(key: string): Promise<boolean>
+}

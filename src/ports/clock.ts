@@ -1,0 +1,6 @@
+/** Time as milliseconds since the epoch. Injected so tests can move time. */
+export interface Clock {
+  now(): number
+}
+
+export const systemClock: Clock = { now: () => Date.now() }

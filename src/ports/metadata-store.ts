@@ -1,0 +1,190 @@
+/**
+ * Metadata ports. Every method is async so a networked driver (PostgreSQL) fits
+ * behind the same interface as the embedded SQLite one. Times are milliseconds
+ * since the epoch. Drivers translate their own errors (unique violations and so
+ * on) into DomainError codes; nothing above this line sees SQL.
+ */
+
+export interface UserRecord {
+  /** URL-safe random id; never reused. */
+  id: string
+  /** Login name as typed at creation; unique without regard to case. */
+  userName: string
+  displayName: string
+  email: string
+  isAdmin: boolean
+  /** Self-describing scrypt hash (see core/passwords). Never the password. */
+  passwordHash: string
+  /** Opaque string a WOPI client stored with PutUserInfo ('' when none). */
+  wopiUserInfo: string
+  createdAt: number
+  updatedAt: number
+}
+
+export type UserPatch = Partial<
+  Pick<UserRecord, 'displayName' | 'email' | 'isAdmin' | 'passwordHash' | 'wopiUserInfo'>
+> & { updatedAt: number }
+
+export interface UserRepository {
+  /** Throws USER_EXISTS when the name is taken (case-insensitively). */
+  create(user: UserRecord): Promise<void>
+  findById(id: string): Promise<UserRecord | undefined>
+  /** Case-insensitive lookup. */
+  findByUserName(userName: string): Promise<UserRecord | undefined>
+  list(): Promise<UserRecord[]>
+  update(id: string, patch: UserPatch): Promise<boolean>
+  /** Removes the user and their sessions; their files stay owned by the id. */
+  remove(id: string): Promise<boolean>
+}
+
+export interface SessionRecord {
+  /** SHA-256 (hex) of the bearer token; the token itself is never stored. */
+  tokenHash: string
+  userId: string
+  createdAt: number
+  expiresAt: number
+}
+
+export interface SessionRepository {
+  create(session: SessionRecord): Promise<void>
+  find(tokenHash: string): Promise<SessionRecord | undefined>
+  /** Ends one session (logout). */
+  revoke(tokenHash: string): Promise<void>
+  revokeAllForUser(userId: string): Promise<void>
+  purgeExpired(now: number): Promise<number>
+}
+
+export interface ThrottleWindow {
+  failures: number
+  windowStartedAt: number
+}
+
+/** Failed-login counters, stored so a throttle survives a restart. */
+export interface ThrottleRepository {
+  /**
+   * Adds one failure to `key`; a window older than windowMs starts over.
+   * Returns the window after the increment.
+   */
+  recordFailure(key: string, now: number, windowMs: number): Promise<ThrottleWindow>
+  get(key: string): Promise<ThrottleWindow | undefined>
+  clear(key: string): Promise<void>
+}
+
+/** A WOPI lock as stored. It may have expired: core/lock decides that from `now`. */
+export interface StoredLock {
+  lockId: string
+  expiresAt: number
+}
+
+export type VersionSource =
+  | 'create'
+  | 'upload'
+  | 'wopi'
+  | 'exit-save'
+  | 'force-save'
+  | 'restore'
+  | 'copy'
+
+export interface FileRecord {
+  /** URL-safe, unguessable id. */
+  id: string
+  ownerId: string
+  /** Name with extension, no path. Unique per owner without regard to case. */
+  title: string
+  /** Current version number, from 1. */
+  version: number
+  /** Size, SHA-256 and blob of the current version, copied here for one-row reads. */
+  size: number
+  sha256: string
+  blobKey: string
+  createdAt: number
+  createdBy: string
+  updatedAt: number
+  updatedBy: string
+  lock: StoredLock | null
+  /**
+   * The version at which the current ONLYOFFICE document key was minted.
+   * Every new version moves it except a force save, so co-editors keep one key.
+   */
+  keyVersion: number
+  /** Bumped by every write to the row; the token of compare-and-set updates. */
+  revision: number
+}
+
+export interface VersionRecord {
+  fileId: string
+  version: number
+  blobKey: string
+  size: number
+  sha256: string
+  createdAt: number
+  createdBy: string
+  source: VersionSource
+  /** Free-form facts about the save (WOPI flags, forcesavetype, history...). */
+  meta: Record<string, unknown>
+}
+
+export type FilePatch = Partial<
+  Pick<FileRecord, 'title' | 'lock' | 'updatedAt' | 'updatedBy' | 'keyVersion'>
+>
+
+export type FileSortField = 'title' | 'created' | 'updated' | 'size'
+
+export interface FileListQuery {
+  ownerId: string
+  offset: number
+  limit: number
+  sortBy: FileSortField
+  descending: boolean
+  /** Case-insensitive substring of the title. */
+  titleContains?: string
+}
+
+export interface FileRepository {
+  /**
+   * Inserts the file and its first version in one transaction.
+   * Throws NAME_TAKEN when the owner already has that title.
+   */
+  create(file: FileRecord, firstVersion: VersionRecord): Promise<void>
+  findById(id: string): Promise<FileRecord | undefined>
+  list(query: FileListQuery): Promise<{ total: number; items: FileRecord[] }>
+  /** True when the owner has a file with this title (case-insensitive). */
+  titleExists(ownerId: string, title: string): Promise<boolean>
+  /**
+   * Compare-and-set: applies the patch only while the row's revision equals
+   * expectedRevision, and bumps the revision. Returns the updated record, or
+   * undefined when the revision moved on or the file is gone (the caller
+   * re-reads and decides again). Throws NAME_TAKEN on a title clash.
+   */
+  update(id: string, expectedRevision: number, patch: FilePatch): Promise<FileRecord | undefined>
+  /**
+   * Compare-and-set as update(), and in the same transaction appends the
+   * version and moves the file's head (version, size, sha256, blobKey) to it.
+   */
+  commitVersion(
+    id: string,
+    expectedRevision: number,
+    version: VersionRecord,
+    patch: FilePatch,
+  ): Promise<FileRecord | undefined>
+  /** Removes the file and its versions; returns every blob key they used. */
+  delete(id: string): Promise<string[] | undefined>
+  listVersions(fileId: string): Promise<VersionRecord[]>
+  getVersion(fileId: string, version: number): Promise<VersionRecord | undefined>
+}
+
+/** Small named values shared by every instance (for example the signing secret). */
+export interface SettingsRepository {
+  get(name: string): Promise<string | undefined>
+  /** Stores value unless the name is set already; returns what is stored. */
+  setIfAbsent(name: string, value: string): Promise<string>
+}
+
+export interface MetadataStore {
+  users: UserRepository
+  sessions: SessionRepository
+  throttle: ThrottleRepository
+  files: FileRepository
+  settings: SettingsRepository
+  close(): Promise<void>
+}

@@ -1,0 +1,245 @@
+import assert from 'node:assert/strict'
+import { createHash, randomBytes } from 'node:crypto'
+import { Readable } from 'node:stream'
+import { after, before, describe, test } from 'node:test'
+
+import { isDomainError } from '../../src/core/errors.js'
+import type { ErrorCode } from '../../src/core/errors.js'
+import type { BlobStore } from '../../src/ports/blob-store.js'
+
+/** What a driver's test hands the suite: a fresh, empty store and how to dispose of it. */
+export interface OpenedBlobStore {
+  store: BlobStore
+  cleanup: () => Promise<void>
+}
+
+const MiB = 1024 * 1024
+const LIMIT = 64 * MiB
+
+/**
+ * The behaviour every BlobStore driver promises. Call it from the driver's test
+ * file; `open` must return a store that starts empty.
+ */
+export function runBlobStoreContract(name: string, open: () => Promise<OpenedBlobStore>): void {
+  describe(`BlobStore contract: ${name}`, () => {
+    let opened: OpenedBlobStore | undefined
+    const store = (): BlobStore => {
+      if (opened === undefined) throw new Error('store not opened')
+      return opened.store
+    }
+
+    before(async () => {
+      opened = await open()
+    })
+    after(async () => {
+      await opened?.cleanup()
+    })
+
+    test('round trip keeps the bytes and reports size and sha256', async () => {
+      const bytes = randomBytes(10_000)
+      const stored = await store().put(Readable.from([bytes]), { maxBytes: LIMIT })
+      assert.equal(stored.size, bytes.length)
+      assert.equal(stored.sha256, sha256(bytes))
+      assert.match(stored.key, /^[A-Za-z0-9._~-]+$/)
+      assert.equal(await store().exists(stored.key), true)
+      assert.deepEqual(await readAll(await store().get(stored.key)), bytes)
+    })
+
+    test('an empty body is a 0-byte blob', async () => {
+      const stored = await store().put(Readable.from([]), { maxBytes: LIMIT, expectedSize: 0 })
+      assert.equal(stored.size, 0)
+      assert.equal(stored.sha256, sha256(Buffer.alloc(0)))
+      assert.equal(await store().exists(stored.key), true)
+      assert.equal((await readAll(await store().get(stored.key))).length, 0)
+    })
+
+    test('a multi-MiB body sent in many small chunks comes back intact', async () => {
+      const bytes = randomBytes(5 * MiB + 123)
+      const stored = await store().put(Readable.from(chunksOf(bytes, 16 * 1024)), {
+        maxBytes: LIMIT,
+        expectedSize: bytes.length,
+      })
+      assert.equal(stored.size, bytes.length)
+      assert.equal(stored.sha256, sha256(bytes))
+      const back = await readAll(await store().get(stored.key))
+      assert.equal(back.length, bytes.length)
+      assert.ok(back.equals(bytes))
+    })
+
+    test('ranges are inclusive: first byte, middle, last byte', async () => {
+      const bytes = randomBytes(3 * MiB)
+      const { key } = await store().put(Readable.from(chunksOf(bytes, 64 * 1024)), {
+        maxBytes: LIMIT,
+      })
+      const last = bytes.length - 1
+      const middle = { start: MiB - 10, end: 2 * MiB + 10 }
+      assert.deepEqual(
+        await readAll(await store().get(key, { start: 0, end: 0 })),
+        bytes.subarray(0, 1),
+      )
+      assert.deepEqual(
+        await readAll(await store().get(key, middle)),
+        bytes.subarray(middle.start, middle.end + 1),
+      )
+      assert.deepEqual(
+        await readAll(await store().get(key, { start: last, end: last })),
+        bytes.subarray(last),
+      )
+    })
+
+    test('a range starting past the end is RANGE_NOT_SATISFIABLE', async () => {
+      const { key } = await store().put(Readable.from([Buffer.from('0123456789')]), {
+        maxBytes: LIMIT,
+      })
+      await assert.rejects(
+        store().get(key, { start: 10, end: 20 }),
+        hasCode('RANGE_NOT_SATISFIABLE'),
+      )
+    })
+
+    test('a body over maxBytes is refused at once and nothing is kept', async () => {
+      const maxBytes = 100 * 1024
+      let produced = 0
+      // An endless body: the store must stop pulling soon after the limit.
+      async function* endless(): AsyncGenerator<Buffer> {
+        for (;;) {
+          produced += 16 * 1024
+          yield Buffer.alloc(16 * 1024, 7)
+        }
+      }
+      await assert.rejects(
+        store().put(Readable.from(endless()), { maxBytes }),
+        hasCode('PAYLOAD_TOO_LARGE'),
+      )
+      assert.ok(produced < maxBytes + MiB, `read ${produced} bytes after a ${maxBytes}-byte limit`)
+
+      // One byte over is already too much; exactly the limit is fine.
+      const exact = Buffer.alloc(maxBytes, 1)
+      await assert.rejects(
+        store().put(Readable.from([exact, Buffer.from([1])]), { maxBytes }),
+        hasCode('PAYLOAD_TOO_LARGE'),
+      )
+      const fits = await store().put(Readable.from([exact]), { maxBytes })
+      assert.equal(fits.size, maxBytes)
+    })
+
+    test('a declared size larger than maxBytes is PAYLOAD_TOO_LARGE', async () => {
+      await assert.rejects(
+        store().put(Readable.from([Buffer.from('abc')]), { maxBytes: 2, expectedSize: 3 }),
+        hasCode('PAYLOAD_TOO_LARGE'),
+      )
+    })
+
+    test('a body shorter or longer than expectedSize is INVALID_INPUT', async () => {
+      const body = (): Readable => Readable.from([Buffer.from('0123456789')])
+      await assert.rejects(
+        store().put(body(), { maxBytes: LIMIT, expectedSize: 11 }),
+        hasCode('INVALID_INPUT'),
+      )
+      await assert.rejects(
+        store().put(body(), { maxBytes: LIMIT, expectedSize: 9 }),
+        hasCode('INVALID_INPUT'),
+      )
+      const ok = await store().put(body(), { maxBytes: LIMIT, expectedSize: 10 })
+      assert.equal(ok.size, 10)
+    })
+
+    test('a source that fails half way rejects the put', async () => {
+      async function* failing(): AsyncGenerator<Buffer> {
+        yield randomBytes(64 * 1024)
+        throw new Error('client went away')
+      }
+      await assert.rejects(store().put(Readable.from(failing()), { maxBytes: LIMIT }))
+    })
+
+    test('a source destroyed half way (client disconnect) rejects the put', async () => {
+      const source = new Readable({ read() {} })
+      source.push(randomBytes(64 * 1024))
+      const put = store().put(source, { maxBytes: LIMIT })
+      setImmediate(() => source.destroy())
+      await assert.rejects(put)
+    })
+
+    test('delete removes the blob; deleting again is fine', async () => {
+      const { key } = await store().put(Readable.from([Buffer.from('bye')]), { maxBytes: LIMIT })
+      await store().delete(key)
+      assert.equal(await store().exists(key), false)
+      await assert.rejects(store().get(key), hasCode('NOT_FOUND'))
+      await store().delete(key)
+    })
+
+    test('unknown and hostile keys are NOT_FOUND, never a path outside the store', async () => {
+      const keys = [
+        'AAAAAAAAAAAAAAAAAAAAAAAA',
+        '../x',
+        '..',
+        '.',
+        '',
+        'a/b',
+        'a\\b',
+        '/etc/passwd',
+        '../../../../../../etc/passwd',
+        '%2e%2e%2fx',
+        'AAAAAAAAAAAAAAAAAAAA\0',
+        'x'.repeat(10_000),
+      ]
+      for (const key of keys) {
+        await assert.rejects(store().get(key), hasCode('NOT_FOUND'), `get(${JSON.stringify(key)})`)
+        assert.equal(await store().exists(key), false, `exists(${JSON.stringify(key)})`)
+        await store().delete(key)
+      }
+    })
+
+    test('the same bytes stored twice get two keys that live independently', async () => {
+      const bytes = Buffer.from('same bytes')
+      const first = await store().put(Readable.from([bytes]), { maxBytes: LIMIT })
+      const second = await store().put(Readable.from([bytes]), { maxBytes: LIMIT })
+      assert.notEqual(first.key, second.key)
+      assert.equal(first.sha256, second.sha256)
+      await store().delete(first.key)
+      assert.equal(await store().exists(first.key), false)
+      assert.deepEqual(await readAll(await store().get(second.key)), bytes)
+    })
+
+    test('concurrent puts do not mix their bytes', async () => {
+      const bodies = Array.from({ length: 8 }, () => randomBytes(256 * 1024))
+      const stored = await Promise.all(
+        bodies.map((bytes) =>
+          store().put(Readable.from(chunksOf(bytes, 8 * 1024)), { maxBytes: LIMIT }),
+        ),
+      )
+      assert.equal(new Set(stored.map((s) => s.key)).size, bodies.length)
+      for (const [index, bytes] of bodies.entries()) {
+        const blob = stored[index]
+        assert.ok(blob)
+        assert.ok((await readAll(await store().get(blob.key))).equals(bytes))
+      }
+    })
+  })
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex')
+}
+
+function* chunksOf(bytes: Buffer, size: number): Generator<Buffer> {
+  for (let offset = 0; offset < bytes.length; offset += size) {
+    yield bytes.subarray(offset, offset + size)
+  }
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const parts: Buffer[] = []
+  for await (const chunk of stream) {
+    parts.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)))
+  }
+  return Buffer.concat(parts)
+}
+
+function hasCode(code: ErrorCode): (error: unknown) => boolean {
+  return (error) => {
+    assert.ok(isDomainError(error), `expected DomainError ${code}, got ${String(error)}`)
+    assert.equal(error.code, code)
+    return true
+  }
+}

@@ -1,0 +1,806 @@
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { isDomainError, type ErrorCode } from '../../src/core/errors.js'
+import type {
+  FileRecord,
+  FileSortField,
+  MetadataStore,
+  SessionRecord,
+  UserRecord,
+  VersionRecord,
+} from '../../src/ports/metadata-store.js'
+
+/** What a driver's test hands the contract: a fresh, empty store and how to dispose of it. */
+export type OpenStore = () => Promise<{ store: MetadataStore; cleanup: () => Promise<void> }>
+
+const T0 = 1_700_000_000_000
+
+function buildUser(overrides: Partial<UserRecord> = {}): UserRecord {
+  return {
+    id: 'u-alice',
+    userName: 'Alice',
+    displayName: 'Alice Liddell',
+    email: 'alice@example.test',
+    isAdmin: false,
+    passwordHash: 'scrypt$1$abc$def',
+    wopiUserInfo: '',
+    createdAt: T0,
+    updatedAt: T0,
+    ...overrides,
+  }
+}
+
+function buildSession(overrides: Partial<SessionRecord> = {}): SessionRecord {
+  return {
+    tokenHash: 'a'.repeat(64),
+    userId: 'u-alice',
+    createdAt: T0,
+    expiresAt: T0 + 3_600_000,
+    ...overrides,
+  }
+}
+
+function buildFile(overrides: Partial<FileRecord> = {}): FileRecord {
+  return {
+    id: 'f-1',
+    ownerId: 'u-alice',
+    title: 'Report.docx',
+    version: 1,
+    size: 1234,
+    sha256: '1'.repeat(64),
+    blobKey: 'blob-f-1-v1',
+    createdAt: T0,
+    createdBy: 'u-alice',
+    updatedAt: T0,
+    updatedBy: 'u-alice',
+    lock: null,
+    keyVersion: 1,
+    revision: 1,
+    ...overrides,
+  }
+}
+
+/** The version row that matches a file's head. */
+function headVersion(file: FileRecord, overrides: Partial<VersionRecord> = {}): VersionRecord {
+  return {
+    fileId: file.id,
+    version: file.version,
+    blobKey: file.blobKey,
+    size: file.size,
+    sha256: file.sha256,
+    createdAt: file.createdAt,
+    createdBy: file.createdBy,
+    source: 'create',
+    meta: {},
+    ...overrides,
+  }
+}
+
+function nextVersion(file: FileRecord, overrides: Partial<VersionRecord> = {}): VersionRecord {
+  const version = file.version + 1
+  return {
+    fileId: file.id,
+    version,
+    blobKey: `blob-${file.id}-v${version}`,
+    size: file.size + version,
+    sha256: String(version % 10).repeat(64),
+    createdAt: file.updatedAt + 1000,
+    createdBy: 'u-bob',
+    source: 'wopi',
+    meta: {},
+    ...overrides,
+  }
+}
+
+async function createFile(store: MetadataStore, overrides: Partial<FileRecord> = {}) {
+  const file = buildFile(overrides)
+  await store.files.create(file, headVersion(file))
+  return file
+}
+
+function isCode(code: ErrorCode) {
+  return (error: unknown) => isDomainError(error) && error.code === code
+}
+
+/**
+ * Defines node:test suites that hold every MetadataStore driver to the port's
+ * promises. `open` must return a fresh, empty store on each call; the suites
+ * talk to it only through the port.
+ */
+export function runMetadataStoreContract(name: string, open: OpenStore): void {
+  async function withStore(run: (store: MetadataStore) => Promise<void>): Promise<void> {
+    const { store, cleanup } = await open()
+    try {
+      await run(store)
+    } finally {
+      await cleanup()
+    }
+  }
+
+  describe(`${name}: users`, () => {
+    test('create then findById returns every field', () =>
+      withStore(async (store) => {
+        const admin = buildUser({
+          id: 'u-root',
+          userName: 'root',
+          isAdmin: true,
+          wopiUserInfo: 'x',
+        })
+        const plain = buildUser()
+        await store.users.create(admin)
+        await store.users.create(plain)
+        assert.deepEqual(await store.users.findById('u-root'), admin)
+        assert.deepEqual(await store.users.findById('u-alice'), plain)
+        assert.equal(await store.users.findById('u-nobody'), undefined)
+      }))
+
+    test('a user name taken in another case throws USER_EXISTS', () =>
+      withStore(async (store) => {
+        await store.users.create(buildUser())
+        await assert.rejects(
+          store.users.create(buildUser({ id: 'u-other', userName: 'ALICE' })),
+          isCode('USER_EXISTS'),
+        )
+        assert.equal(await store.users.findById('u-other'), undefined)
+      }))
+
+    test('a user name taken with non-ASCII letters in another case throws USER_EXISTS', () =>
+      withStore(async (store) => {
+        await store.users.create(buildUser({ userName: 'Émile' }))
+        await assert.rejects(
+          store.users.create(buildUser({ id: 'u-other', userName: 'éMILE' })),
+          isCode('USER_EXISTS'),
+        )
+      }))
+
+    test('findByUserName ignores case', () =>
+      withStore(async (store) => {
+        const user = buildUser()
+        await store.users.create(user)
+        assert.deepEqual(await store.users.findByUserName('aLiCe'), user)
+        assert.deepEqual(await store.users.findByUserName('Alice'), user)
+        assert.equal(await store.users.findByUserName('alic'), undefined)
+      }))
+
+    test('list returns every user', () =>
+      withStore(async (store) => {
+        assert.deepEqual(await store.users.list(), [])
+        const alice = buildUser()
+        const bob = buildUser({ id: 'u-bob', userName: 'bob' })
+        await store.users.create(bob)
+        await store.users.create(alice)
+        const ids = (await store.users.list()).map((u) => u.id).sort()
+        assert.deepEqual(ids, ['u-alice', 'u-bob'])
+      }))
+
+    test('update changes only the patched fields and reports a missing user', () =>
+      withStore(async (store) => {
+        const user = buildUser()
+        await store.users.create(user)
+        const changed = await store.users.update('u-alice', {
+          displayName: 'A. L.',
+          isAdmin: true,
+          updatedAt: T0 + 5,
+        })
+        assert.equal(changed, true)
+        assert.deepEqual(await store.users.findById('u-alice'), {
+          ...user,
+          displayName: 'A. L.',
+          isAdmin: true,
+          updatedAt: T0 + 5,
+        })
+        await store.users.update('u-alice', {
+          email: 'new@example.test',
+          passwordHash: 'scrypt$2',
+          wopiUserInfo: 'info',
+          isAdmin: false,
+          updatedAt: T0 + 6,
+        })
+        assert.deepEqual(await store.users.findById('u-alice'), {
+          ...user,
+          displayName: 'A. L.',
+          email: 'new@example.test',
+          passwordHash: 'scrypt$2',
+          wopiUserInfo: 'info',
+          isAdmin: false,
+          updatedAt: T0 + 6,
+        })
+        assert.equal(await store.users.update('u-nobody', { updatedAt: T0 }), false)
+      }))
+
+    test('remove deletes the user and their sessions only', () =>
+      withStore(async (store) => {
+        await store.users.create(buildUser())
+        await store.users.create(buildUser({ id: 'u-bob', userName: 'bob' }))
+        await store.sessions.create(buildSession({ tokenHash: 'h1' }))
+        await store.sessions.create(buildSession({ tokenHash: 'h2' }))
+        await store.sessions.create(buildSession({ tokenHash: 'h3', userId: 'u-bob' }))
+        assert.equal(await store.users.remove('u-alice'), true)
+        assert.equal(await store.users.findById('u-alice'), undefined)
+        assert.equal(await store.users.findByUserName('alice'), undefined)
+        assert.equal(await store.sessions.find('h1'), undefined)
+        assert.equal(await store.sessions.find('h2'), undefined)
+        assert.equal((await store.sessions.find('h3'))?.userId, 'u-bob')
+        assert.equal(await store.users.remove('u-alice'), false)
+      }))
+
+    test('a removed user name can be taken again', () =>
+      withStore(async (store) => {
+        await store.users.create(buildUser())
+        await store.users.remove('u-alice')
+        await store.users.create(buildUser({ id: 'u-alice-2', userName: 'ALICE' }))
+        assert.equal((await store.users.findByUserName('alice'))?.id, 'u-alice-2')
+      }))
+
+    test('removing a user keeps the files they own', () =>
+      withStore(async (store) => {
+        await store.users.create(buildUser())
+        const file = await createFile(store)
+        await store.users.remove('u-alice')
+        assert.deepEqual(await store.files.findById(file.id), file)
+      }))
+  })
+
+  describe(`${name}: sessions`, () => {
+    test('create then find returns the session; unknown hashes find nothing', () =>
+      withStore(async (store) => {
+        await store.users.create(buildUser())
+        const session = buildSession()
+        await store.sessions.create(session)
+        assert.deepEqual(await store.sessions.find(session.tokenHash), session)
+        assert.equal(await store.sessions.find('b'.repeat(64)), undefined)
+      }))
+
+    test('revoke ends one session', () =>
+      withStore(async (store) => {
+        await store.users.create(buildUser())
+        await store.sessions.create(buildSession({ tokenHash: 'h1' }))
+        await store.sessions.create(buildSession({ tokenHash: 'h2' }))
+        await store.sessions.revoke('h1')
+        assert.equal(await store.sessions.find('h1'), undefined)
+        assert.notEqual(await store.sessions.find('h2'), undefined)
+        await store.sessions.revoke('h1')
+      }))
+
+    test('revokeAllForUser ends that user\'s sessions only', () =>
+      withStore(async (store) => {
+        await store.users.create(buildUser())
+        await store.users.create(buildUser({ id: 'u-bob', userName: 'bob' }))
+        await store.sessions.create(buildSession({ tokenHash: 'h1' }))
+        await store.sessions.create(buildSession({ tokenHash: 'h2' }))
+        await store.sessions.create(buildSession({ tokenHash: 'h3', userId: 'u-bob' }))
+        await store.sessions.revokeAllForUser('u-alice')
+        assert.equal(await store.sessions.find('h1'), undefined)
+        assert.equal(await store.sessions.find('h2'), undefined)
+        assert.notEqual(await store.sessions.find('h3'), undefined)
+      }))
+
+    test('purgeExpired removes sessions with expiresAt <= now and counts them', () =>
+      withStore(async (store) => {
+        await store.users.create(buildUser())
+        await store.sessions.create(buildSession({ tokenHash: 'old', expiresAt: T0 - 1 }))
+        await store.sessions.create(buildSession({ tokenHash: 'edge', expiresAt: T0 }))
+        await store.sessions.create(buildSession({ tokenHash: 'live', expiresAt: T0 + 1 }))
+        assert.equal(await store.sessions.purgeExpired(T0), 2)
+        assert.equal(await store.sessions.find('old'), undefined)
+        assert.equal(await store.sessions.find('edge'), undefined)
+        assert.notEqual(await store.sessions.find('live'), undefined)
+        assert.equal(await store.sessions.purgeExpired(T0), 0)
+      }))
+  })
+
+  describe(`${name}: throttle`, () => {
+    const windowMs = 60_000
+
+    test('failures add up within a window and are kept per key', () =>
+      withStore(async (store) => {
+        assert.equal(await store.throttle.get('ip:1'), undefined)
+        assert.deepEqual(await store.throttle.recordFailure('ip:1', T0, windowMs), {
+          failures: 1,
+          windowStartedAt: T0,
+        })
+        await store.throttle.recordFailure('ip:1', T0 + 10, windowMs)
+        assert.deepEqual(await store.throttle.recordFailure('ip:1', T0 + windowMs, windowMs), {
+          failures: 3,
+          windowStartedAt: T0,
+        })
+        assert.deepEqual(await store.throttle.get('ip:1'), { failures: 3, windowStartedAt: T0 })
+        assert.deepEqual(await store.throttle.recordFailure('user:a', T0 + 5, windowMs), {
+          failures: 1,
+          windowStartedAt: T0 + 5,
+        })
+      }))
+
+    test('a failure more than windowMs after the window started starts a new one', () =>
+      withStore(async (store) => {
+        await store.throttle.recordFailure('ip:1', T0, windowMs)
+        await store.throttle.recordFailure('ip:1', T0 + 1, windowMs)
+        const later = T0 + windowMs + 1
+        assert.deepEqual(await store.throttle.recordFailure('ip:1', later, windowMs), {
+          failures: 1,
+          windowStartedAt: later,
+        })
+        assert.deepEqual(await store.throttle.recordFailure('ip:1', later + 1, windowMs), {
+          failures: 2,
+          windowStartedAt: later,
+        })
+      }))
+
+    test('clear forgets the key only', () =>
+      withStore(async (store) => {
+        await store.throttle.recordFailure('ip:1', T0, windowMs)
+        await store.throttle.recordFailure('ip:2', T0, windowMs)
+        await store.throttle.clear('ip:1')
+        assert.equal(await store.throttle.get('ip:1'), undefined)
+        assert.deepEqual(await store.throttle.get('ip:2'), { failures: 1, windowStartedAt: T0 })
+        assert.deepEqual(await store.throttle.recordFailure('ip:1', T0 + 1, windowMs), {
+          failures: 1,
+          windowStartedAt: T0 + 1,
+        })
+      }))
+
+    test('concurrent failures on one key are all counted', () =>
+      withStore(async (store) => {
+        await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            store.throttle.recordFailure('ip:1', T0 + i, windowMs)),
+        )
+        assert.equal((await store.throttle.get('ip:1'))?.failures, 20)
+      }))
+  })
+
+  describe(`${name}: files`, () => {
+    test('create then findById returns every field, with and without a lock', () =>
+      withStore(async (store) => {
+        const locked = buildFile({
+          id: 'f-locked',
+          title: 'Plan.xlsx',
+          version: 3,
+          size: 98_765,
+          sha256: 'c'.repeat(64),
+          blobKey: 'blobs/plan-3',
+          createdAt: T0 - 50,
+          createdBy: 'u-bob',
+          updatedAt: T0 + 70,
+          updatedBy: 'u-carol',
+          lock: { lockId: '{"S":"abc","F":4}', expiresAt: T0 + 1_800_000 },
+          keyVersion: 2,
+          revision: 9,
+        })
+        const unlocked = buildFile({ id: 'f-free', title: 'Notes.txt', size: 0 })
+        await store.files.create(locked, headVersion(locked))
+        await store.files.create(unlocked, headVersion(unlocked))
+        assert.deepEqual(await store.files.findById('f-locked'), locked)
+        assert.deepEqual(await store.files.findById('f-free'), unlocked)
+        assert.equal(await store.files.findById('f-none'), undefined)
+      }))
+
+    test('create stores the first version with its meta', () =>
+      withStore(async (store) => {
+        const file = buildFile()
+        const first = headVersion(file, {
+          source: 'upload',
+          meta: { wopi: { isAutosave: true }, note: 'é', list: [1, 'two', null] },
+        })
+        await store.files.create(file, first)
+        assert.deepEqual(await store.files.listVersions(file.id), [first])
+        assert.deepEqual(await store.files.getVersion(file.id, 1), first)
+      }))
+
+    test('a title taken by the same owner in another case throws NAME_TAKEN and adds nothing',
+      () =>
+        withStore(async (store) => {
+          await createFile(store, { id: 'f-1', title: 'Budget.xlsx' })
+          await createFile(store, { id: 'f-2', title: 'Ärger.docx' })
+          await assert.rejects(
+            createFile(store, { id: 'f-3', title: 'budget.XLSX' }),
+            isCode('NAME_TAKEN'),
+          )
+          await assert.rejects(
+            createFile(store, { id: 'f-4', title: 'äRGER.DOCX' }),
+            isCode('NAME_TAKEN'),
+          )
+          assert.equal(await store.files.findById('f-3'), undefined)
+          assert.deepEqual(await store.files.listVersions('f-3'), [])
+          assert.equal(await store.files.findById('f-4'), undefined)
+        }))
+
+    test('another owner may use the same title', () =>
+      withStore(async (store) => {
+        await createFile(store, { id: 'f-1', title: 'Budget.xlsx' })
+        const bobs = await createFile(store, { id: 'f-2', ownerId: 'u-bob', title: 'Budget.xlsx' })
+        assert.deepEqual(await store.files.findById('f-2'), bobs)
+      }))
+
+    test('titleExists ignores case and looks at one owner only', () =>
+      withStore(async (store) => {
+        await createFile(store, { title: 'Budget.xlsx' })
+        assert.equal(await store.files.titleExists('u-alice', 'BUDGET.xlsx'), true)
+        assert.equal(await store.files.titleExists('u-alice', 'Budget.xls'), false)
+        assert.equal(await store.files.titleExists('u-bob', 'Budget.xlsx'), false)
+      }))
+
+    test('update with the current revision applies the patch and bumps the revision', () =>
+      withStore(async (store) => {
+        const file = await createFile(store, { revision: 4 })
+        const lock = { lockId: 'lock-1', expiresAt: T0 + 1_800_000 }
+        const locked = await store.files.update(file.id, 4, {
+          lock,
+          updatedAt: T0 + 1,
+          updatedBy: 'u-bob',
+        })
+        const expected = { ...file, lock, updatedAt: T0 + 1, updatedBy: 'u-bob', revision: 5 }
+        assert.deepEqual(locked, expected)
+        assert.deepEqual(await store.files.findById(file.id), expected)
+
+        const renamed = await store.files.update(file.id, 5, {
+          title: 'Final.docx',
+          lock: null,
+          keyVersion: 7,
+        })
+        const expected2 = {
+          ...expected,
+          title: 'Final.docx',
+          lock: null,
+          keyVersion: 7,
+          revision: 6,
+        }
+        assert.deepEqual(renamed, expected2)
+        assert.deepEqual(await store.files.findById(file.id), expected2)
+        assert.equal(await store.files.titleExists('u-alice', 'Report.docx'), false)
+        assert.equal(await store.files.titleExists('u-alice', 'final.docx'), true)
+      }))
+
+    test('an empty patch still bumps the revision', () =>
+      withStore(async (store) => {
+        const file = await createFile(store)
+        assert.deepEqual(await store.files.update(file.id, 1, {}), { ...file, revision: 2 })
+      }))
+
+    test('update with a stale revision returns undefined and changes nothing', () =>
+      withStore(async (store) => {
+        const file = await createFile(store, { revision: 4 })
+        assert.equal(await store.files.update(file.id, 3, { title: 'Other.docx' }), undefined)
+        assert.equal(await store.files.update(file.id, 5, { updatedAt: T0 + 9 }), undefined)
+        assert.deepEqual(await store.files.findById(file.id), file)
+        assert.equal(await store.files.update('f-none', 1, { updatedAt: T0 }), undefined)
+      }))
+
+    test('renaming onto a title the owner uses throws NAME_TAKEN and changes nothing', () =>
+      withStore(async (store) => {
+        await createFile(store, { id: 'f-1', title: 'A.docx' })
+        const b = await createFile(store, { id: 'f-2', title: 'B.docx' })
+        await assert.rejects(
+          store.files.update('f-2', 1, { title: 'a.DOCX' }),
+          isCode('NAME_TAKEN'),
+        )
+        assert.deepEqual(await store.files.findById('f-2'), b)
+        assert.equal((await store.files.update('f-2', 1, { title: 'C.docx' }))?.revision, 2)
+      }))
+
+    test('renaming onto a title another owner uses succeeds', () =>
+      withStore(async (store) => {
+        await createFile(store, { id: 'f-1', title: 'A.docx' })
+        await createFile(store, { id: 'f-2', ownerId: 'u-bob', title: 'B.docx' })
+        const renamed = await store.files.update('f-2', 1, { title: 'A.docx' })
+        assert.equal(renamed?.title, 'A.docx')
+      }))
+
+    test('a file can be renamed to another case of its own title', () =>
+      withStore(async (store) => {
+        const file = await createFile(store, { title: 'report.docx' })
+        const renamed = await store.files.update(file.id, 1, { title: 'Report.DOCX' })
+        assert.equal(renamed?.title, 'Report.DOCX')
+        assert.equal((await store.files.findById(file.id))?.title, 'Report.DOCX')
+      }))
+
+    test('50 concurrent updates with the same revision: exactly one wins', () =>
+      withStore(async (store) => {
+        const file = await createFile(store, { revision: 10 })
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, i) =>
+            store.files.update(file.id, 10, { updatedAt: T0 + i + 1, updatedBy: `u-${i}` }),
+          ),
+        )
+        const winners = results.filter((r) => r !== undefined)
+        assert.equal(winners.length, 1)
+        assert.deepEqual(await store.files.findById(file.id), winners[0])
+        assert.equal(winners[0]?.revision, 11)
+      }))
+
+    test('commitVersion appends the version, moves the head and applies the patch', () =>
+      withStore(async (store) => {
+        const file = await createFile(store, {
+          lock: { lockId: 'L', expiresAt: T0 + 100 },
+          keyVersion: 1,
+        })
+        const v2 = nextVersion(file, { meta: { forcesavetype: 1 } })
+        const committed = await store.files.commitVersion(file.id, 1, v2, {
+          updatedAt: v2.createdAt,
+          updatedBy: 'u-bob',
+          keyVersion: 2,
+        })
+        const expected: FileRecord = {
+          ...file,
+          version: 2,
+          size: v2.size,
+          sha256: v2.sha256,
+          blobKey: v2.blobKey,
+          updatedAt: v2.createdAt,
+          updatedBy: 'u-bob',
+          keyVersion: 2,
+          revision: 2,
+        }
+        assert.deepEqual(committed, expected)
+        assert.deepEqual(await store.files.findById(file.id), expected)
+        assert.deepEqual(await store.files.listVersions(file.id), [headVersion(file), v2])
+        assert.deepEqual(await store.files.getVersion(file.id, 2), v2)
+      }))
+
+    test('commitVersion with a stale revision adds no version and changes nothing', () =>
+      withStore(async (store) => {
+        const file = await createFile(store, { revision: 3 })
+        const v2 = nextVersion(file)
+        assert.equal(
+          await store.files.commitVersion(file.id, 2, v2, { updatedAt: T0 + 5 }),
+          undefined,
+        )
+        assert.deepEqual(await store.files.findById(file.id), file)
+        assert.deepEqual(await store.files.listVersions(file.id), [headVersion(file)])
+        assert.equal(await store.files.getVersion(file.id, 2), undefined)
+        assert.equal(
+          await store.files.commitVersion('f-none', 1, { ...v2, fileId: 'f-none' }, {}),
+          undefined,
+        )
+      }))
+
+    test('commitVersion whose patch clashes on title throws NAME_TAKEN and adds no version', () =>
+      withStore(async (store) => {
+        await createFile(store, { id: 'f-1', title: 'Taken.docx' })
+        const file = await createFile(store, { id: 'f-2', title: 'Mine.docx' })
+        await assert.rejects(
+          store.files.commitVersion(file.id, 1, nextVersion(file), { title: 'TAKEN.docx' }),
+          isCode('NAME_TAKEN'),
+        )
+        assert.deepEqual(await store.files.findById(file.id), file)
+        assert.deepEqual(await store.files.listVersions(file.id), [headVersion(file)])
+      }))
+
+    test('concurrent commitVersion calls with the same revision: exactly one wins', () =>
+      withStore(async (store) => {
+        const file = await createFile(store)
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            store.files.commitVersion(
+              file.id,
+              1,
+              nextVersion(file, { blobKey: `blob-${i}` }),
+              { updatedAt: T0 + i },
+            ),
+          ),
+        )
+        const winners = results.filter((r) => r !== undefined)
+        assert.equal(winners.length, 1)
+        const versions = await store.files.listVersions(file.id)
+        assert.equal(versions.length, 2)
+        assert.equal(versions[1]?.blobKey, winners[0]?.blobKey)
+      }))
+
+    test('listVersions is ordered by version and getVersion finds one', () =>
+      withStore(async (store) => {
+        let file = await createFile(store)
+        const written = [headVersion(file)]
+        for (const source of ['upload', 'force-save', 'restore'] as const) {
+          const version = nextVersion(file, { source })
+          const next = await store.files.commitVersion(file.id, file.revision, version, {})
+          assert.ok(next)
+          file = next
+          written.push(version)
+        }
+        assert.deepEqual(await store.files.listVersions(file.id), written)
+        assert.deepEqual(await store.files.getVersion(file.id, 3), written[2])
+        assert.equal(await store.files.getVersion(file.id, 5), undefined)
+        assert.equal(await store.files.getVersion('f-none', 1), undefined)
+        assert.deepEqual(await store.files.listVersions('f-none'), [])
+      }))
+
+    test('delete returns the blob keys of every version and removes them', () =>
+      withStore(async (store) => {
+        let file = await createFile(store)
+        for (let i = 0; i < 2; i += 1) {
+          const version = nextVersion(file)
+          const next = await store.files.commitVersion(file.id, file.revision, version, {})
+          assert.ok(next)
+          file = next
+        }
+        const other = await createFile(store, { id: 'f-2', title: 'Other.docx', blobKey: 'b-o' })
+        const keys = await store.files.delete(file.id)
+        assert.deepEqual([...(keys ?? [])].sort(), ['blob-f-1-v1', 'blob-f-1-v2', 'blob-f-1-v3'])
+        assert.equal(await store.files.findById(file.id), undefined)
+        assert.deepEqual(await store.files.listVersions(file.id), [])
+        assert.equal(await store.files.getVersion(file.id, 1), undefined)
+        assert.equal(await store.files.delete(file.id), undefined)
+        assert.deepEqual(await store.files.findById('f-2'), other)
+        assert.equal(await store.files.titleExists('u-alice', 'Report.docx'), false)
+      }))
+  })
+
+  describe(`${name}: file listing`, () => {
+    // Ties on size, created and updated, with ids that sort against insertion order.
+    const listed = (id: string, title: string, size: number, created: number, updated: number) =>
+      buildFile({ id, title, size, createdAt: T0 + created, updatedAt: T0 + updated })
+    const fixtures: FileRecord[] = [
+      listed('f-e', 'delta.pptx', 300, 1, 9),
+      listed('f-c', 'Alpha.docx', 100, 2, 5),
+      listed('f-a', 'charlie.txt', 100, 2, 5),
+      listed('f-d', 'Echo.xlsx', 50, 3, 1),
+      listed('f-b', 'bravo.docx', 300, 2, 7),
+      listed('f-f', 'Foxtrot.md', 0, 0, 9),
+    ]
+    const sortValue: Record<FileSortField, (f: FileRecord) => string | number> = {
+      title: (f) => f.title.toLowerCase(),
+      created: (f) => f.createdAt,
+      updated: (f) => f.updatedAt,
+      size: (f) => f.size,
+    }
+
+    function expectedOrder(sortBy: FileSortField, descending: boolean): string[] {
+      const sign = descending ? -1 : 1
+      const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0)
+      return [...fixtures]
+        .sort((a, b) =>
+          sign * (compare(sortValue[sortBy](a), sortValue[sortBy](b)) || compare(a.id, b.id)))
+        .map((f) => f.id)
+    }
+
+    async function seed(store: MetadataStore): Promise<void> {
+      for (const file of fixtures) await store.files.create(file, headVersion(file))
+      const others = buildFile({ id: 'f-z', ownerId: 'u-bob', title: 'Alpha.docx' })
+      await store.files.create(others, headVersion(others))
+    }
+
+    test('lists the owner\'s files only, with total and full records', () =>
+      withStore(async (store) => {
+        await seed(store)
+        const page = await store.files.list({
+          ownerId: 'u-alice',
+          offset: 0,
+          limit: 100,
+          sortBy: 'title',
+          descending: false,
+        })
+        assert.equal(page.total, fixtures.length)
+        const byId = new Map(fixtures.map((f) => [f.id, f]))
+        assert.deepEqual(page.items, page.items.map((f) => byId.get(f.id)))
+        assert.deepEqual(
+          await store.files.list({
+            ownerId: 'u-none', offset: 0, limit: 10, sortBy: 'size', descending: true,
+          }),
+          { total: 0, items: [] },
+        )
+      }))
+
+    for (const sortBy of ['title', 'created', 'updated', 'size'] as const) {
+      for (const descending of [false, true]) {
+        const label = `${sortBy} ${descending ? 'descending' : 'ascending'}`
+        test(`sorts by ${label}, ties broken by id, and pages without gaps or repeats`, () =>
+          withStore(async (store) => {
+            await seed(store)
+            const whole = await store.files.list({
+              ownerId: 'u-alice', offset: 0, limit: 100, sortBy, descending,
+            })
+            assert.deepEqual(whole.items.map((f) => f.id), expectedOrder(sortBy, descending))
+            const paged: string[] = []
+            for (let offset = 0; offset < fixtures.length + 2; offset += 4) {
+              const page = await store.files.list({
+                ownerId: 'u-alice', offset, limit: 4, sortBy, descending,
+              })
+              assert.equal(page.total, fixtures.length)
+              assert.ok(page.items.length <= 4)
+              paged.push(...page.items.map((f) => f.id))
+            }
+            assert.deepEqual(paged, expectedOrder(sortBy, descending))
+          }))
+      }
+    }
+
+    test('offset past the end returns no items but the total', () =>
+      withStore(async (store) => {
+        await seed(store)
+        const page = await store.files.list({
+          ownerId: 'u-alice', offset: 50, limit: 10, sortBy: 'updated', descending: true,
+        })
+        assert.deepEqual(page, { total: fixtures.length, items: [] })
+      }))
+
+    test('titleContains ignores case, in any script', () =>
+      withStore(async (store) => {
+        for (const [id, title] of [['f-1', 'Report 2024.docx'], ['f-2', 'q1 REPORT.xlsx'],
+          ['f-3', 'Notes.txt'], ['f-4', 'ÜBERSICHT.pdf']] as const) {
+          await createFile(store, { id, title })
+        }
+        await createFile(store, { id: 'f-9', ownerId: 'u-bob', title: 'report.docx' })
+        const found = await store.files.list({
+          ownerId: 'u-alice', offset: 0, limit: 10, sortBy: 'title', descending: false,
+          titleContains: 'rEpOrT',
+        })
+        assert.equal(found.total, 2)
+        assert.deepEqual(found.items.map((f) => f.id), ['f-2', 'f-1'])
+        const umlaut = await store.files.list({
+          ownerId: 'u-alice', offset: 0, limit: 10, sortBy: 'title', descending: false,
+          titleContains: 'übersicht',
+        })
+        assert.deepEqual(umlaut.items.map((f) => f.id), ['f-4'])
+      }))
+
+    test('titleContains treats % and _ as plain characters', () =>
+      withStore(async (store) => {
+        const titles = [
+          ['f-1', 'Growth 100%.xlsx'],
+          ['f-2', 'Growth 1000.xlsx'],
+          ['f-3', 'draft_v2.docx'],
+          ['f-4', 'draftXv2.docx'],
+          ['f-5', 'back\\slash.txt'],
+        ] as const
+        for (const [id, title] of titles) {
+          await createFile(store, { id, title })
+        }
+        async function search(titleContains: string): Promise<string[]> {
+          const page = await store.files.list({
+            ownerId: 'u-alice', offset: 0, limit: 10, sortBy: 'title', descending: false,
+            titleContains,
+          })
+          assert.equal(page.total, page.items.length)
+          // Sorted here: collations disagree on where punctuation goes.
+          return page.items.map((f) => f.id).sort()
+        }
+        assert.deepEqual(await search('%'), ['f-1'])
+        assert.deepEqual(await search('100%'), ['f-1'])
+        assert.deepEqual(await search('_'), ['f-3'])
+        assert.deepEqual(await search('t_v'), ['f-3'])
+        assert.deepEqual(await search('\\'), ['f-5'])
+        assert.deepEqual(await search('growth'), ['f-1', 'f-2'])
+      }))
+
+    test('titleContains combines with paging and total', () =>
+      withStore(async (store) => {
+        for (let i = 0; i < 5; i += 1) {
+          await createFile(store, { id: `f-r${i}`, title: `report-${i}.docx` })
+        }
+        await createFile(store, { id: 'f-x', title: 'other.docx' })
+        const page = await store.files.list({
+          ownerId: 'u-alice', offset: 2, limit: 2, sortBy: 'title', descending: true,
+          titleContains: 'REPORT',
+        })
+        assert.equal(page.total, 5)
+        assert.deepEqual(page.items.map((f) => f.id), ['f-r2', 'f-r1'])
+      }))
+  })
+
+  describe(`${name}: settings`, () => {
+    test('get returns undefined until a value is set', () =>
+      withStore(async (store) => {
+        assert.equal(await store.settings.get('signing-secret'), undefined)
+        assert.equal(await store.settings.setIfAbsent('signing-secret', 's1'), 's1')
+        assert.equal(await store.settings.get('signing-secret'), 's1')
+      }))
+
+    test('setIfAbsent keeps the first value', () =>
+      withStore(async (store) => {
+        assert.equal(await store.settings.setIfAbsent('k', 'first'), 'first')
+        assert.equal(await store.settings.setIfAbsent('k', 'second'), 'first')
+        assert.equal(await store.settings.get('k'), 'first')
+        assert.equal(await store.settings.setIfAbsent('other', 'x'), 'x')
+      }))
+
+    test('concurrent setIfAbsent calls all get the one stored value', () =>
+      withStore(async (store) => {
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => store.settings.setIfAbsent('k', `v${i}`)),
+        )
+        const stored = await store.settings.get('k')
+        assert.ok(stored !== undefined)
+        assert.deepEqual(results, results.map(() => stored))
+      }))
+  })
+}

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { freePort } from '../support/folio-server.js'
+import { call } from '../support/portal-client.js'
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'folio.js')
+
+interface Run {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs the real `folio` command (the compiled bin) with its own data folder. */
+function folio(args: string[], env: Record<string, string>, stdin?: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { PATH: process.env.PATH ?? '', FOLIO_LOG_LEVEL: 'warn', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+    child.stdin.end(stdin ?? '')
+  })
+}
+
+describe('folio command line', () => {
+  let dataDir: string
+  let env: Record<string, string>
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'folio-cli-'))
+    env = { FOLIO_DATA_DIR: dataDir }
+  })
+  after(() => rm(dataDir, { recursive: true, force: true }))
+
+  test('--help on every command', async () => {
+    for (const args of [[], ['serve'], ['user'], ['user', 'add'], ['user', 'list'], ['user', 'passwd'], ['user', 'remove']]) {
+      const run = await folio([...args, '--help'], env)
+      assert.equal(run.code, 0, args.join(' '))
+      assert.match(run.stdout, /Usage: folio/)
+    }
+  })
+
+  test('user add with --password-stdin, list, passwd, remove', async () => {
+    const added = await folio(['user', 'add', 'carol', '--password-stdin'], env, 'carol-secret-1\n')
+    assert.equal(added.code, 0, added.stderr)
+    assert.doesNotMatch(added.stdout, /carol-secret-1/)
+    const generated = await folio(['user', 'add', 'dave', '--admin'], env)
+    assert.equal(generated.code, 0, generated.stderr)
+    assert.match(generated.stdout, /password: \S{12,}/)
+    const list = await folio(['user', 'list', '--json'], env)
+    const users = JSON.parse(list.stdout) as Array<{ userName: string; isAdmin: boolean }>
+    assert.deepEqual(
+      users.map((u) => [u.userName, u.isAdmin]).sort(),
+      [['carol', false], ['dave', true]],
+    )
+    const passwd = await folio(['user', 'passwd', 'carol', '--password-stdin'], env, 'carol-secret-2\n')
+    assert.equal(passwd.code, 0, passwd.stderr)
+    const removed = await folio(['user', 'remove', 'dave'], env)
+    assert.equal(removed.code, 0)
+    const after = JSON.parse((await folio(['user', 'list', '--json'], env)).stdout) as unknown[]
+    assert.equal(after.length, 1)
+  })
+
+  test('failures exit non-zero with a clear message', async () => {
+    const dup = await folio(['user', 'add', 'carol', '--password-stdin'], env, 'another-pass\n')
+    assert.notEqual(dup.code, 0)
+    assert.match(dup.stderr, /carol is taken/)
+    const missing = await folio(['user', 'remove', 'nobody'], env)
+    assert.notEqual(missing.code, 0)
+    assert.match(missing.stderr, /no user named nobody/)
+    const weak = await folio(['user', 'add', 'erin', '--password-stdin'], env, 'short\n')
+    assert.notEqual(weak.code, 0)
+    assert.match(weak.stderr, /at least 8/)
+    const unknown = await folio(['frobnicate'], env)
+    assert.notEqual(unknown.code, 0)
+    const badConfig = await folio(['user', 'list'], { ...env, FOLIO_PORT: 'eighty' })
+    assert.notEqual(badConfig.code, 0)
+    assert.match(badConfig.stderr, /FOLIO_PORT/)
+  })
+
+  test('serve starts with defaults, creates the admin with a generated password logged once', async () => {
+    const serveDir = await mkdtemp(join(tmpdir(), 'folio-serve-'))
+    const port = await freePort()
+    const child = spawn(process.execPath, [BIN, 'serve'], {
+      env: { PATH: process.env.PATH ?? '', FOLIO_DATA_DIR: serveDir, FOLIO_PORT: String(port), FOLIO_HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    try {
+      let log = ''
+      const password = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no password in log: ${log}`)), 20_000)
+        child.stdout.on('data', (d) => {
+          log += d
+          const match = /"generatedPassword":"([^"]+)"/.exec(log)
+          if (match?.[1] && /Folio is listening/.test(log)) {
+            clearTimeout(timer)
+            resolve(match[1])
+          }
+        })
+      })
+      const reply = await call(`http://127.0.0.1:${port}`, 'POST', '/api/2.0/authentication.json', {
+        body: { userName: 'admin', password },
+      })
+      assert.equal(reply.status, 201)
+    } finally {
+      child.kill('SIGTERM')
+      await new Promise((r) => child.once('close', r))
+      await rm(serveDir, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,0 +1,258 @@
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { readdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { unzipSync, strFromU8 } from 'fflate'
+import { startTestServer, type TestServer } from '../support/folio-server.js'
+import { call, signIn } from '../support/portal-client.js'
+
+async function uploadMultipart(url: string, token: string, name: string, bytes: Uint8Array) {
+  const form = new FormData()
+  form.append('file', new Blob([bytes]), name)
+  const response = await fetch(`${url}/api/2.0/files/@my/upload`, {
+    method: 'POST',
+    headers: { Authorization: token },
+    body: form,
+  })
+  return { status: response.status, json: await response.json() }
+}
+
+async function countFiles(dir: string): Promise<number> {
+  let total = 0
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total++
+  }
+  return total
+}
+
+describe('files API', () => {
+  let server: TestServer
+  let token: string
+  let otherToken: string
+
+  before(async () => {
+    server = await startTestServer({ FOLIO_MAX_FILE_SIZE: '1MiB' })
+    token = await signIn(server.url)
+    const { createUser } = await import('../../src/app/accounts.js')
+    await createUser(server.ctx, { userName: 'bob', password: 'bob-password-1' })
+    otherToken = await signIn(server.url, 'bob', 'bob-password-1')
+  })
+  after(() => server.dispose())
+
+  test('multipart upload stores the bytes and returns the file record', async () => {
+    const bytes = new TextEncoder().encode('hello, multipart')
+    const reply = await uploadMultipart(server.url, token, 'notes.txt', bytes)
+    assert.equal(reply.status, 201)
+    const file = reply.json.response
+    assert.equal(file.title, 'notes.txt')
+    assert.equal(file.fileExst, '.txt')
+    assert.equal(file.pureContentLength, bytes.length)
+    assert.equal(file.version, 1)
+    assert.match(file.id, /^[A-Za-z0-9_-]{16,}$/)
+    const download = await fetch(file.viewUrl, { headers: { Authorization: token } })
+    assert.equal(download.status, 200)
+    assert.equal(await download.text(), 'hello, multipart')
+  })
+
+  test('raw-body upload with ?title= works and keeps JSON bodies as bytes', async () => {
+    const body = '{"this": "is a file, not a request"}'
+    const reply = await call(server.url, 'POST', '/api/2.0/files/@my/upload?title=data.json', {
+      token,
+      raw: body,
+      headers: { 'Content-Type': 'application/json' },
+    })
+    assert.equal(reply.status, 201)
+    const dl = await call(server.url, 'GET', `/api/2.0/files/file/${reply.json.response.id}/download`, { token })
+    assert.equal(dl.text, body)
+  })
+
+  test('a second upload with the same name gets a free name, never overwriting', async () => {
+    const first = await uploadMultipart(server.url, token, 'same.txt', new Uint8Array([1]))
+    const second = await uploadMultipart(server.url, token, 'same.txt', new Uint8Array([2]))
+    assert.equal(first.json.response.title, 'same.txt')
+    assert.equal(second.json.response.title, 'same (2).txt')
+  })
+
+  test('too large: 413 in the envelope and nothing kept (multipart and raw)', async () => {
+    const blobsDir = join(server.dataDir, 'files')
+    const before = await countFiles(blobsDir)
+    const list = await call(server.url, 'GET', '/api/2.0/files/@my?count=1000', { token })
+    const big = new Uint8Array(1024 * 1024 + 10)
+    const multi = await uploadMultipart(server.url, token, 'big.bin', big)
+    assert.equal(multi.status, 413)
+    assert.equal(multi.json.status, 1)
+    const raw = await call(server.url, 'POST', '/api/2.0/files/@my/upload?title=big.bin', {
+      token,
+      raw: big,
+      headers: { 'Content-Type': 'application/octet-stream' },
+    })
+    assert.equal(raw.status, 413)
+    assert.equal(await countFiles(blobsDir), before, 'no partial blob or temp file left')
+    const listAfter = await call(server.url, 'GET', '/api/2.0/files/@my?count=1000', { token })
+    assert.equal(listAfter.json.response.total, list.json.response.total, 'no file record made')
+  })
+
+  test('upload with an illegal name is 400 and keeps nothing', async () => {
+    const reply = await call(server.url, 'POST', '/api/2.0/files/@my/upload?title=..%2Fescape.txt', {
+      token,
+      raw: 'x',
+      headers: { 'Content-Type': 'application/octet-stream' },
+    })
+    assert.equal(reply.status, 400)
+    const noTitle = await call(server.url, 'POST', '/api/2.0/files/@my/upload', {
+      token,
+      raw: 'x',
+      headers: { 'Content-Type': 'application/octet-stream' },
+    })
+    assert.equal(noTitle.status, 400)
+  })
+
+  for (const [ext, mainPart, root] of [
+    ['docx', 'word/document.xml', 'w:document'],
+    ['xlsx', 'xl/workbook.xml', 'workbook'],
+    ['pptx', 'ppt/presentation.xml', 'p:presentation'],
+  ] as const) {
+    test(`create ${ext}: a valid, empty OOXML package`, async () => {
+      const reply = await call(server.url, 'POST', '/api/2.0/files/@my/file', {
+        token,
+        body: { title: `New.${ext}` },
+      })
+      assert.equal(reply.status, 201)
+      assert.equal(reply.json.response.title, `New.${ext}`)
+      const dl = await fetch(reply.json.response.viewUrl, { headers: { Authorization: token } })
+      const zip = unzipSync(new Uint8Array(await dl.arrayBuffer()))
+      assert.ok(zip['[Content_Types].xml'], 'has [Content_Types].xml')
+      assert.ok(zip['_rels/.rels'], 'has _rels/.rels')
+      const main = zip[mainPart]
+      assert.ok(main, `has ${mainPart}`)
+      assert.match(strFromU8(main), new RegExp(`<${root}[\\s>]`))
+    })
+  }
+
+  test('create another type: an empty file', async () => {
+    const reply = await call(server.url, 'POST', '/api/2.0/files/@my/file', {
+      token,
+      body: { title: 'empty.txt' },
+    })
+    assert.equal(reply.status, 201)
+    assert.equal(reply.json.response.pureContentLength, 0)
+  })
+
+  test('create with a bad body is 400', async () => {
+    for (const body of [{}, { title: '' }, { title: 'a/b.docx' }, { title: 7 }]) {
+      const reply = await call(server.url, 'POST', '/api/2.0/files/@my/file', { token, body })
+      assert.equal(reply.status, 400, JSON.stringify(body))
+    }
+  })
+
+  test('file info has the documented fields', async () => {
+    const created = await call(server.url, 'POST', '/api/2.0/files/@my/file', {
+      token,
+      body: { title: 'Info.docx' },
+    })
+    const reply = await call(server.url, 'GET', `/api/2.0/files/file/${created.json.response.id}`, { token })
+    assert.equal(reply.status, 200)
+    const f = reply.json.response
+    for (const field of ['id', 'title', 'fileExst', 'contentLength', 'version', 'created', 'updated', 'createdBy', 'updatedBy', 'viewUrl']) {
+      assert.ok(field in f, field)
+    }
+    assert.equal(f.createdBy.displayName, 'admin')
+    assert.ok(f.viewUrl.startsWith(server.ctx.config.publicUrl))
+  })
+
+  test('download: ETag, If-None-Match, Range, and a safe Content-Disposition', async () => {
+    const name = 'Отчёт "final"; a\r\nb.txt'.replace(/\r\n/g, '')
+    const bytes = new TextEncoder().encode('0123456789abcdef')
+    const up = await uploadMultipart(server.url, token, name, bytes)
+    assert.equal(up.status, 201)
+    const url = up.json.response.viewUrl
+    const whole = await fetch(url, { headers: { Authorization: token } })
+    const etag = whole.headers.get('etag')
+    assert.equal(etag, `"${createHash('sha256').update(bytes).digest('hex')}"`)
+    const disposition = whole.headers.get('content-disposition') ?? ''
+    assert.match(disposition, /^attachment; filename="[^"]*"; filename\*=UTF-8''/)
+    assert.ok(!/[\r\n]/.test(disposition))
+    const again = await fetch(url, { headers: { Authorization: token, 'If-None-Match': etag ?? '' } })
+    assert.equal(again.status, 304)
+    const part = await fetch(url, { headers: { Authorization: token, Range: 'bytes=2-5' } })
+    assert.equal(part.status, 206)
+    assert.equal(part.headers.get('content-range'), 'bytes 2-5/16')
+    assert.equal(await part.text(), '2345')
+    const tail = await fetch(url, { headers: { Authorization: token, Range: 'bytes=-3' } })
+    assert.equal(await tail.text(), 'def')
+    const bad = await fetch(url, { headers: { Authorization: token, Range: 'bytes=100-200' } })
+    assert.equal(bad.status, 416)
+    assert.equal(bad.headers.get('content-range'), 'bytes */16')
+  })
+
+  test('list: paging with startIndex and count, newest first, sortBy and filterValue', async () => {
+    for (const name of ['alpha.txt', 'beta.txt', 'gamma.txt']) {
+      await call(server.url, 'POST', '/api/2.0/files/@my/file', { token: otherToken, body: { title: name } })
+      await new Promise((r) => setTimeout(r, 5))
+    }
+    const newest = await call(server.url, 'GET', '/api/2.0/files/@my?startIndex=0&count=2', { token: otherToken })
+    assert.equal(newest.status, 200)
+    assert.equal(newest.json.response.total, 3)
+    assert.deepEqual(newest.json.response.files.map((f: { title: string }) => f.title), ['gamma.txt', 'beta.txt'])
+    const next = await call(server.url, 'GET', '/api/2.0/files/@my?startIndex=2&count=2', { token: otherToken })
+    assert.deepEqual(next.json.response.files.map((f: { title: string }) => f.title), ['alpha.txt'])
+    const az = await call(server.url, 'GET', '/api/2.0/files/@my?sortBy=AZ&sortOrder=ascending', { token: otherToken })
+    assert.deepEqual(az.json.response.files.map((f: { title: string }) => f.title), ['alpha.txt', 'beta.txt', 'gamma.txt'])
+    const filtered = await call(server.url, 'GET', '/api/2.0/files/@my?filterValue=ET', { token: otherToken })
+    assert.deepEqual(filtered.json.response.files.map((f: { title: string }) => f.title), ['beta.txt'])
+    const bad = await call(server.url, 'GET', '/api/2.0/files/@my?count=-1', { token: otherToken })
+    assert.equal(bad.status, 400)
+  })
+
+  test('rename, then delete', async () => {
+    const created = await call(server.url, 'POST', '/api/2.0/files/@my/file', { token, body: { title: 'Old.docx' } })
+    const id = created.json.response.id
+    const renamed = await call(server.url, 'PUT', `/api/2.0/files/file/${id}`, { token, body: { title: 'New name.docx' } })
+    assert.equal(renamed.status, 200)
+    assert.equal(renamed.json.response.title, 'New name.docx')
+    const illegal = await call(server.url, 'PUT', `/api/2.0/files/file/${id}`, { token, body: { title: 'CON.docx' } })
+    assert.equal(illegal.status, 400)
+    const info = await call(server.url, 'GET', `/api/2.0/files/file/${id}`, { token })
+    assert.equal(info.json.response.title, 'New name.docx', 'a refused rename changes nothing')
+    const removed = await call(server.url, 'DELETE', `/api/2.0/files/file/${id}`, { token })
+    assert.equal(removed.status, 200)
+    const gone = await call(server.url, 'GET', `/api/2.0/files/file/${id}`, { token })
+    assert.equal(gone.status, 404)
+  })
+
+  test('rename to a name the owner already has is 409', async () => {
+    await call(server.url, 'POST', '/api/2.0/files/@my/file', { token, body: { title: 'Taken.docx' } })
+    const other = await call(server.url, 'POST', '/api/2.0/files/@my/file', { token, body: { title: 'Free.docx' } })
+    const reply = await call(server.url, 'PUT', `/api/2.0/files/file/${other.json.response.id}`, {
+      token,
+      body: { title: 'taken.DOCX' },
+    })
+    assert.equal(reply.status, 409)
+  })
+
+  test("another user's file answers 404, exactly like a missing one", async () => {
+    const mine = await call(server.url, 'POST', '/api/2.0/files/@my/file', { token, body: { title: 'Private.docx' } })
+    const id = mine.json.response.id
+    const missing = await call(server.url, 'GET', '/api/2.0/files/file/AAAAAAAAAAAAAAAAAAAAAA', { token: otherToken })
+    for (const [method, path, body] of [
+      ['GET', `/api/2.0/files/file/${id}`, undefined],
+      ['GET', `/api/2.0/files/file/${id}/download`, undefined],
+      ['PUT', `/api/2.0/files/file/${id}`, { title: 'Stolen.docx' }],
+      ['DELETE', `/api/2.0/files/file/${id}`, undefined],
+    ] as const) {
+      const reply = await call(server.url, method, path, { token: otherToken, body })
+      assert.equal(reply.status, 404, `${method} ${path}`)
+      assert.equal(reply.json.error.message, missing.json.error.message)
+    }
+    const list = await call(server.url, 'GET', '/api/2.0/files/@my?count=1000', { token: otherToken })
+    assert.ok(!list.json.response.files.some((f: { id: string }) => f.id === id))
+    const still = await call(server.url, 'GET', `/api/2.0/files/file/${id}`, { token })
+    assert.equal(still.json.response.title, 'Private.docx')
+  })
+
+  test('files calls without a token are 401', async () => {
+    const reply = await call(server.url, 'GET', '/api/2.0/files/@my')
+    assert.equal(reply.status, 401)
+  })
+})
