@@ -79,9 +79,10 @@ export async function createContext(
   }
 }
 
-/** Protocol adapters beyond the portal, added as they are built. */
+/** Protocol adapters mounted beside the portal, one line each (each owns its URL prefix). */
 async function protocolPlugins(_ctx: AppContext): Promise<HttpPlugin[]> {
-  return []
+  const plugins: HttpPlugin[] = []
+  return plugins
 }
 
 /** Starts Folio: storage, admin account, HTTP server. */

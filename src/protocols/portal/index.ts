@@ -26,6 +26,7 @@ export function portalApi(ctx: AppContext) {
         done(null, Object.fromEntries(new URLSearchParams(String(body))))
       },
     )
+    // One line per route module; each protocol issue adds its own.
     await app.register(authRoutes(ctx))
     await app.register(fileRoutes(ctx))
   }
