@@ -9,7 +9,7 @@ import { call, signIn } from '../support/portal-client.js'
 
 async function uploadMultipart(url: string, token: string, name: string, bytes: Uint8Array) {
   const form = new FormData()
-  form.append('file', new Blob([bytes]), name)
+  form.append('file', new Blob([Buffer.from(bytes)]), name)
   const response = await fetch(`${url}/api/2.0/files/@my/upload`, {
     method: 'POST',
     headers: { Authorization: token },

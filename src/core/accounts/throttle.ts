@@ -1,4 +1,9 @@
-import type { ThrottleWindow } from '../../ports/metadata-store.js'
+
+/** Failures counted for one key (a user name or a client address). */
+export interface ThrottleWindow {
+  failures: number
+  windowStartedAt: number
+}
 
 /** Failed-login policy: `maxFailures` within `windowMs` locks the key out until the window ends. */
 export interface ThrottlePolicy {

@@ -20,6 +20,7 @@ export function hashSessionToken(token: string): string {
 export function tokenFromAuthorization(header: string | undefined): string | undefined {
   if (!header) return undefined
   const trimmed = header.trim()
+  if (/^Bearer$/i.test(trimmed)) return undefined
   const bearer = /^Bearer\s+(\S+)$/i.exec(trimmed)
   const token = bearer ? bearer[1] : trimmed
   if (!token || /\s/.test(token) || token.length > 512) return undefined

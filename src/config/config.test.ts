@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict'
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, test } from 'node:test'
+import { buildConfig, ConfigError, loadConfig } from './load.js'
+import { SETTING_NAMES } from './schema.js'
+import { parseByteSize, parseDuration } from './units.js'
+
+describe('configuration', () => {
+  test('no settings: the documented defaults', () => {
+    const config = buildConfig({})
+    assert.equal(config.port, 8080)
+    assert.equal(config.host, '0.0.0.0')
+    assert.ok(config.dataDir.endsWith('/data'))
+    assert.equal(config.publicUrl, 'http://localhost:8080')
+    assert.equal(config.adminUser, 'admin')
+    assert.equal(config.adminPassword, undefined)
+    assert.equal(config.maxFileSize, 1024 ** 3)
+    assert.equal(config.wopiTokenTtlMs, 10 * 3_600_000)
+    assert.equal(config.docs, undefined)
+    assert.ok(Object.isFrozen(config))
+  })
+
+  test('every bad setting is reported at once, by name', () => {
+    try {
+      buildConfig({ FOLIO_PORT: 'eighty', FOLIO_MAX_FILE_SIZE: 'huge', FOLIO_PUBLIC_URL: 'ftp://x', FOLIO_NOPE: '1' })
+      assert.fail('should have thrown')
+    } catch (error) {
+      assert.ok(error instanceof ConfigError)
+      const text = error.message
+      for (const name of ['FOLIO_PORT', 'FOLIO_MAX_FILE_SIZE', 'FOLIO_PUBLIC_URL', 'FOLIO_NOPE']) {
+        assert.match(text, new RegExp(name))
+      }
+    }
+  })
+
+  test('Docs settings: internal URL defaults to the public one, trailing slashes dropped', () => {
+    const config = buildConfig({ FOLIO_DOCS_URL: 'https://docs.example.com/', FOLIO_DOCS_JWT_SECRET: 's' })
+    assert.deepEqual(config.docs, {
+      url: 'https://docs.example.com',
+      internalUrl: 'https://docs.example.com',
+      jwtSecret: 's',
+      jwtHeader: 'Authorization',
+    })
+  })
+
+  test('FOLIO_CONFIG file is read and the environment wins', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'folio-config-'))
+    const file = join(dir, 'folio.json')
+    writeFileSync(file, JSON.stringify({ FOLIO_PORT: 9000, FOLIO_LOG_LEVEL: 'debug' }))
+    const config = loadConfig({ FOLIO_CONFIG: file, FOLIO_LOG_LEVEL: 'warn' })
+    assert.equal(config.port, 9000)
+    assert.equal(config.logLevel, 'warn')
+    writeFileSync(file, '{not json')
+    assert.throws(() => loadConfig({ FOLIO_CONFIG: file }), /FOLIO_CONFIG/)
+    assert.throws(() => loadConfig({ FOLIO_CONFIG: join(dir, 'missing.json') }), /cannot read/)
+  })
+
+  test('sizes and durations', () => {
+    assert.equal(parseByteSize('100MiB'), 100 * 1024 ** 2)
+    assert.equal(parseByteSize('1.5 GB'), 1.5e9)
+    assert.equal(parseByteSize('4096'), 4096)
+    assert.equal(parseByteSize('12 parsecs'), undefined)
+    assert.equal(parseDuration('10h'), 36_000_000)
+    assert.equal(parseDuration('30m'), 1_800_000)
+    assert.equal(parseDuration('45'), 45_000)
+    assert.equal(parseDuration('soon'), undefined)
+  })
+
+  test('the README configuration table lists exactly the settings Folio reads', () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8')
+    const section = readme.split('## Configuration')[1]?.split('\n## ')[0] ?? ''
+    const documented = new Set([...section.matchAll(/^\| `(FOLIO_[A-Z_]+)` \|/gm)].map((m) => m[1]))
+    documented.delete('FOLIO_CONFIG')
+    assert.deepEqual([...documented].sort(), [...SETTING_NAMES].sort())
+  })
+})

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { describe, test } from 'node:test'
+import { signToken, verifyToken, type TokenClaims } from './signed-token.js'
+
+const secret = randomBytes(32)
+const now = 1_800_000_000_000
+const claims: TokenClaims = {
+  scope: 'wopi',
+  fileId: 'AAAAAAAAAAAAAAAAAAAAAA',
+  userId: 'BBBBBBBBBBBBBBBBBBBBBB',
+  permission: 'write',
+  expiresAt: now + 60_000,
+}
+
+describe('signed tokens', () => {
+  test('a token verifies with its claims intact', () => {
+    const check = verifyToken(secret, signToken(secret, claims), 'wopi', now)
+    assert.deepEqual(check, { ok: true, claims })
+  })
+
+  test('the version claim round-trips', () => {
+    const token = signToken(secret, { ...claims, scope: 'download', version: 7 })
+    const check = verifyToken(secret, token, 'download', now)
+    assert.equal(check.ok && check.claims.version, 7)
+  })
+
+  test('tokens are URL-safe', () => {
+    assert.match(signToken(secret, claims), /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/)
+  })
+
+  test('expired at exactly expiresAt', () => {
+    const token = signToken(secret, claims)
+    assert.deepEqual(verifyToken(secret, token, 'wopi', claims.expiresAt), { ok: false, reason: 'expired' })
+    assert.equal(verifyToken(secret, token, 'wopi', claims.expiresAt - 1).ok, true)
+  })
+
+  test('another secret, a changed payload or a changed signature is refused', () => {
+    const token = signToken(secret, claims)
+    assert.deepEqual(verifyToken(randomBytes(32), token, 'wopi', now), { ok: false, reason: 'bad-signature' })
+    const [payload, mac] = token.split('.')
+    const forged = Buffer.from(JSON.stringify({ s: 'wopi', f: 'other', u: 'x', p: 'w', e: now + 1e9 })).toString('base64url')
+    assert.equal(verifyToken(secret, `${forged}.${mac}`, 'wopi', now).ok, false)
+    const flipped = `${payload}.${mac?.slice(0, -2)}AA`
+    assert.equal(verifyToken(secret, flipped, 'wopi', now).ok, false)
+  })
+
+  test('a token of one scope never passes as another', () => {
+    const token = signToken(secret, { ...claims, scope: 'download' })
+    assert.deepEqual(verifyToken(secret, token, 'wopi', now), { ok: false, reason: 'wrong-scope' })
+  })
+
+  test('malformed input is refused without throwing', () => {
+    for (const bad of ['', '.', 'abc', 'a.b.c', '.abc', 'x'.repeat(5000), 'e30.e30']) {
+      assert.equal(verifyToken(secret, bad, 'wopi', now).ok, false, bad.slice(0, 20))
+    }
+  })
+
+  test('read permission is kept', () => {
+    const token = signToken(secret, { ...claims, permission: 'read' })
+    const check = verifyToken(secret, token, 'wopi', now)
+    assert.equal(check.ok && check.claims.permission, 'read')
+  })
+})
