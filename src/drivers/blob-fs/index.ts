@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import type { Readable } from 'node:stream'
+import { Transform, Writable, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 
 import { DomainError } from '../../core/errors.js'
@@ -52,17 +52,23 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
 
       try {
         handle = await open(tmpPath, 'wx')
-        const file = handle
-        await pipeline(source, async (chunks: AsyncIterable<unknown>) => {
-          for await (const chunk of chunks) {
-            const bytes = toBytes(chunk)
-            size += bytes.byteLength
-            if (size > maxBytes) throw tooLarge(maxBytes)
-            if (expectedSize !== undefined && size > expectedSize) throw sizeMismatch(expectedSize)
-            hash.update(bytes)
-            await writeAll(file, bytes)
-          }
+        // Chunks are counted and hashed as they arrive, while earlier ones are still being
+        // written: hashing and disk writes overlap instead of taking turns.
+        const meter = new Transform({
+          transform(chunk: unknown, _encoding, callback) {
+            try {
+              const bytes = toBytes(chunk)
+              size += bytes.byteLength
+              if (size > maxBytes) throw tooLarge(maxBytes)
+              if (expectedSize !== undefined && size > expectedSize) throw sizeMismatch(expectedSize)
+              hash.update(bytes)
+              callback(null, bytes)
+            } catch (error) {
+              callback(error instanceof Error ? error : new Error(String(error)))
+            }
+          },
         })
+        await pipeline(source, meter, fileSink(handle))
         if (expectedSize !== undefined && size !== expectedSize) throw sizeMismatch(expectedSize)
         await handle.sync()
         await handle.close()
@@ -166,6 +172,33 @@ function toBytes(chunk: unknown): Uint8Array {
   if (chunk instanceof Uint8Array) return chunk
   if (typeof chunk === 'string') return Buffer.from(chunk, 'utf8')
   throw new DomainError('INVALID_INPUT', 'blob source must yield bytes')
+}
+
+/** How much may wait in memory for the disk while a write is under way (per upload). */
+const SINK_BUFFER_BYTES = 1024 * 1024
+
+/**
+ * A Writable over an open file that writes whatever has queued up meanwhile in one
+ * writev, one write at a time, and never closes the file (the caller fsyncs it).
+ */
+function fileSink(handle: FileHandle): Writable {
+  return new Writable({
+    highWaterMark: SINK_BUFFER_BYTES,
+    write(chunk: Uint8Array, _encoding, callback) {
+      writeAll(handle, chunk).then(() => callback(), callback)
+    },
+    writev(chunks, callback) {
+      const bytes = chunks.map((entry): Uint8Array => entry.chunk)
+      writeAllv(handle, bytes).then(() => callback(), callback)
+    },
+  })
+}
+
+async function writeAllv(handle: FileHandle, chunks: Uint8Array[]): Promise<void> {
+  const total = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0)
+  const { bytesWritten } = await handle.writev(chunks)
+  // A short write is rare on a regular file; finish it the simple way.
+  if (bytesWritten < total) await writeAll(handle, Buffer.concat(chunks).subarray(bytesWritten))
 }
 
 async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {

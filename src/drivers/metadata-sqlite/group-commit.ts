@@ -1,0 +1,63 @@
+import type Database from 'better-sqlite3'
+
+/** Runs a write job in the next group commit; resolves once that commit is durable. */
+export type GroupCommit = <T>(job: () => T) => Promise<T>
+
+interface QueuedJob {
+  /** Runs the write inside the batch; returns what settles its caller after the commit. */
+  execute(): () => void
+  /** The batch as a whole failed: nothing of it took effect. */
+  fail(error: unknown): void
+}
+
+/**
+ * Group commit over one connection: write jobs queued while the event loop is
+ * busy run together in one IMMEDIATE transaction, each in its own savepoint,
+ * so N concurrent writes cost one commit (one fsync with synchronous = FULL)
+ * instead of N. A job's promise settles only after the shared COMMIT returned,
+ * so "resolved" still means "durable". A job that throws is rolled back alone
+ * and the others commit; if the transaction itself fails, every job of the
+ * batch is rejected and none of them took effect.
+ */
+export function createGroupCommit(db: Database.Database): GroupCommit {
+  let queue: QueuedJob[] = []
+  const inSavepoint = db.transaction((job: () => void) => job())
+  const runBatch = db.transaction((jobs: QueuedJob[]) => jobs.map((job) => job.execute()))
+
+  const flush = () => {
+    const jobs = queue
+    queue = []
+    let settlers: (() => void)[]
+    try {
+      settlers = runBatch.immediate(jobs)
+    } catch (error) {
+      for (const job of jobs) job.fail(error)
+      return
+    }
+    for (const settle of settlers) settle()
+  }
+
+  return <T>(run: () => T): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      queue.push({
+        execute() {
+          try {
+            let settle = (): void => undefined
+            inSavepoint(() => {
+              const value = run()
+              settle = () => resolve(value)
+            })
+            return settle
+          } catch (error) {
+            // SQLite may have rolled back the whole transaction (disk full, I/O error):
+            // then no job of the batch may be reported as done.
+            if (!db.inTransaction) throw error
+            return () => reject(error)
+          }
+        },
+        fail: reject,
+      })
+      // After the I/O callbacks and microtasks of this turn, so their writes join the batch.
+      if (queue.length === 1) setImmediate(flush)
+    })
+}
