@@ -10,6 +10,7 @@ import type { BlobStore } from './ports/blob-store.js'
 import { systemClock, type Clock } from './ports/clock.js'
 import type { MetadataStore } from './ports/metadata-store.js'
 import { buildHttpServer, type HttpPlugin } from './protocols/http/server.js'
+import { wopiHost } from './protocols/wopi/index.js'
 
 /**
  * The composition root: config -> drivers -> app context -> protocol adapters.
@@ -80,8 +81,9 @@ export async function createContext(
 }
 
 /** Protocol adapters mounted beside the portal, one line each (each owns its URL prefix). */
-async function protocolPlugins(_ctx: AppContext): Promise<HttpPlugin[]> {
+async function protocolPlugins(ctx: AppContext): Promise<HttpPlugin[]> {
   const plugins: HttpPlugin[] = []
+  plugins.push(wopiHost(ctx))
   return plugins
 }
 

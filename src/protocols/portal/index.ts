@@ -3,6 +3,7 @@ import type { AppContext } from '../../app/context.js'
 import { portalErrorHandler } from './errors.js'
 import { authRoutes } from './routes-auth.js'
 import { fileRoutes } from './routes-files.js'
+import { wopiTokenRoutes } from './routes-wopi.js'
 
 /** The portal API under /api/2.0: envelope replies, token authentication, files. */
 export function portalApi(ctx: AppContext) {
@@ -29,5 +30,6 @@ export function portalApi(ctx: AppContext) {
     // One line per route module; each protocol issue adds its own.
     await app.register(authRoutes(ctx))
     await app.register(fileRoutes(ctx))
+    await app.register(wopiTokenRoutes(ctx))
   }
 }

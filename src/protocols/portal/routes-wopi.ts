@@ -1,0 +1,56 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { AppContext } from '../../app/context.js'
+import { getOwnFile } from '../../app/files.js'
+import { DomainError } from '../../core/errors.js'
+import { extensionOf } from '../../core/names/file-names.js'
+import type { Permission } from '../../core/tokens/signed-token.js'
+import { issueWopiToken, wopiSrcOf } from '../wopi/access-token.js'
+import { actionUrlsFor } from '../wopi/discovery.js'
+import { currentUser, requirePortalUser } from './authenticate.js'
+import { success } from './envelope.js'
+import { fileIdParams, parseInput } from './schema.js'
+
+/** `mode` from the query or a JSON/form body: 'edit' (default) or 'view'. */
+function requestedPermission(request: FastifyRequest): Permission {
+  const sources = [request.query, request.body]
+  for (const source of sources) {
+    if (typeof source !== 'object' || source === null || !('mode' in source)) continue
+    const mode: unknown = source.mode
+    if (mode === 'view') return 'read'
+    if (mode === 'edit' || mode === undefined || mode === '') return 'write'
+    throw new DomainError('INVALID_INPUT', 'mode must be "edit" or "view"', { field: 'mode' })
+  }
+  return 'write'
+}
+
+/**
+ * `POST /api/2.0/files/file/{fileId}/wopi`: what a host page needs to open a file in a WOPI
+ * client. The owner only (anyone else gets 404, as for a missing file). Answers the WOPISrc,
+ * a WOPI access token for the caller (write, or read with mode=view) and its expiry
+ * (accessTokenTtl, ms since epoch, WOPI's access_token_ttl), plus the discovery's `edit`
+ * and `view` action URLs when a WOPI client is configured and handles the extension. The
+ * page must post the token as a form field, never in the query (fact sheet B2, C9).
+ */
+export function wopiTokenRoutes(ctx: AppContext) {
+  return async (app: FastifyInstance): Promise<void> => {
+    const options = { preHandler: requirePortalUser(ctx) }
+    app.post('/files/file/:fileId/wopi', options, async (request) => {
+      const { fileId } = parseInput(fileIdParams, request.params)
+      const user = currentUser(request)
+      const file = await getOwnFile(ctx, fileId, user.id)
+      const permission = requestedPermission(request)
+      const { token, expiresAt } = issueWopiToken(ctx, file.id, user.id, permission)
+      const wopiSrc = wopiSrcOf(ctx, file.id)
+      const actions = await actionUrlsFor(ctx, extensionOf(file.title), wopiSrc)
+      return success({
+        fileId: file.id,
+        wopiSrc,
+        accessToken: token,
+        accessTokenTtl: expiresAt,
+        permission,
+        ...(permission === 'write' && actions.edit !== undefined ? { edit: actions.edit } : {}),
+        ...(actions.view !== undefined ? { view: actions.view } : {}),
+      })
+    })
+  }
+}

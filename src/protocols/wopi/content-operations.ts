@@ -1,0 +1,78 @@
+/**
+ * GetFile and PutFile: the file's bytes. PutFile streams the body into the blob store
+ * (never buffered whole) and then makes it the newest version in one compare-and-set, so
+ * a failed save (lock mismatch, too large, client gone mid-body) leaves the previous
+ * content and version exactly as they were.
+ */
+import type { FastifyReply } from 'fastify'
+import { commitNewVersion, storeBody } from '../../app/files.js'
+import { DomainError } from '../../core/errors.js'
+import { decideWrite } from '../../core/lock/lock-rules.js'
+import type { FileRecord } from '../../ports/metadata-store.js'
+import { sendContent } from '../http/send-content.js'
+import { requireWrite, type WopiCall } from './authorize.js'
+import { bodyStream } from './body.js'
+import { readContentLength, readLock, readMaxExpectedSize, readSaveFacts } from './headers.js'
+import { lockConflictError } from './lock-operations.js'
+import { itemVersion, lastModifiedTime } from './presenters.js'
+
+/** Microsoft: without X-WOPI-MaxExpectedSize "use the maximum value of a 4-byte integer". */
+const DEFAULT_MAX_EXPECTED_SIZE = 2 ** 31 - 1
+
+/** GET /contents: the whole file (or a Range), 412 when larger than X-WOPI-MaxExpectedSize. */
+export async function getFile(call: WopiCall): Promise<FastifyReply> {
+  const { ctx, request, reply, file } = call
+  const maxExpected = readMaxExpectedSize(request.headers) ?? DEFAULT_MAX_EXPECTED_SIZE
+  if (file.size > maxExpected) {
+    throw new DomainError(
+      'PRECONDITION_FAILED',
+      `the file is ${file.size} bytes, more than X-WOPI-MaxExpectedSize ${maxExpected}`,
+    )
+  }
+  return sendContent(
+    ctx,
+    request,
+    reply,
+    {
+      blobKey: file.blobKey,
+      size: file.size,
+      sha256: file.sha256,
+      fileName: file.title,
+      modifiedAt: file.updatedAt,
+    },
+    { headers: { 'X-WOPI-ItemVersion': itemVersion(file) } },
+  )
+}
+
+/** Throws 409 unless the lock table lets this PutFile write `file` now. */
+function assertMayPut(call: WopiCall, file: FileRecord, lockId: string | undefined): void {
+  const decision = decideWrite(file.lock, lockId, file.size, call.ctx.clock.now(), 'put')
+  if (decision.kind === 'conflict') throw lockConflictError(decision)
+}
+
+/**
+ * POST /contents with X-WOPI-Override: PUT. A cheap lock check runs before the body is
+ * read, so a doomed upload is refused at once; the authoritative check runs again on the
+ * fresh row inside the commit. X-WOPI-Editors and the save flags are kept on the version.
+ */
+export async function putFile(call: WopiCall): Promise<FastifyReply> {
+  const { ctx, request, reply } = call
+  requireWrite(call)
+  const lockId = readLock(request.headers)
+  const facts = readSaveFacts(request.headers)
+  const expectedSize = readContentLength(request.headers)
+  assertMayPut(call, call.file, lockId)
+  const blob = await storeBody(ctx, bodyStream(request), expectedSize)
+  const file = await commitNewVersion(ctx, call.file.id, {
+    blob,
+    userId: call.user.id,
+    source: 'wopi',
+    meta: { operation: 'PutFile', ...facts },
+    precondition: (fresh) => assertMayPut(call, fresh, lockId),
+  })
+  return reply
+    .code(200)
+    .header('X-WOPI-ItemVersion', itemVersion(file))
+    .type('application/json')
+    .send({ LastModifiedTime: lastModifiedTime(file) })
+}

@@ -1,0 +1,68 @@
+/**
+ * The WOPI host under /wopi: CheckFileInfo, GetFile, Lock, UnlockAndRelock, RefreshLock,
+ * Unlock, GetLock, PutFile, PutRelativeFile, RenameFile, DeleteFile and PutUserInfo, for
+ * any WOPI client (ONLYOFFICE Docs, Collabora Online, Microsoft 365 for the web).
+ * Each route is one pipeline: pick the operation, authorize (token, proof), run it;
+ * every error is answered by the one WOPI error table (errors.ts).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { AppContext } from '../../app/context.js'
+import type { HttpPlugin } from '../http/server.js'
+import { authorize } from './authorize.js'
+import { discoveryFor } from './discovery.js'
+import { markOperation, wopiErrorHandler } from './errors.js'
+import { readOverride } from './headers.js'
+import {
+  CHECK_FILE_INFO,
+  CONTENTS_OVERRIDES,
+  FILE_OVERRIDES,
+  GET_FILE,
+  operationFor,
+  type WopiOperation,
+} from './operations.js'
+
+/** The WOPI host plugin for the composition root; it owns the /wopi prefix. */
+export function wopiHost(ctx: AppContext): HttpPlugin {
+  return async (app: FastifyInstance): Promise<void> => {
+    // Learn the client's keys before its first request arrives; failures are logged and retried.
+    void discoveryFor(ctx)?.current()
+    await app.register(
+      async (wopi) => {
+        // No parser may touch a WOPI body, whatever its Content-Type: the bytes are the file.
+        wopi.removeAllContentTypeParsers()
+        wopi.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
+        wopi.setErrorHandler(wopiErrorHandler(ctx.logger))
+        wopi.setNotFoundHandler((_request, reply) => {
+          reply.code(404).type('text/plain').send('no such WOPI endpoint')
+        })
+
+        const run = async (
+          request: FastifyRequest,
+          reply: FastifyReply,
+          target: 'file' | 'contents',
+          operation: WopiOperation,
+        ) => {
+          markOperation(request, operation.name)
+          const call = await authorize(ctx, request, reply, target)
+          return operation.handler(call)
+        }
+
+        wopi.get('/files/:fileId', async (request, reply) =>
+          run(request, reply, 'file', CHECK_FILE_INFO),
+        )
+        wopi.get('/files/:fileId/contents', async (request, reply) =>
+          run(request, reply, 'contents', GET_FILE),
+        )
+        wopi.post('/files/:fileId', async (request, reply) => {
+          const operation = operationFor(FILE_OVERRIDES, readOverride(request.headers))
+          return run(request, reply, 'file', operation)
+        })
+        wopi.post('/files/:fileId/contents', async (request, reply) => {
+          const operation = operationFor(CONTENTS_OVERRIDES, readOverride(request.headers))
+          return run(request, reply, 'contents', operation)
+        })
+      },
+      { prefix: '/wopi' },
+    )
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * WOPI wire shapes. Field names are WOPI's own (PascalCase) and appear only here.
+ * Types are strict: integers are JSON numbers, ids and versions strings, flags real
+ * booleans, and nothing is ever null (Microsoft: omit a property rather than send null).
+ */
+import type { AppContext } from '../../app/context.js'
+import { MAX_FILE_NAME_BYTES, splitExtension } from '../../core/names/file-names.js'
+import type { Permission } from '../../core/tokens/signed-token.js'
+import type { FileRecord, UserRecord } from '../../ports/metadata-store.js'
+import { hostPageUrl, wopiFileUrl } from './access-token.js'
+
+/**
+ * The file's version as WOPI sees it (CheckFileInfo Version, X-WOPI-ItemVersion): derived
+ * from the version counter, which moves on every PutFile even with identical bytes, so a
+ * client never reuses a stale cache (fact sheet B6, C7). Never repeats for a file.
+ */
+export function itemVersion(file: FileRecord): string {
+  return `v${file.version}`
+}
+
+/** LastModifiedTime: ISO 8601 UTC of the last change to the file. */
+export function lastModifiedTime(file: FileRecord): string {
+  return new Date(file.updatedAt).toISOString()
+}
+
+/** The CheckFileInfo body. */
+export interface CheckFileInfo {
+  BaseFileName: string
+  FileExtension: string
+  OwnerId: string
+  Size: number
+  UserId: string
+  UserFriendlyName: string
+  IsAnonymousUser: boolean
+  Version: string
+  LastModifiedTime: string
+  SHA256: string
+  SupportsLocks: boolean
+  SupportsGetLock: boolean
+  SupportsExtendedLockLength: boolean
+  SupportsUpdate: boolean
+  SupportsRename: boolean
+  SupportsDeleteFile: boolean
+  SupportsUserInfo: boolean
+  UserCanWrite: boolean
+  UserCanRename: boolean
+  UserCanNotWriteRelative: boolean
+  ReadOnly: boolean
+  FileNameMaxLength: number
+  HostEditUrl: string
+  HostViewUrl: string
+  UserInfo: string
+  BreadcrumbBrandName: string
+}
+
+/** Builds CheckFileInfo for `user` holding a token with `permission` on `file`. */
+export function presentCheckFileInfo(
+  ctx: AppContext,
+  file: FileRecord,
+  user: UserRecord,
+  permission: Permission,
+): CheckFileInfo {
+  const canWrite = permission === 'write'
+  const extension = splitExtension(file.title).extension
+  return {
+    BaseFileName: file.title,
+    FileExtension: extension,
+    OwnerId: file.ownerId,
+    Size: file.size,
+    UserId: user.id,
+    UserFriendlyName: user.displayName || user.userName,
+    IsAnonymousUser: false,
+    Version: itemVersion(file),
+    LastModifiedTime: lastModifiedTime(file),
+    // Microsoft: "a 256 bit SHA-2-encoded hash of the file contents, as a Base64-encoded string".
+    SHA256: Buffer.from(file.sha256, 'hex').toString('base64'),
+    SupportsLocks: true,
+    SupportsGetLock: true,
+    SupportsExtendedLockLength: true,
+    SupportsUpdate: true,
+    SupportsRename: true,
+    SupportsDeleteFile: true,
+    SupportsUserInfo: true,
+    UserCanWrite: canWrite,
+    UserCanRename: canWrite,
+    UserCanNotWriteRelative: !canWrite,
+    ReadOnly: !canWrite,
+    // Names are limited in UTF-8 bytes; this is what is left for the name before the extension.
+    FileNameMaxLength: MAX_FILE_NAME_BYTES - Buffer.byteLength(extension),
+    HostEditUrl: hostPageUrl(ctx, file.id, 'edit'),
+    HostViewUrl: hostPageUrl(ctx, file.id, 'view'),
+    UserInfo: user.wopiUserInfo,
+    BreadcrumbBrandName: 'Folio',
+  }
+}
+
+/** The PutRelativeFile body for the file that was written. */
+export function presentRelativeFile(ctx: AppContext, file: FileRecord, token: string) {
+  return {
+    Name: file.title,
+    Url: wopiFileUrl(ctx, file.id, token),
+    HostViewUrl: hostPageUrl(ctx, file.id, 'view'),
+    HostEditUrl: hostPageUrl(ctx, file.id, 'edit'),
+  }
+}
