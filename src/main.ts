@@ -10,6 +10,7 @@ import type { BlobStore } from './ports/blob-store.js'
 import { systemClock, type Clock } from './ports/clock.js'
 import type { MetadataStore } from './ports/metadata-store.js'
 import { buildHttpServer, type HttpPlugin } from './protocols/http/server.js'
+import { onlyofficeIntegration } from './protocols/onlyoffice/index.js'
 import { wopiHost } from './protocols/wopi/index.js'
 
 /**
@@ -83,6 +84,7 @@ export async function createContext(
 /** Protocol adapters mounted beside the portal, one line each (each owns its URL prefix). */
 async function protocolPlugins(ctx: AppContext): Promise<HttpPlugin[]> {
   const plugins: HttpPlugin[] = []
+  if (ctx.config.docs) plugins.push(onlyofficeIntegration(ctx))
   plugins.push(wopiHost(ctx))
   return plugins
 }

@@ -224,13 +224,20 @@ export async function renameFile(
   )
 }
 
+/** Blobs a version names in its meta beside its contents (an editor save's changes.zip). */
+function attachedBlobKeys(version: VersionRecord): string[] {
+  const key = version.meta.changesBlobKey
+  return typeof key === 'string' ? [key] : []
+}
+
 /** Deletes a file, its versions and their contents. */
 export async function deleteFile(ctx: AppContext, fileId: string): Promise<void> {
+  const attached = (await ctx.store.files.listVersions(fileId)).flatMap(attachedBlobKeys)
   const blobKeys = await ctx.store.files.delete(fileId)
   if (!blobKeys) throw new DomainError('NOT_FOUND', 'file not found')
   // Metadata is gone first, so a crash here leaves unreferenced blobs, never a dangling record.
   await Promise.all(
-    blobKeys.map((key) =>
+    [...blobKeys, ...attached].map((key) =>
       ctx.blobs.delete(key).catch((error: unknown) => {
         ctx.logger.warn({ err: error, blobKey: key }, 'could not delete blob of a deleted file')
       }),

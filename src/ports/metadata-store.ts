@@ -180,11 +180,55 @@ export interface SettingsRepository {
   setIfAbsent(name: string, value: string): Promise<string>
 }
 
+/** Why the last editor save of a file failed (ONLYOFFICE status 3/7, or a failed download). */
+export interface SaveError {
+  /** Callback status that reported it (3, 7), or the status whose save Folio could not finish. */
+  status: number
+  /** Document key of the editing session concerned. */
+  documentKey: string
+  message: string
+  at: number
+}
+
+/** Who is editing a file in ONLYOFFICE Docs now, and how its last save went. */
+export interface EditingState {
+  fileId: string
+  /** Key of the session the editors are in ('' before any status 1). */
+  documentKey: string
+  /** Ids of the users editing now, as Docs listed them (status 1 `users`). */
+  editors: string[]
+  updatedAt: number
+  /** The last save error; cleared by the next successful save. */
+  lastError: SaveError | null
+}
+
+/**
+ * Editing sessions and save errors, one row per file, removed with the file.
+ * Writes to a file that does not exist throw NOT_FOUND.
+ */
+export interface EditingRepository {
+  /** Status 1: replaces the editor list and remembers the session key. */
+  setEditors(fileId: string, documentKey: string, editors: string[], now: number): Promise<void>
+  /**
+   * Status 2/3/4: empties the editor list, but only while the stored session key is
+   * documentKey, so a late callback of an old session never hides a newer one.
+   * True when it cleared something.
+   */
+  endSession(fileId: string, documentKey: string, now: number): Promise<boolean>
+  /** Keeps the error with the file (the editor list is untouched). */
+  recordError(fileId: string, error: SaveError): Promise<void>
+  clearError(fileId: string): Promise<void>
+  get(fileId: string): Promise<EditingState | undefined>
+  /** The states of those files that have one, in one query (for a page of a listing). */
+  getMany(fileIds: string[]): Promise<EditingState[]>
+}
+
 export interface MetadataStore {
   users: UserRepository
   sessions: SessionRepository
   throttle: ThrottleRepository
   files: FileRepository
   settings: SettingsRepository
+  editing: EditingRepository
   close(): Promise<void>
 }

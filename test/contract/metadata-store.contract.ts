@@ -803,4 +803,95 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.deepEqual(results, results.map(() => stored))
       }))
   })
+
+  describe(`${name}: editing`, () => {
+    const saveError = { status: 3, documentKey: 'f-1.1', message: 'could not save', at: T0 + 5 }
+
+    test('a file has no state until status 1 records editors, in the order given', () =>
+      withStore(async (store) => {
+        await createFile(store)
+        assert.equal(await store.editing.get('f-1'), undefined)
+        await store.editing.setEditors('f-1', 'f-1.1', ['u-bob', 'u-alice'], T0 + 1)
+        assert.deepEqual(await store.editing.get('f-1'), {
+          fileId: 'f-1',
+          documentKey: 'f-1.1',
+          editors: ['u-bob', 'u-alice'],
+          updatedAt: T0 + 1,
+          lastError: null,
+        })
+        await store.editing.setEditors('f-1', 'f-1.1', ['u-alice'], T0 + 2)
+        assert.deepEqual((await store.editing.get('f-1'))?.editors, ['u-alice'])
+      }))
+
+    test('endSession clears the editors only for the stored session key', () =>
+      withStore(async (store) => {
+        await createFile(store)
+        await store.editing.setEditors('f-1', 'f-1.2', ['u-alice'], T0)
+        assert.equal(await store.editing.endSession('f-1', 'f-1.1', T0 + 1), false)
+        assert.deepEqual((await store.editing.get('f-1'))?.editors, ['u-alice'])
+        assert.equal(await store.editing.endSession('f-1', 'f-1.2', T0 + 2), true)
+        const state = await store.editing.get('f-1')
+        assert.deepEqual(state?.editors, [])
+        assert.equal(state?.documentKey, 'f-1.2')
+        assert.equal(state?.updatedAt, T0 + 2)
+        assert.equal(await store.editing.endSession('f-1', 'f-1.2', T0 + 3), false)
+        assert.equal(await store.editing.endSession('f-none', 'f-none.1', T0), false)
+      }))
+
+    test('an error is kept beside the editors until cleared', () =>
+      withStore(async (store) => {
+        await createFile(store)
+        await store.editing.recordError('f-1', saveError)
+        assert.deepEqual(await store.editing.get('f-1'), {
+          fileId: 'f-1',
+          documentKey: '',
+          editors: [],
+          updatedAt: T0 + 5,
+          lastError: saveError,
+        })
+        await store.editing.setEditors('f-1', 'f-1.1', ['u-alice'], T0 + 6)
+        assert.deepEqual((await store.editing.get('f-1'))?.lastError, saveError)
+        const later = { ...saveError, status: 7, message: 'force save failed', at: T0 + 7 }
+        await store.editing.recordError('f-1', later)
+        const state = await store.editing.get('f-1')
+        assert.deepEqual(state?.lastError, later)
+        assert.deepEqual(state?.editors, ['u-alice'])
+        await store.editing.clearError('f-1')
+        assert.equal((await store.editing.get('f-1'))?.lastError, null)
+        assert.deepEqual((await store.editing.get('f-1'))?.editors, ['u-alice'])
+      }))
+
+    test('writes for a missing file throw NOT_FOUND', () =>
+      withStore(async (store) => {
+        await assert.rejects(
+          store.editing.setEditors('f-none', 'k', ['u-alice'], T0),
+          isCode('NOT_FOUND'),
+        )
+        await assert.rejects(store.editing.recordError('f-none', saveError), isCode('NOT_FOUND'))
+        await store.editing.clearError('f-none')
+        assert.equal(await store.editing.get('f-none'), undefined)
+      }))
+
+    test('getMany returns the states of the listed files that have one', () =>
+      withStore(async (store) => {
+        await createFile(store)
+        await createFile(store, { id: 'f-2', title: 'Two.docx', blobKey: 'b-2' })
+        await createFile(store, { id: 'f-3', title: 'Three.docx', blobKey: 'b-3' })
+        await store.editing.setEditors('f-1', 'f-1.1', ['u-alice'], T0)
+        await store.editing.recordError('f-3', { ...saveError, documentKey: 'f-3.1' })
+        const states = await store.editing.getMany(['f-3', 'f-2', 'f-1', 'f-none'])
+        assert.deepEqual(states.map((s) => s.fileId).sort(), ['f-1', 'f-3'])
+        assert.deepEqual(await store.editing.getMany([]), [])
+      }))
+
+    test('deleting the file removes its state', () =>
+      withStore(async (store) => {
+        await createFile(store)
+        await store.editing.setEditors('f-1', 'f-1.1', ['u-alice'], T0)
+        await store.editing.recordError('f-1', saveError)
+        await store.files.delete('f-1')
+        assert.equal(await store.editing.get('f-1'), undefined)
+        assert.deepEqual(await store.editing.getMany(['f-1']), [])
+      }))
+  })
 }

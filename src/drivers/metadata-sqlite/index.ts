@@ -1,5 +1,6 @@
 import type { MetadataStore } from '../../ports/metadata-store.js'
 import { openDatabase } from './connection.js'
+import { createEditingRepository } from './editing.js'
 import { createFileRepository } from './files.js'
 import { applyMigrations, SQLITE_MIGRATIONS_DIR } from './migrations.js'
 import { createSessionRepository } from './sessions.js'
@@ -31,6 +32,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Meta
       throttle: createThrottleRepository(db),
       files: createFileRepository(db),
       settings: createSettingsRepository(db),
+      editing: createEditingRepository(db),
       async close() {
         if (db.open) db.close()
       },

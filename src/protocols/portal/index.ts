@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../app/context.js'
 import { portalErrorHandler } from './errors.js'
 import { authRoutes } from './routes-auth.js'
+import { editorRoutes } from './routes-editor.js'
 import { fileRoutes } from './routes-files.js'
 import { wopiTokenRoutes } from './routes-wopi.js'
 
@@ -30,6 +31,7 @@ export function portalApi(ctx: AppContext) {
     // One line per route module; each protocol issue adds its own.
     await app.register(authRoutes(ctx))
     await app.register(fileRoutes(ctx))
+    await app.register(editorRoutes(ctx))
     await app.register(wopiTokenRoutes(ctx))
   }
 }

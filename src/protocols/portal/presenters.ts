@@ -1,5 +1,10 @@
 import { extensionOf } from '../../core/names/file-names.js'
-import type { FileRecord, UserRecord, VersionRecord } from '../../ports/metadata-store.js'
+import type {
+  EditingState,
+  FileRecord,
+  UserRecord,
+  VersionRecord,
+} from '../../ports/metadata-store.js'
 import { isoWithOffset } from '../http/timestamps.js'
 
 /** The caller's profile, with the ONLYOFFICE field names that make sense here. */
@@ -36,9 +41,19 @@ function userRef(id: string, names: Map<string, string>) {
   return { id, displayName: names.get(id) ?? '' }
 }
 
-/** A file record as the files API returns it. `names` maps user ids to display names. */
-export function presentFile(file: FileRecord, publicUrl: string, names: Map<string, string>, now: number) {
+/**
+ * A file record as the files API returns it. `names` maps user ids to display names
+ * (editors included); `editing` is the file's ONLYOFFICE editing state, if any.
+ */
+export function presentFile(
+  file: FileRecord,
+  publicUrl: string,
+  names: Map<string, string>,
+  now: number,
+  editing?: EditingState,
+) {
   const locked = file.lock !== null && file.lock.expiresAt > now
+  const error = editing?.lastError
   return {
     id: file.id,
     title: file.title,
@@ -54,6 +69,14 @@ export function presentFile(file: FileRecord, publicUrl: string, names: Map<stri
     locked,
     viewUrl: `${publicUrl}/api/2.0/files/file/${file.id}/download`,
     webUrl: `${publicUrl}/editor/${file.id}`,
+    // Who has it open in ONLYOFFICE Docs now (callback status 1) and the last failed save.
+    editing: (editing?.editors ?? []).map((id) => {
+      const name = names.get(id) || id
+      return { id, name, displayName: name }
+    }),
+    lastSaveError: error
+      ? { status: error.status, message: error.message, at: isoWithOffset(error.at) }
+      : null,
   }
 }
 

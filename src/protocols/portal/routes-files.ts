@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import multipart from '@fastify/multipart'
 import type { AppContext } from '../../app/context.js'
+import { editingStates } from '../../app/editing.js'
 import {
   createBlankFile,
   deleteFile,
@@ -14,6 +15,7 @@ import {
 import { DomainError } from '../../core/errors.js'
 import type { FileSortField } from '../../ports/metadata-store.js'
 import { sendContent } from '../http/send-content.js'
+import { announceRename, prepareDrop } from '../onlyoffice/notify.js'
 import { currentUser, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
 import { presentFile, presentVersion } from './presenters.js'
@@ -44,9 +46,17 @@ export function fileRoutes(ctx: AppContext) {
     app.addHook('preHandler', requirePortalUser(ctx))
 
     const present = async (files: Parameters<typeof presentFile>[0][]) => {
-      const names = await displayNames(ctx, files.flatMap((f) => [f.createdBy, f.updatedBy]))
+      // One query for the whole page's editing states.
+      const editing = await editingStates(ctx, files.map((f) => f.id))
+      const editors = [...editing.values()].flatMap((state) => state.editors)
+      const names = await displayNames(ctx, [
+        ...files.flatMap((f) => [f.createdBy, f.updatedBy]),
+        ...editors,
+      ])
       const now = ctx.clock.now()
-      return files.map((file) => presentFile(file, ctx.config.publicUrl, names, now))
+      return files.map((file) =>
+        presentFile(file, ctx.config.publicUrl, names, now, editing.get(file.id)),
+      )
     }
 
     for (const path of ['/files/@my', '/files/@my.json']) {
@@ -98,14 +108,17 @@ export function fileRoutes(ctx: AppContext) {
       const user = currentUser(request)
       await getOwnFile(ctx, fileId, user.id)
       const file = await renameFile(ctx, fileId, title, user.id)
+      announceRename(ctx, file)
       const [presented] = await present([file])
       return success(presented)
     })
 
     app.delete('/files/file/:fileId', async (request) => {
       const { fileId } = parseInput(fileIdParams, request.params)
-      await getOwnFile(ctx, fileId, currentUser(request).id)
+      const file = await getOwnFile(ctx, fileId, currentUser(request).id)
+      const dropEditors = await prepareDrop(ctx, file)
       await deleteFile(ctx, fileId)
+      dropEditors()
       return success({ id: fileId, deleted: true })
     })
 

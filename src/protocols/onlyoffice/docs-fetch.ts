@@ -1,0 +1,50 @@
+import type { Readable } from 'node:stream'
+import { request } from 'undici'
+import { DomainError } from '../../core/errors.js'
+import { errorMessage } from '../../core/ids.js'
+
+/** A response body on its way in, with its declared length when Docs sent one. */
+export interface FetchedBody {
+  body: Readable
+  length?: number
+}
+
+/** Fetches one link; throws UPSTREAM_FAILED for anything but a 200. */
+export type DocsFetcher = (url: string) => Promise<FetchedBody>
+
+/** Limits of a fetch from Docs. */
+export interface DocsFetchOptions {
+  /** Whole request, headers and body, in ms. */
+  timeoutMs: number
+}
+
+/**
+ * GETs a link on the Docs server (already checked by toInternalDocsUrl). Redirects are
+ * not followed (undici's request never does): a 3xx is a failure, so a cache link can
+ * never bounce Folio to another host. The body is returned as a stream for the blob
+ * store to cap and hash; the timeout covers it too.
+ */
+export function docsFetcher(options: DocsFetchOptions): DocsFetcher {
+  return async (url) => {
+    let response: Awaited<ReturnType<typeof request>>
+    try {
+      response = await request(url, {
+        method: 'GET',
+        signal: AbortSignal.timeout(options.timeoutMs),
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      })
+    } catch (error) {
+      throw new DomainError('UPSTREAM_FAILED', `could not reach ONLYOFFICE Docs: ${errorMessage(error)}`)
+    }
+    if (response.statusCode !== 200) {
+      await response.body.dump().catch(() => undefined)
+      const why = response.statusCode >= 300 && response.statusCode < 400 ? ' (redirects are not followed)' : ''
+      throw new DomainError('UPSTREAM_FAILED', `ONLYOFFICE Docs answered ${response.statusCode}${why}`)
+    }
+    const declared = response.headers['content-length']
+    const text = Array.isArray(declared) ? declared[0] : declared
+    const length = text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : undefined
+    return length === undefined ? { body: response.body } : { body: response.body, length }
+  }
+}

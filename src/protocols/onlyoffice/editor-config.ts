@@ -1,0 +1,163 @@
+import type { AppContext } from '../../app/context.js'
+import { documentKey } from '../../core/documents/document-key.js'
+import { documentTypeOf, isEditableType, type DocumentType } from '../../core/documents/file-types.js'
+import { DomainError } from '../../core/errors.js'
+import { extensionOf, splitExtension } from '../../core/names/file-names.js'
+import type { FileRecord, UserRecord } from '../../ports/metadata-store.js'
+import { signDocsToken } from './jwt.js'
+import { callbackLink, downloadLink } from './links.js'
+
+/**
+ * The configuration handed to `new DocsAPI.DocEditor(...)` (fact sheet A1). Folio
+ * builds it in one pure step and signs it in a second, so the rules can be tested
+ * without a server.
+ */
+
+/** `editorConfig.mode`. */
+export type EditorMode = 'edit' | 'view'
+
+/** `document.permissions`: what the editor lets the user do. */
+export interface EditorPermissions {
+  edit: boolean
+  review: boolean
+  comment: boolean
+  fillForms: boolean
+  download: boolean
+  print: boolean
+  copy: boolean
+}
+
+/** The config object the editor page passes to `new DocsAPI.DocEditor`. */
+export interface EditorConfig {
+  documentType: DocumentType
+  document: {
+    fileType: string
+    key: string
+    title: string
+    url: string
+    permissions: EditorPermissions
+  }
+  editorConfig: {
+    /** Only in edit mode: a viewer never saves, so Docs gets nothing to call back. */
+    callbackUrl?: string
+    mode: EditorMode
+    user: { id: string; name: string }
+    lang: string
+    customization: { forcesave: boolean }
+  }
+  /** HS256 JWT over everything above, when a secret is set. */
+  token?: string
+}
+
+/** The facts buildEditorConfig needs (no context: links are made by the caller). */
+export interface EditorConfigInput {
+  file: Pick<FileRecord, 'id' | 'title' | 'keyVersion'>
+  user: { id: string; name: string }
+  /** What the caller asked for; edit is granted only when allowed and the format can be saved. */
+  requestedMode: EditorMode
+  canWrite: boolean
+  downloadUrl: string
+  callbackUrl: string
+  lang: string
+}
+
+/** Docs shows at most 128 characters of the title (A1). */
+const MAX_TITLE_LENGTH = 128
+
+/** The mode the editor opens in: edit only when asked for, allowed and saveable. */
+export function effectiveMode(extension: string, requested: EditorMode, canWrite: boolean): EditorMode {
+  return requested === 'edit' && canWrite && isEditableType(extension) ? 'edit' : 'view'
+}
+
+function shortTitle(title: string): string {
+  const chars = [...title]
+  if (chars.length <= MAX_TITLE_LENGTH) return title
+  const { base, extension } = splitExtension(title)
+  const room = MAX_TITLE_LENGTH - [...extension].length
+  return room > 0 ? [...base].slice(0, room).join('') + extension : chars.slice(0, MAX_TITLE_LENGTH).join('')
+}
+
+/**
+ * Builds the unsigned config. Throws NOT_SUPPORTED for a format Docs cannot open.
+ * The key is the file's current document key: the same for every co-editor, new after
+ * each exit save, unchanged by force saves.
+ */
+export function buildEditorConfig(input: EditorConfigInput): EditorConfig {
+  const extension = extensionOf(input.file.title)
+  const documentType = documentTypeOf(extension)
+  if (!documentType) {
+    throw new DomainError('NOT_SUPPORTED', `ONLYOFFICE Docs cannot open .${extension || '(none)'} files`)
+  }
+  const mode = effectiveMode(extension, input.requestedMode, input.canWrite)
+  const editing = mode === 'edit'
+  const editorConfig: EditorConfig['editorConfig'] = {
+    mode,
+    user: { id: input.user.id, name: input.user.name },
+    lang: input.lang,
+    // Makes the Save button send status 6 (forcesavetype 1).
+    customization: { forcesave: true },
+  }
+  if (editing) editorConfig.callbackUrl = input.callbackUrl
+  return {
+    documentType,
+    document: {
+      fileType: extension,
+      key: documentKey(input.file.id, input.file.keyVersion),
+      title: shortTitle(input.file.title),
+      url: input.downloadUrl,
+      permissions: {
+        edit: editing,
+        review: editing,
+        comment: editing,
+        fillForms: editing,
+        download: true,
+        print: true,
+        copy: true,
+      },
+    },
+    editorConfig,
+  }
+}
+
+/**
+ * Adds `token`, an HS256 JWT over the whole config. Docs (7.1+) refuses a token
+ * without key, url, permissions, callbackUrl and mode, and one with a top-level
+ * url, payload or key; the claims are the config itself, so neither can happen.
+ */
+export async function signEditorConfig(
+  config: EditorConfig,
+  secret: string,
+  now: number,
+): Promise<EditorConfig> {
+  const claims = {
+    documentType: config.documentType,
+    document: config.document,
+    editorConfig: config.editorConfig,
+  }
+  return { ...claims, token: await signDocsToken(claims, secret, now) }
+}
+
+/**
+ * The signed config for `user` opening `file`. There is no sharing yet, so the
+ * caller has already checked that the user owns the file, which grants write.
+ */
+export async function editorConfigFor(
+  ctx: AppContext,
+  file: FileRecord,
+  user: Pick<UserRecord, 'id' | 'displayName'>,
+  requestedMode: EditorMode,
+): Promise<EditorConfig> {
+  const docs = ctx.config.docs
+  if (!docs) throw new DomainError('NOT_SUPPORTED', 'ONLYOFFICE Docs is not configured (FOLIO_DOCS_URL)')
+  const config = buildEditorConfig({
+    file,
+    user: { id: user.id, name: user.displayName },
+    requestedMode,
+    canWrite: true,
+    // Pinned to the version being opened: the key and the bytes belong together.
+    downloadUrl: downloadLink(ctx, file.id, user.id, file.version),
+    callbackUrl: callbackLink(ctx, file.id, user.id),
+    lang: 'en',
+  })
+  return docs.jwtSecret === undefined ? config : signEditorConfig(config, docs.jwtSecret, ctx.clock.now())
+}

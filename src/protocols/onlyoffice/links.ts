@@ -1,0 +1,65 @@
+import type { AppContext } from '../../app/context.js'
+import { signToken } from '../../core/tokens/signed-token.js'
+
+/**
+ * The links Folio hands to ONLYOFFICE Docs. Each carries a signed token (HMAC with the
+ * instance secret) naming the file, so Docs needs no portal session and a link for one
+ * file never opens another.
+ */
+
+/**
+ * Life of a download link (document.url, history urls). Docs fetches document.url as
+ * the editor opens, so an hour is ample and keeps a leaked link short-lived.
+ */
+export const DOWNLOAD_LINK_TTL_MS = 60 * 60_000
+
+/**
+ * Life of a callbackUrl. Docs keeps calling it for as long as the session is open and
+ * sends status 2 after the last editor leaves, which may be days later.
+ */
+export const CALLBACK_LINK_TTL_MS = 30 * 24 * 3_600_000
+
+/** Paths of the routes the links point to (under the Folio root). */
+export const ONLYOFFICE_PATHS = {
+  callback: '/onlyoffice/callback',
+  download: '/onlyoffice/download',
+  changes: '/onlyoffice/changes',
+} as const
+
+/** document.url for one version's contents (signed 'download' token). */
+export function downloadLink(ctx: AppContext, fileId: string, userId: string, version: number): string {
+  const token = signToken(ctx.signingSecret, {
+    scope: 'download',
+    fileId,
+    userId,
+    permission: 'read',
+    expiresAt: ctx.clock.now() + DOWNLOAD_LINK_TTL_MS,
+    version,
+  })
+  return `${ctx.config.publicUrl}${ONLYOFFICE_PATHS.download}/${fileId}?token=${token}`
+}
+
+/** The changes.zip kept with one version (same token kind as its download link). */
+export function changesLink(ctx: AppContext, fileId: string, userId: string, version: number): string {
+  const token = signToken(ctx.signingSecret, {
+    scope: 'download',
+    fileId,
+    userId,
+    permission: 'read',
+    expiresAt: ctx.clock.now() + DOWNLOAD_LINK_TTL_MS,
+    version,
+  })
+  return `${ctx.config.publicUrl}${ONLYOFFICE_PATHS.changes}/${fileId}?token=${token}`
+}
+
+/** editorConfig.callbackUrl: names the file and proves Folio issued it (signed 'callback' token). */
+export function callbackLink(ctx: AppContext, fileId: string, userId: string): string {
+  const token = signToken(ctx.signingSecret, {
+    scope: 'callback',
+    fileId,
+    userId,
+    permission: 'write',
+    expiresAt: ctx.clock.now() + CALLBACK_LINK_TTL_MS,
+  })
+  return `${ctx.config.publicUrl}${ONLYOFFICE_PATHS.callback}/${fileId}?token=${token}`
+}
