@@ -12,6 +12,7 @@ import type { MetadataStore } from './ports/metadata-store.js'
 import { buildHttpServer, type HttpPlugin } from './protocols/http/server.js'
 import { onlyofficeIntegration } from './protocols/onlyoffice/index.js'
 import { wopiHost } from './protocols/wopi/index.js'
+import { webUi } from './protocols/web/index.js'
 
 /**
  * The composition root: config -> drivers -> app context -> protocol adapters.
@@ -86,6 +87,7 @@ async function protocolPlugins(ctx: AppContext): Promise<HttpPlugin[]> {
   const plugins: HttpPlugin[] = []
   if (ctx.config.docs) plugins.push(onlyofficeIntegration(ctx))
   plugins.push(wopiHost(ctx))
+  plugins.push(webUi(ctx))
   return plugins
 }
 

@@ -147,14 +147,8 @@ export async function changePassword(
   userName: string,
   password: string,
 ): Promise<void> {
-  const problem = passwordProblem(password)
-  if (problem) throw new DomainError('INVALID_INPUT', problem)
   const user = await requireUser(ctx, userName)
-  await ctx.store.users.update(user.id, {
-    passwordHash: await hashPassword(password),
-    updatedAt: ctx.clock.now(),
-  })
-  await ctx.store.sessions.revokeAllForUser(user.id)
+  await setPassword(ctx, user.id, password)
 }
 
 /** Grants or withdraws admin rights. */
@@ -166,5 +160,70 @@ export async function setAdmin(ctx: AppContext, userName: string, isAdmin: boole
 /** Removes an account and its sessions. */
 export async function removeUser(ctx: AppContext, userName: string): Promise<void> {
   const user = await requireUser(ctx, userName)
+  await ctx.store.users.remove(user.id)
+}
+
+/** Finds a user by id or throws NOT_FOUND. */
+export async function requireUserById(ctx: AppContext, userId: string): Promise<UserRecord> {
+  const user = await ctx.store.users.findById(userId)
+  if (!user) throw new DomainError('NOT_FOUND', 'no such user')
+  return user
+}
+
+/** Every account, sorted by user name (case-insensitive). */
+export async function listUsers(ctx: AppContext): Promise<UserRecord[]> {
+  const users = await ctx.store.users.list()
+  return users.sort((a, b) => a.userName.localeCompare(b.userName, 'en', { sensitivity: 'base' }))
+}
+
+/** Throws FORBIDDEN unless the user is an admin. */
+export function assertAdmin(user: UserRecord): void {
+  if (!user.isAdmin) throw new DomainError('FORBIDDEN', 'only an admin may manage users')
+}
+
+/** Sets a new password for the user with this id and ends every session of theirs. */
+export async function setPassword(ctx: AppContext, userId: string, password: string): Promise<void> {
+  const problem = passwordProblem(password)
+  if (problem) throw new DomainError('INVALID_INPUT', problem)
+  const user = await requireUserById(ctx, userId)
+  await ctx.store.users.update(user.id, {
+    passwordHash: await hashPassword(password),
+    updatedAt: ctx.clock.now(),
+  })
+  await ctx.store.sessions.revokeAllForUser(user.id)
+}
+
+/** Fields an admin may change on an account (absent ones stay as they are). */
+export interface UserChanges {
+  isAdmin?: boolean
+  displayName?: string
+  email?: string
+}
+
+/**
+ * Changes a user's admin flag or profile on behalf of `actor`. An admin may not
+ * withdraw their own admin rights, so there is always someone left to manage users.
+ */
+export async function updateUser(
+  ctx: AppContext,
+  actor: UserRecord,
+  userId: string,
+  changes: UserChanges,
+): Promise<UserRecord> {
+  const user = await requireUserById(ctx, userId)
+  if (actor.id === user.id && changes.isAdmin === false && user.isAdmin) {
+    throw new DomainError('FORBIDDEN', 'you cannot withdraw your own admin rights')
+  }
+  const patch = { ...changes, updatedAt: ctx.clock.now() }
+  if (!(await ctx.store.users.update(user.id, patch))) {
+    throw new DomainError('NOT_FOUND', 'no such user')
+  }
+  return requireUserById(ctx, user.id)
+}
+
+/** Removes an account and its sessions on behalf of `actor`, who may not remove themselves. */
+export async function removeUserById(ctx: AppContext, actor: UserRecord, userId: string): Promise<void> {
+  if (actor.id === userId) throw new DomainError('FORBIDDEN', 'you cannot remove your own account')
+  const user = await requireUserById(ctx, userId)
   await ctx.store.users.remove(user.id)
 }

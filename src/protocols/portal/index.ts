@@ -5,6 +5,7 @@ import { authRoutes } from './routes-auth.js'
 import { editorRoutes } from './routes-editor.js'
 import { fileRoutes } from './routes-files.js'
 import { wopiTokenRoutes } from './routes-wopi.js'
+import { peopleRoutes } from './routes-people.js'
 
 /** The portal API under /api/2.0: envelope replies, token authentication, files. */
 export function portalApi(ctx: AppContext) {
@@ -33,5 +34,6 @@ export function portalApi(ctx: AppContext) {
     await app.register(fileRoutes(ctx))
     await app.register(editorRoutes(ctx))
     await app.register(wopiTokenRoutes(ctx))
+    await app.register(peopleRoutes(ctx))
   }
 }

@@ -1,0 +1,83 @@
+import type { FastifyInstance } from 'fastify'
+import { z } from 'zod'
+import {
+  assertAdmin,
+  createUser,
+  listUsers,
+  removeUserById,
+  requireUserById,
+  setPassword,
+  updateUser,
+} from '../../app/accounts.js'
+import type { AppContext } from '../../app/context.js'
+import { currentUser, requirePortalUser } from './authenticate.js'
+import { success } from './envelope.js'
+import { presentProfile } from './presenters.js'
+import { parseInput } from './schema.js'
+
+// Request shapes of the people API (kept here: only these routes use them).
+const displayName = z.string().trim().min(1).max(128)
+const email = z.union([z.literal(''), z.email().max(254)])
+
+const newPersonBody = z.object({
+  userName: z.string().min(1).max(64),
+  password: z.string().min(1).max(1024),
+  isAdmin: z.boolean().default(false),
+  displayName: displayName.optional(),
+  email: email.optional(),
+})
+
+const personPatchBody = z
+  .object({ isAdmin: z.boolean().optional(), displayName: displayName.optional(), email: email.optional() })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), {
+    message: 'nothing to change: send isAdmin, displayName or email',
+  })
+
+const passwordBody = z.object({ password: z.string().min(1).max(1024) })
+
+const userIdParams = z.object({ userId: z.string().min(1).max(128) })
+
+/**
+ * User management for admins (ONLYOFFICE portal paths under /people): list,
+ * add, change, reset a password, remove. Every route answers 403 to non-admins.
+ */
+export function peopleRoutes(ctx: AppContext) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.addHook('preHandler', requirePortalUser(ctx))
+    app.addHook('preHandler', async (request) => assertAdmin(currentUser(request)))
+
+    for (const path of ['/people', '/people.json']) {
+      app.get(path, async () => success((await listUsers(ctx)).map(presentProfile)))
+      app.post(path, async (request, reply) => {
+        const input = parseInput(newPersonBody, request.body)
+        const user = await createUser(ctx, input)
+        return reply.code(201).send(success(presentProfile(user), 201))
+      })
+    }
+
+    app.get('/people/:userId', async (request) => {
+      const { userId } = parseInput(userIdParams, request.params)
+      return success(presentProfile(await requireUserById(ctx, userId)))
+    })
+
+    app.put('/people/:userId', async (request) => {
+      const { userId } = parseInput(userIdParams, request.params)
+      const changes = parseInput(personPatchBody, request.body)
+      const user = await updateUser(ctx, currentUser(request), userId, changes)
+      return success(presentProfile(user))
+    })
+
+    app.put('/people/:userId/password', async (request) => {
+      const { userId } = parseInput(userIdParams, request.params)
+      const { password } = parseInput(passwordBody, request.body)
+      await setPassword(ctx, userId, password)
+      return success(presentProfile(await requireUserById(ctx, userId)))
+    })
+
+    app.delete('/people/:userId', async (request) => {
+      const { userId } = parseInput(userIdParams, request.params)
+      await removeUserById(ctx, currentUser(request), userId)
+      return success({ id: userId, deleted: true })
+    })
+  }
+}

@@ -1,0 +1,290 @@
+import { fileURLToPath } from 'node:url'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { authenticateToken, signIn, signOut } from '../../app/accounts.js'
+import type { AppContext } from '../../app/context.js'
+import { getOwnFile } from '../../app/files.js'
+import { DomainError } from '../../core/errors.js'
+import type { UserRecord } from '../../ports/metadata-store.js'
+import type { HttpPlugin } from '../http/server.js'
+import {
+  SESSION_COOKIE,
+  assertCsrfHeader,
+  readPortalCredentials,
+  readSessionCookie,
+  requirePortalUser,
+} from '../portal/authenticate.js'
+import { success } from '../portal/envelope.js'
+import { portalErrorHandler } from '../portal/errors.js'
+import { presentProfile } from '../portal/presenters.js'
+import { authenticationBody, fileIdParams, parseInput } from '../portal/schema.js'
+import {
+  UI_CONTENT_SECURITY_POLICY,
+  setCommonSecurityHeaders,
+  wopiHostContentSecurityPolicy,
+} from './security-headers.js'
+import { loadStaticAssets, pickEncoding, type StaticAssets } from './static-assets.js'
+import {
+  WOPI_HOST_SCRIPT,
+  WOPI_HOST_SCRIPT_PATH,
+  WOPI_HOST_STYLE,
+  WOPI_HOST_STYLE_PATH,
+  renderWopiErrorPage,
+  renderWopiHostPage,
+  resolveActionUrl,
+} from './wopi-host-page.js'
+
+/** Where `npm run build:web` writes the front end (dist/web at the package root). */
+export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../../dist/web/', import.meta.url))
+
+/**
+ * Paths the front end routes itself (history API); each answers index.html.
+ * web/src/router.ts lists the same screens.
+ */
+export const CLIENT_ROUTES = ['/', '/sign-in', '/people', '/versions/:fileId']
+
+/** Settings of the web UI plugin (tests point `root` at a build of their own). */
+export interface WebUiOptions {
+  /** Folder of the built front end; default DEFAULT_WEB_ROOT. */
+  root?: string
+}
+
+/** What the UI may offer, from GET /api/2.0/settings/capabilities. */
+export interface UiCapabilities {
+  /** FOLIO_DOCS_URL is set: files open in the ONLYOFFICE editor page /editor/<id>. */
+  onlyofficeEditor: boolean
+  /** FOLIO_WOPI_DISCOVERY_URL is set: files open in the WOPI host page /wopi-host/<id>. */
+  wopiEditor: boolean
+  /** Largest upload in bytes (FOLIO_MAX_FILE_SIZE). */
+  maxFileSize: number
+}
+
+/** The UI's view of the configuration. */
+export function uiCapabilities(ctx: AppContext): UiCapabilities {
+  return {
+    onlyofficeEditor: ctx.config.docs !== undefined,
+    wopiEditor: ctx.config.wopi.discoveryUrl !== undefined,
+    maxFileSize: ctx.config.maxFileSize,
+  }
+}
+
+/**
+ * The web interface: the built front end at `/` (hashed assets cached for a
+ * year, index.html revalidated every time, strict CSP), the cookie session
+ * endpoints `/ui/session`, the capabilities the UI adapts to, and the WOPI
+ * host page `/wopi-host/<fileId>`.
+ */
+export function webUi(ctx: AppContext, options: WebUiOptions = {}): HttpPlugin {
+  const root = options.root ?? DEFAULT_WEB_ROOT
+  return async (app: FastifyInstance): Promise<void> => {
+    app.decorateRequest('portalUser', null)
+    app.decorateRequest('portalToken', null)
+    app.setErrorHandler(portalErrorHandler(ctx.logger))
+    app.addHook('onRequest', async (_request, reply) => setCommonSecurityHeaders(reply))
+
+    await app.register(sessionRoutes(ctx))
+    await app.register(wopiHostRoutes(ctx))
+    await app.register(staticRoutes(ctx, root))
+  }
+}
+
+/** Sign-in and sign-out for the browser: the portal token lives only in an HttpOnly cookie. */
+function sessionRoutes(ctx: AppContext) {
+  return async (app: FastifyInstance): Promise<void> => {
+    const secure = ctx.config.publicUrl.toLowerCase().startsWith('https:')
+    const cookie = (value: string, maxAgeSeconds: number) =>
+      [
+        `${SESSION_COOKIE}=${value}`,
+        'Path=/',
+        'HttpOnly',
+        'SameSite=Strict',
+        `Max-Age=${maxAgeSeconds}`,
+        ...(secure ? ['Secure'] : []),
+      ].join('; ')
+
+    app.post('/ui/session', async (request, reply) => {
+      // A cross-site form cannot sign a victim into the attacker's account either.
+      assertCsrfHeader(request)
+      const { userName, password } = parseInput(authenticationBody, request.body)
+      const session = await signIn(ctx, userName, password, request.ip)
+      const maxAge = Math.max(0, Math.floor((session.expiresAt - ctx.clock.now()) / 1000))
+      reply.header('Set-Cookie', cookie(session.token, maxAge))
+      reply.header('Cache-Control', 'no-store')
+      return reply.code(201).send(success(presentProfile(session.user), 201))
+    })
+
+    app.delete('/ui/session', async (request, reply) => {
+      assertCsrfHeader(request)
+      const token = readSessionCookie(request)
+      if (token) await signOut(ctx, token)
+      reply.header('Set-Cookie', cookie('', 0))
+      reply.header('Cache-Control', 'no-store')
+      return success(null)
+    })
+
+    app.get(
+      '/api/2.0/settings/capabilities',
+      { preHandler: requirePortalUser(ctx) },
+      async (_request, reply) => {
+        reply.header('Cache-Control', 'private, no-cache')
+        return success(uiCapabilities(ctx))
+      },
+    )
+  }
+}
+
+/** What POST /api/2.0/files/file/{id}/wopi answers (the WOPI adapter's contract). */
+interface WopiLaunch {
+  wopiSrc: string
+  accessToken: string
+  accessTokenTtl: number
+  edit?: string
+  view?: string
+}
+
+function isWopiLaunch(value: unknown): value is WopiLaunch {
+  if (typeof value !== 'object' || value === null) return false
+  const record: Record<string, unknown> = { ...value }
+  return (
+    typeof record.wopiSrc === 'string' &&
+    typeof record.accessToken === 'string' &&
+    typeof record.accessTokenTtl === 'number'
+  )
+}
+
+function preferredLanguage(request: FastifyRequest): string {
+  const first = (request.headers['accept-language'] ?? '').split(',')[0]?.split(';')[0]?.trim() ?? ''
+  return /^[a-z]{2}(-[A-Z]{2})?$/.test(first) ? first : 'en-US'
+}
+
+/** The WOPI host page (Microsoft's "host page"), which opens a file in the WOPI client. */
+function wopiHostRoutes(ctx: AppContext) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.get(WOPI_HOST_SCRIPT_PATH, async (_request, reply) => {
+      reply.header('Content-Type', 'text/javascript; charset=utf-8')
+      reply.header('Cache-Control', 'public, max-age=3600')
+      return WOPI_HOST_SCRIPT
+    })
+    app.get(WOPI_HOST_STYLE_PATH, async (_request, reply) => {
+      reply.header('Content-Type', 'text/css; charset=utf-8')
+      reply.header('Cache-Control', 'public, max-age=3600')
+      return WOPI_HOST_STYLE
+    })
+
+    app.get('/wopi-host/:fileId', async (request, reply) => {
+      const { fileId } = parseInput(fileIdParams, request.params)
+      const query: Record<string, unknown> = { ...(request.query ?? {}) }
+      const action = query.action === 'view' ? 'view' : 'edit'
+      const html = (status: number, body: string, csp = UI_CONTENT_SECURITY_POLICY) =>
+        reply
+          .code(status)
+          .header('Content-Type', 'text/html; charset=utf-8')
+          .header('Cache-Control', 'no-store')
+          .header('Content-Security-Policy', csp)
+          .send(body)
+
+      const credentials = readPortalCredentials(request)
+      let user: UserRecord | undefined
+      try {
+        user = credentials ? await authenticateToken(ctx, credentials.token) : undefined
+      } catch (error) {
+        if (!(error instanceof DomainError) || error.code !== 'UNAUTHENTICATED') throw error
+      }
+      if (!user || !credentials) {
+        const next = `/wopi-host/${encodeURIComponent(fileId)}?action=${action}`
+        return reply.redirect(`/sign-in?next=${encodeURIComponent(next)}`, 303)
+      }
+      if (ctx.config.wopi.discoveryUrl === undefined) {
+        return html(
+          501,
+          renderWopiErrorPage(
+            'No WOPI client is configured. Set FOLIO_WOPI_DISCOVERY_URL to the discovery address of ' +
+              'a WOPI client (ONLYOFFICE Docs, Collabora Online) and restart Folio.',
+          ),
+        )
+      }
+      const file = await getOwnFile(ctx, fileId, user.id).catch((error: unknown) => {
+        if (error instanceof DomainError && error.code === 'NOT_FOUND') return undefined
+        throw error
+      })
+      if (!file) return html(404, renderWopiErrorPage('This file does not exist, or it is not yours.'))
+
+      // The WOPI adapter mints the token; going through its public endpoint keeps
+      // one place that decides permissions and lifetimes.
+      const minted = await app.inject({
+        method: 'POST',
+        url: `/api/2.0/files/file/${encodeURIComponent(fileId)}/wopi`,
+        headers: { authorization: `Bearer ${credentials.token}` },
+      })
+      const envelope: unknown = minted.statusCode < 300 ? minted.json() : undefined
+      const launch =
+        typeof envelope === 'object' && envelope !== null && 'response' in envelope
+          ? envelope.response
+          : undefined
+      if (!isWopiLaunch(launch)) {
+        ctx.logger.warn({ status: minted.statusCode, fileId }, 'WOPI token endpoint gave no launch data')
+        return html(502, renderWopiErrorPage('Folio could not issue a WOPI access token for this file.'))
+      }
+      const urlsrc = action === 'view' ? (launch.view ?? launch.edit) : (launch.edit ?? launch.view)
+      if (!urlsrc) {
+        return html(
+          501,
+          renderWopiErrorPage(
+            `The WOPI client offers no way to ${action} files of this type. ` +
+              'Check that FOLIO_WOPI_DISCOVERY_URL points at a working WOPI client.',
+          ),
+        )
+      }
+      const actionUrl = resolveActionUrl(urlsrc, launch.wopiSrc, preferredLanguage(request))
+      const page = renderWopiHostPage({
+        title: file.title,
+        actionUrl,
+        accessToken: launch.accessToken,
+        accessTokenTtl: launch.accessTokenTtl,
+      })
+      return html(200, page, wopiHostContentSecurityPolicy(new URL(actionUrl).origin))
+    })
+  }
+}
+
+/** The built front end, from memory. */
+function staticRoutes(ctx: AppContext, root: string) {
+  return async (app: FastifyInstance): Promise<void> => {
+    let assets: StaticAssets | undefined = await loadStaticAssets(root)
+    if (!assets) {
+      ctx.logger.warn({ root }, 'the web interface is not built; run `npm run build` to serve it')
+    }
+    // A build made after start-up is picked up without a restart.
+    const current = async () => (assets ??= await loadStaticAssets(root))
+
+    const send = async (request: FastifyRequest, reply: FastifyReply, path: string) => {
+      const loaded = await current()
+      if (!loaded) {
+        return reply
+          .code(503)
+          .header('Content-Type', 'text/plain; charset=utf-8')
+          .header('Cache-Control', 'no-store')
+          .send('The web interface is not built. Run `npm run build` and reload this page.\n')
+      }
+      const asset = loaded.get(path)
+      if (!asset) {
+        return reply.code(404).header('Content-Type', 'text/plain; charset=utf-8').send('Not found\n')
+      }
+      const isPage = path === '/index.html'
+      reply.header('Content-Type', asset.contentType)
+      reply.header('ETag', asset.etag)
+      reply.header('Vary', 'Accept-Encoding')
+      // Asset names carry a content hash, so they never change; the page must be revalidated.
+      reply.header('Cache-Control', isPage ? 'no-cache' : 'public, max-age=31536000, immutable')
+      if (isPage) reply.header('Content-Security-Policy', UI_CONTENT_SECURITY_POLICY)
+      if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send()
+      const { body, encoding } = pickEncoding(asset, request.headers['accept-encoding'])
+      if (encoding) reply.header('Content-Encoding', encoding)
+      return reply.send(body)
+    }
+
+    for (const route of CLIENT_ROUTES) {
+      app.get(route, (request, reply) => send(request, reply, '/index.html'))
+    }
+    app.get('/assets/*', (request, reply) => send(request, reply, request.url.split('?')[0] ?? ''))
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * The one way the UI talks to Folio: its public portal API (and /ui/session).
+ * The session token lives in an HttpOnly cookie the browser sends by itself;
+ * every request carries `X-Folio-Request: 1`, which Folio demands of
+ * cookie-authenticated writes (a cross-site page cannot add it).
+ */
+
+export const API = '/api/2.0'
+
+/** A failed call: HTTP status, Folio's stable error code and its message. */
+export class ApiError extends Error {
+  readonly status: number
+  readonly type: string
+  /** Seconds from Retry-After (429), when sent. */
+  readonly retryAfter: number | undefined
+
+  constructor(status: number, type: string, message: string, retryAfter?: number) {
+    super(message)
+    this.name = 'ApiError'
+    this.status = status
+    this.type = type
+    this.retryAfter = retryAfter
+  }
+}
+
+export interface UserRef {
+  id: string
+  displayName: string
+}
+
+export interface Profile {
+  id: string
+  userName: string
+  displayName: string
+  email: string
+  isAdmin: boolean
+  created: string
+}
+
+export interface FileItem {
+  id: string
+  title: string
+  fileExst: string
+  pureContentLength: number
+  version: number
+  created: string
+  updated: string
+  createdBy: UserRef
+  updatedBy: UserRef
+  locked: boolean
+  viewUrl: string
+  /** Who has the file open in an editor now (ONLYOFFICE Docs status 1). */
+  editing?: UserRef[]
+  /** The last editor save that failed (ONLYOFFICE status 3/7), until a save succeeds. */
+  lastSaveError?: { status: number; message: string; at: string } | null
+}
+
+export interface FilePage {
+  files: FileItem[]
+  total: number
+  startIndex: number
+  count: number
+}
+
+export interface VersionItem {
+  version: number
+  created: string
+  author: UserRef
+  size: number
+  source: string
+  downloadUrl: string
+}
+
+export interface Capabilities {
+  onlyofficeEditor: boolean
+  wopiEditor: boolean
+  maxFileSize: number
+}
+
+let onUnauthenticated: () => void = () => undefined
+
+/** Called whenever Folio answers 401 (the session ended): the app shows the sign-in screen. */
+export function setUnauthenticatedHandler(handler: () => void): void {
+  onUnauthenticated = handler
+}
+
+interface Envelope {
+  response?: unknown
+  error?: { message?: unknown; type?: unknown }
+}
+
+function isEnvelope(value: unknown): value is Envelope {
+  return typeof value === 'object' && value !== null
+}
+
+/** Turns a reply (status, Retry-After, body text) into the thrown ApiError. */
+export function errorOf(status: number, retryAfterHeader: string | null, text: string): ApiError {
+  let type = 'HTTP_' + status
+  let message = `Folio answered ${status}`
+  try {
+    const parsed: unknown = JSON.parse(text)
+    if (isEnvelope(parsed) && parsed.error) {
+      if (typeof parsed.error.type === 'string') type = parsed.error.type
+      if (typeof parsed.error.message === 'string') message = parsed.error.message
+    }
+  } catch {
+    // not JSON (a proxy's error page): keep the generic message
+  }
+  const retryAfter = retryAfterHeader && /^\d+$/.test(retryAfterHeader) ? Number(retryAfterHeader) : undefined
+  return new ApiError(status, type, message, retryAfter)
+}
+
+/**
+ * Calls Folio and returns the envelope's `response`. `path` starts with `/`
+ * and is taken under /api/2.0 unless it starts with `/ui/`.
+ */
+export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json', 'X-Folio-Request': '1' }
+  if (body !== undefined) headers['Content-Type'] = 'application/json'
+  let response: Response
+  try {
+    response = await fetch(path.startsWith('/ui/') ? path : API + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'same-origin',
+      cache: 'no-store',
+    })
+  } catch {
+    throw new ApiError(0, 'NETWORK', 'Folio cannot be reached. Check your connection and try again.')
+  }
+  const text = await response.text()
+  if (!response.ok) {
+    const error = errorOf(response.status, response.headers.get('Retry-After'), text)
+    if (response.status === 401 && !path.startsWith('/ui/session')) onUnauthenticated()
+    throw error
+  }
+  const parsed: unknown = text ? JSON.parse(text) : undefined
+  // The caller names the shape it expects; Folio's API is the contract.
+  return (isEnvelope(parsed) ? parsed.response : undefined) as T
+}
+
+/** Query string from defined values. */
+export function query(params: Record<string, string | number | undefined>): string {
+  const search = new URLSearchParams()
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined && value !== '') search.set(name, String(value))
+  }
+  const text = search.toString()
+  return text ? `?${text}` : ''
+}
+
+export const signIn = (userName: string, password: string) =>
+  call<Profile>('POST', '/ui/session', { userName, password })
+export const signOut = () => call<null>('DELETE', '/ui/session')
+export const whoAmI = () => call<Profile>('GET', '/people/@self')
+export const capabilities = () => call<Capabilities>('GET', '/settings/capabilities')
+
+export type SortField = 'AZ' | 'Size' | 'DateAndTime'
+
+export const listFiles = (options: {
+  startIndex: number
+  count: number
+  sortBy: SortField
+  sortOrder: 'ascending' | 'descending'
+  filterValue: string
+}) => call<FilePage>('GET', '/files/@my' + query(options))
+
+export const getFile = (id: string) => call<FileItem>('GET', `/files/file/${encodeURIComponent(id)}`)
+export const createFile = (title: string) => call<FileItem>('POST', '/files/@my/file', { title })
+export const renameFile = (id: string, title: string) =>
+  call<FileItem>('PUT', `/files/file/${encodeURIComponent(id)}`, { title })
+export const deleteFile = (id: string) => call<unknown>('DELETE', `/files/file/${encodeURIComponent(id)}`)
+export const listVersions = (id: string) =>
+  call<VersionItem[]>('GET', `/files/file/${encodeURIComponent(id)}/history`)
+export const restoreVersion = (id: string, version: number) =>
+  call<unknown>('POST', `/files/file/${encodeURIComponent(id)}/restore`, { version })
+
+/** Download address of a file (the cookie authorises the GET). */
+export const downloadUrl = (id: string) => `${API}/files/file/${encodeURIComponent(id)}/download`
+export const versionDownloadUrl = (id: string, version: number) =>
+  `${API}/files/file/${encodeURIComponent(id)}/version/${version}/download`
+
+export const listPeople = () => call<Profile[]>('GET', '/people')
+export const addPerson = (input: {
+  userName: string
+  password: string
+  isAdmin: boolean
+  displayName?: string
+  email?: string
+}) => call<Profile>('POST', '/people', input)
+export const updatePerson = (id: string, changes: { isAdmin?: boolean; displayName?: string; email?: string }) =>
+  call<Profile>('PUT', `/people/${encodeURIComponent(id)}`, changes)
+export const setPersonPassword = (id: string, password: string) =>
+  call<Profile>('PUT', `/people/${encodeURIComponent(id)}/password`, { password })
+export const removePerson = (id: string) => call<unknown>('DELETE', `/people/${encodeURIComponent(id)}`)

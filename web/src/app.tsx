@@ -1,0 +1,151 @@
+import { useCallback, useEffect, useState } from 'preact/hooks'
+import * as api from './api'
+import { Icon } from './components/icons'
+import { Link } from './components/link'
+import { announce, dismiss, useNotices } from './notices'
+import { navigate, useRoute } from './router'
+import { DocumentsScreen } from './screens/documents'
+import { PeopleScreen } from './screens/people'
+import { SignInScreen } from './screens/sign-in'
+import { VersionsScreen } from './screens/versions'
+
+type Session =
+  | { state: 'loading' }
+  | { state: 'signed-out' }
+  | { state: 'signed-in'; profile: api.Profile; capabilities: api.Capabilities }
+
+const NO_CAPABILITIES: api.Capabilities = { onlyofficeEditor: false, wopiEditor: false, maxFileSize: Infinity }
+
+function here(): string {
+  return location.pathname + location.search
+}
+
+/** The whole interface: the session, the top bar and the screen of the current address. */
+export function App() {
+  const route = useRoute()
+  const [session, setSession] = useState<Session>({ state: 'loading' })
+
+  const startSession = useCallback(async (profile?: api.Profile) => {
+    const [me, capabilities] = await Promise.all([
+      profile ? Promise.resolve(profile) : api.whoAmI(),
+      api.capabilities().catch(() => NO_CAPABILITIES),
+    ])
+    setSession({ state: 'signed-in', profile: me, capabilities })
+  }, [])
+
+  useEffect(() => {
+    api.setUnauthenticatedHandler(() => setSession({ state: 'signed-out' }))
+    startSession().catch(() => setSession({ state: 'signed-out' }))
+  }, [])
+
+  // Keep the address in step with the session.
+  useEffect(() => {
+    if (session.state === 'signed-out' && route.name !== 'sign-in') {
+      const next = here()
+      navigate(next === '/' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(next)}`, { replace: true })
+    }
+    if (session.state === 'signed-in' && route.name === 'sign-in') navigate(route.next, { replace: true })
+  }, [session.state, route])
+
+  const signOut = async () => {
+    try {
+      await api.signOut()
+    } catch {
+      // The cookie is cleared or already gone; show the sign-in screen anyway.
+    }
+    setSession({ state: 'signed-out' })
+    navigate('/sign-in')
+    announce('You are signed out.')
+  }
+
+  return (
+    <>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      {session.state === 'signed-in' ? (
+        <header class="topbar">
+          <Link href="/" class="brand" aria-label="Folio, your documents">
+            <svg viewBox="0 0 32 32" width="24" height="24" aria-hidden="true">
+              <path d="M7 2h13l7 7v21H7z" fill="currentColor" />
+            </svg>
+            <span>Folio</span>
+          </Link>
+          <nav aria-label="Main">
+            <Link href="/" aria-current={route.name === 'documents' ? 'page' : undefined}>
+              Documents
+            </Link>
+            {session.profile.isAdmin ? (
+              <Link href="/people" aria-current={route.name === 'people' ? 'page' : undefined}>
+                People
+              </Link>
+            ) : null}
+          </nav>
+          <span class="who" title={session.profile.userName}>
+            <Icon name="user" />
+            <span class="who-name">{session.profile.displayName}</span>
+          </span>
+          <button type="button" class="button subtle" onClick={signOut}>
+            Sign out
+          </button>
+        </header>
+      ) : null}
+      <main id="main" tabIndex={-1}>
+        {session.state === 'loading' ? <p class="loading">Loading…</p> : null}
+        {session.state === 'signed-out' && route.name === 'sign-in' ? (
+          <SignInScreen onSignedIn={(profile) => startSession(profile)} />
+        ) : null}
+        {session.state === 'signed-in' ? (
+          <SignedIn route={route} profile={session.profile} capabilities={session.capabilities} />
+        ) : null}
+      </main>
+      <Notices />
+    </>
+  )
+}
+
+function SignedIn(props: { route: ReturnType<typeof useRoute>; profile: api.Profile; capabilities: api.Capabilities }) {
+  const { route } = props
+  if (route.name === 'documents') return <DocumentsScreen capabilities={props.capabilities} />
+  if (route.name === 'versions') return <VersionsScreen fileId={route.fileId} />
+  if (route.name === 'people') {
+    if (!props.profile.isAdmin) return <NotAllowed />
+    return <PeopleScreen self={props.profile} />
+  }
+  if (route.name === 'sign-in') return null
+  return (
+    <section>
+      <h1>Page not found</h1>
+      <p>
+        <Link href="/">Back to your documents</Link>
+      </p>
+    </section>
+  )
+}
+
+function NotAllowed() {
+  return (
+    <section>
+      <h1>Only admins can manage people</h1>
+      <p>
+        <Link href="/">Back to your documents</Link>
+      </p>
+    </section>
+  )
+}
+
+function Notices() {
+  const notices = useNotices()
+  return (
+    <div class="notices" role="status" aria-live="polite">
+      {notices.map((notice) => (
+        <div key={notice.id} class={`notice ${notice.kind}`}>
+          <span>{notice.text}</span>
+          <button type="button" class="icon-button" aria-label="Dismiss message" onClick={() => dismiss(notice.id)}>
+            <Icon name="close" />
+          </button>
+        </div>
+      ))}
+    </div>
+  )
+}

@@ -1,0 +1,67 @@
+import { KIND_LABELS, type FileKind } from '../format'
+
+const KIND_COLORS: Record<FileKind, string> = {
+  document: '#2b6cb0',
+  spreadsheet: '#2f855a',
+  presentation: '#c05621',
+  pdf: '#c53030',
+  other: '#718096',
+}
+
+/** White marks drawn on the page: lines, a grid, a slide, the letters PDF. */
+function KindMark(props: { kind: FileKind }) {
+  const mark = { fill: 'none', stroke: '#fff', 'stroke-width': 1.6, 'stroke-linecap': 'round' } as const
+  switch (props.kind) {
+    case 'document':
+      return <path d="M6 12h10M6 16h10M6 20h7" {...mark} />
+    case 'spreadsheet':
+      return <path d="M5.5 11.5h11v10h-11zM5.5 16.5h11M11 11.5v10" {...mark} stroke-width={1.3} />
+    case 'presentation':
+      return <path d="M5.5 11.5h11v7h-11zM11 18.5v3M8.5 21.5h5" {...mark} stroke-width={1.3} />
+    case 'pdf':
+      return (
+        <text x="11" y="20" text-anchor="middle" font-size="6.5" font-family="system-ui, sans-serif" font-weight="700" fill="#fff">
+          PDF
+        </text>
+      )
+    default:
+      return null
+  }
+}
+
+/** A file-type icon; its accessible name is the kind ("Spreadsheet"). */
+export function FileIcon(props: { kind: FileKind }) {
+  return (
+    <svg class="file-icon" viewBox="0 0 24 28" width="24" height="28" role="img" aria-label={KIND_LABELS[props.kind]}>
+      <path d="M2 1h14l6 6v20H2z" fill={KIND_COLORS[props.kind]} />
+      <path d="M16 1v6h6" fill="#fff" fill-opacity="0.45" />
+      <KindMark kind={props.kind} />
+    </svg>
+  )
+}
+
+type IconName = 'upload' | 'plus' | 'pencil' | 'trash' | 'download' | 'history' | 'open' | 'lock' | 'user' | 'close' | 'key' | 'restore'
+
+const PATHS: Record<IconName, string> = {
+  upload: 'M12 16V4m0 0L7 9m5-5 5 5M4 16v4h16v-4',
+  plus: 'M12 5v14M5 12h14',
+  pencil: 'M4 20h4L19 9l-4-4L4 16v4zM14 6l4 4',
+  trash: 'M4 7h16M9 7V4h6v3m-8 0 1 13h8l1-13',
+  download: 'M12 4v12m0 0-5-5m5 5 5-5M4 20h16',
+  history: 'M3 12a9 9 0 1 0 3-6.7M3 4v5h5M12 7v5l3 3',
+  open: 'M14 4h6v6M20 4l-9 9M18 14v6H4V6h6',
+  lock: 'M6 11h12v9H6zM8 11V8a4 4 0 0 1 8 0v3',
+  user: 'M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM4 21a8 8 0 0 1 16 0',
+  close: 'M6 6l12 12M18 6 6 18',
+  key: 'M14 10a4 4 0 1 0-3.5 4L9 15.5V18H6.5v2H4v-2.5l6.1-6.1M15.5 8.5h.01',
+  restore: 'M4 12a8 8 0 1 0 2.3-5.6M4 4v4h4',
+}
+
+/** A line icon; decorative (the control around it carries the name). */
+export function Icon(props: { name: IconName }) {
+  return (
+    <svg class="icon" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
+      <path d={PATHS[props.name]} fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" />
+    </svg>
+  )
+}

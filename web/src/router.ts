@@ -1,0 +1,60 @@
+import { useEffect, useState } from 'preact/hooks'
+
+/**
+ * The screens and their addresses. Folio serves index.html at each of these
+ * paths (CLIENT_ROUTES in src/protocols/web/index.ts lists the same ones).
+ */
+export type Route =
+  | { name: 'documents' }
+  | { name: 'sign-in'; next: string }
+  | { name: 'people' }
+  | { name: 'versions'; fileId: string }
+  | { name: 'not-found' }
+
+/** Only same-site paths may be a `next` after sign-in (no open redirect). */
+export function safeNext(value: string | null): string {
+  return value && /^\/(?!\/)[^\\]*$/.test(value) ? value : '/'
+}
+
+/** The route of an address. */
+export function parseRoute(pathname: string, search: string): Route {
+  if (pathname === '/') return { name: 'documents' }
+  if (pathname === '/sign-in') return { name: 'sign-in', next: safeNext(new URLSearchParams(search).get('next')) }
+  if (pathname === '/people') return { name: 'people' }
+  const versions = /^\/versions\/([^/]+)$/.exec(pathname)
+  if (versions?.[1]) return { name: 'versions', fileId: decodeURIComponent(versions[1]) }
+  return { name: 'not-found' }
+}
+
+const listeners = new Set<() => void>()
+
+/** Goes to a path inside the app without reloading. */
+export function navigate(path: string, options: { replace?: boolean } = {}): void {
+  if (options.replace) history.replaceState(null, '', path)
+  else history.pushState(null, '', path)
+  for (const listener of listeners) listener()
+}
+
+/** The current route; re-renders on navigation and on Back/Forward. */
+export function useRoute(): Route {
+  const read = () => parseRoute(location.pathname, location.search)
+  const [route, setRoute] = useState<Route>(read)
+  useEffect(() => {
+    const update = () => setRoute(read())
+    listeners.add(update)
+    window.addEventListener('popstate', update)
+    return () => {
+      listeners.delete(update)
+      window.removeEventListener('popstate', update)
+    }
+  }, [])
+  return route
+}
+
+/** Click handler for in-app links: plain clicks navigate, modified clicks open as usual. */
+export function followLink(event: MouseEvent, path: string): void {
+  if (event.defaultPrevented || event.button !== 0) return
+  if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
+  event.preventDefault()
+  navigate(path)
+}

@@ -1,0 +1,283 @@
+import { useEffect, useRef, useState } from 'preact/hooks'
+import * as api from '../api'
+import { Dialog } from '../components/dialog'
+import { Icon } from '../components/icons'
+import { formatDate } from '../format'
+import { announce } from '../notices'
+
+function messageOf(error: unknown): string {
+  if (error instanceof api.ApiError) {
+    if (error.type === 'USER_EXISTS') return 'That user name is taken.'
+    return error.message
+  }
+  return 'Something went wrong. Try again.'
+}
+
+/** Admins only: add people, reset passwords, grant or withdraw admin rights, remove people. */
+export function PeopleScreen(props: { self: api.Profile }) {
+  const [people, setPeople] = useState<api.Profile[] | undefined>(undefined)
+  const [error, setError] = useState('')
+  const [resetting, setResetting] = useState<api.Profile | null>(null)
+  const [removing, setRemoving] = useState<api.Profile | null>(null)
+  const heading = useRef<HTMLHeadingElement>(null)
+
+  const load = async () => {
+    try {
+      setPeople(await api.listPeople())
+      setError('')
+    } catch (failure) {
+      setError(messageOf(failure))
+    }
+  }
+  useEffect(() => {
+    void load()
+  }, [])
+  useEffect(() => heading.current?.focus(), [])
+
+  const toggleAdmin = async (person: api.Profile) => {
+    try {
+      const updated = await api.updatePerson(person.id, { isAdmin: !person.isAdmin })
+      announce(updated.isAdmin ? `${updated.userName} is now an admin.` : `${updated.userName} is no longer an admin.`)
+      await load()
+    } catch (failure) {
+      announce(messageOf(failure), 'error')
+    }
+  }
+
+  return (
+    <section class="people">
+      <h1 ref={heading} tabIndex={-1}>
+        People
+      </h1>
+      <AddPersonForm
+        onAdded={(person) => {
+          announce(`Added ${person.userName}.`)
+          void load()
+        }}
+      />
+      {error ? (
+        <p class="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      {people ? (
+        <table class="people-list" aria-label="People">
+          <thead>
+            <tr>
+              <th scope="col">User name</th>
+              <th scope="col">Name</th>
+              <th scope="col" class="col-email">
+                Email
+              </th>
+              <th scope="col">Admin</th>
+              <th scope="col" class="col-created">
+                Added
+              </th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {people.map((person) => {
+              const isSelf = person.id === props.self.id
+              return (
+                <tr key={person.id}>
+                  <td>
+                    <span class="user-name">{person.userName}</span>
+                    {isSelf ? <span class="badge">you</span> : null}
+                  </td>
+                  <td>{person.displayName}</td>
+                  <td class="col-email">{person.email}</td>
+                  <td>
+                    <label class="switch">
+                      <input
+                        type="checkbox"
+                        checked={person.isAdmin}
+                        disabled={isSelf}
+                        aria-label={`${person.userName} is an admin`}
+                        title={isSelf ? 'You cannot withdraw your own admin rights' : undefined}
+                        onChange={() => void toggleAdmin(person)}
+                      />
+                    </label>
+                  </td>
+                  <td class="col-created">{formatDate(person.created)}</td>
+                  <td>
+                    <div class="actions">
+                      <button type="button" class="button" aria-label={`Reset password of ${person.userName}`} onClick={() => setResetting(person)}>
+                        <Icon name="key" />
+                        <span>Reset password</span>
+                      </button>
+                      {isSelf ? null : (
+                        <button type="button" class="button danger" aria-label={`Remove ${person.userName}`} onClick={() => setRemoving(person)}>
+                          <Icon name="trash" />
+                          <span>Remove</span>
+                        </button>
+                      )}
+                    </div>
+                  </td>
+                </tr>
+              )
+            })}
+          </tbody>
+        </table>
+      ) : error ? null : (
+        <p class="loading">Loading…</p>
+      )}
+      {resetting ? (
+        <ResetPasswordDialog
+          person={resetting}
+          onClose={() => setResetting(null)}
+          onDone={() => {
+            announce(`New password set for ${resetting.userName}; their sessions have ended.`)
+            setResetting(null)
+          }}
+        />
+      ) : null}
+      {removing ? (
+        <Dialog title={`Remove ${removing.userName}?`} onClose={() => setRemoving(null)}>
+          <p>They can no longer sign in, and their sessions end now. Their files stay stored.</p>
+          <div class="dialog-actions">
+            <button type="button" class="button" onClick={() => setRemoving(null)} autofocus>
+              Cancel
+            </button>
+            <button
+              type="button"
+              class="button danger"
+              onClick={async () => {
+                try {
+                  await api.removePerson(removing.id)
+                  announce(`Removed ${removing.userName}.`)
+                } catch (failure) {
+                  announce(messageOf(failure), 'error')
+                }
+                setRemoving(null)
+                void load()
+              }}
+            >
+              Remove
+            </button>
+          </div>
+        </Dialog>
+      ) : null}
+    </section>
+  )
+}
+
+function AddPersonForm(props: { onAdded: (person: api.Profile) => void }) {
+  const empty = { userName: '', displayName: '', email: '', password: '', isAdmin: false }
+  const [form, setForm] = useState(empty)
+  const [error, setError] = useState('')
+  const [busy, setBusy] = useState(false)
+
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    setBusy(true)
+    setError('')
+    try {
+      const person = await api.addPerson({
+        userName: form.userName.trim(),
+        password: form.password,
+        isAdmin: form.isAdmin,
+        displayName: form.displayName.trim() || undefined,
+        email: form.email.trim() || undefined,
+      })
+      setForm(empty)
+      props.onAdded(person)
+    } catch (failure) {
+      setError(messageOf(failure))
+    } finally {
+      setBusy(false)
+    }
+  }
+  const field = (name: 'userName' | 'displayName' | 'email' | 'password') => ({
+    id: `add-${name}`,
+    value: form[name],
+    onInput: (event: Event) => {
+      const target = event.currentTarget
+      if (target instanceof HTMLInputElement) setForm({ ...form, [name]: target.value })
+    },
+  })
+
+  return (
+    <form class="card add-person" onSubmit={submit}>
+      <h2>Add a person</h2>
+      <div class="fields">
+        <div>
+          <label for="add-userName">User name</label>
+          <input {...field('userName')} required autocomplete="off" autocapitalize="none" spellcheck={false} />
+        </div>
+        <div>
+          <label for="add-displayName">Name (optional)</label>
+          <input {...field('displayName')} autocomplete="off" />
+        </div>
+        <div>
+          <label for="add-email">Email (optional)</label>
+          <input {...field('email')} type="email" autocomplete="off" />
+        </div>
+        <div>
+          <label for="add-password">Password</label>
+          <input {...field('password')} type="password" required minLength={8} autocomplete="new-password" aria-describedby="add-password-hint" />
+          <small id="add-password-hint">At least 8 characters.</small>
+        </div>
+      </div>
+      <label class="checkbox">
+        <input type="checkbox" checked={form.isAdmin} onChange={(event) => setForm({ ...form, isAdmin: event.currentTarget.checked })} />
+        Admin (may manage people)
+      </label>
+      {error ? (
+        <p class="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <button type="submit" class="button primary" disabled={busy}>
+        <Icon name="plus" />
+        <span>Add person</span>
+      </button>
+    </form>
+  )
+}
+
+function ResetPasswordDialog(props: { person: api.Profile; onClose: () => void; onDone: () => void }) {
+  const [password, setPassword] = useState('')
+  const [error, setError] = useState('')
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    try {
+      await api.setPersonPassword(props.person.id, password)
+      props.onDone()
+    } catch (failure) {
+      setError(messageOf(failure))
+    }
+  }
+  return (
+    <Dialog title={`New password for ${props.person.userName}`} onClose={props.onClose}>
+      <form onSubmit={submit}>
+        <label for="reset-password">New password</label>
+        <input
+          id="reset-password"
+          type="password"
+          autocomplete="new-password"
+          minLength={8}
+          required
+          value={password}
+          onInput={(event) => setPassword(event.currentTarget.value)}
+        />
+        <p class="hint">Their current sessions end, on every device.</p>
+        {error ? (
+          <p class="form-error" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <div class="dialog-actions">
+          <button type="button" class="button" onClick={props.onClose}>
+            Cancel
+          </button>
+          <button type="submit" class="button primary">
+            Set password
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  )
+}
