@@ -39,24 +39,32 @@ export async function getOwnFile(ctx: AppContext, fileId: string, userId: string
   return file
 }
 
-interface NewFileInput {
+/** What createFileFromBlob needs: the owner, the wanted name and the stored contents. */
+export interface NewFileInput {
   ownerId: string
   title: string
   blob: StoredBlob
   source: VersionSource
   meta?: Record<string, unknown>
+  /** Who creates it (createdBy, updatedBy and the first version's author); the owner by default. */
+  userId?: string
+  /** Use `title` exactly: NAME_TAKEN when the owner has it already, instead of a free variant. */
+  exactTitle?: boolean
 }
 
 /**
  * Creates a file from a stored blob under the first free name derived from
- * `title` ('Report.docx', 'Report (2).docx', ...). The blob is deleted if the
- * file cannot be created, so a failure leaves nothing behind.
+ * `title` ('Report.docx', 'Report (2).docx', ...), or under `title` itself with
+ * `exactTitle`. The blob is deleted if the file cannot be created, so a failure
+ * leaves nothing behind.
  */
 export async function createFileFromBlob(ctx: AppContext, input: NewFileInput): Promise<FileRecord> {
   try {
     assertValidTitle(input.title)
     const now = ctx.clock.now()
-    for (const title of candidateNames(input.title)) {
+    const userId = input.userId ?? input.ownerId
+    const titles = input.exactTitle ? [input.title] : candidateNames(input.title)
+    for (const title of titles) {
       const file: FileRecord = {
         id: newId(),
         ownerId: input.ownerId,
@@ -66,18 +74,19 @@ export async function createFileFromBlob(ctx: AppContext, input: NewFileInput): 
         sha256: input.blob.sha256,
         blobKey: input.blob.key,
         createdAt: now,
-        createdBy: input.ownerId,
+        createdBy: userId,
         updatedAt: now,
-        updatedBy: input.ownerId,
+        updatedBy: userId,
         lock: null,
         keyVersion: 1,
         revision: 0,
       }
-      const version = versionOf(file.id, 1, input.blob, input.source, input.ownerId, now, input.meta ?? {})
+      const version = versionOf(file.id, 1, input.blob, input.source, userId, now, input.meta ?? {})
       try {
         await ctx.store.files.create(file, version)
         return file
       } catch (error) {
+        if (input.exactTitle) throw error
         if (error instanceof DomainError && error.code === 'NAME_TAKEN') continue
         throw error
       }
@@ -150,20 +159,52 @@ export async function createBlankFile(
 }
 
 /**
+ * The row a compare-and-set attempt starts from: on the first attempt the record the caller
+ * has just read, when given (saves a read per call), otherwise a fresh read. `given` says
+ * which: a decision on a given record is trusted only when it writes, since then the
+ * compare-and-set proves the row has not changed since; a refusal or a no-op on it is taken
+ * again on a fresh read, so every answer rests on the row as it is, as without `current`.
+ */
+async function startingRow(
+  ctx: AppContext,
+  fileId: string,
+  attempt: number,
+  current: FileRecord | undefined,
+): Promise<{ file: FileRecord; given: boolean }> {
+  if (attempt > 0 || current === undefined) {
+    return { file: await getFile(ctx, fileId), given: false }
+  }
+  if (current.id !== fileId) throw new Error(`record of file ${current.id} given for ${fileId}`)
+  return { file: current, given: true }
+}
+
+/**
  * Runs a compare-and-set loop on one file: read, let `decide` return a patch
  * (or throw to refuse), write only if nobody changed the row meanwhile, and
  * decide again on the fresh row otherwise. The rule lives in `decide` (usually
- * a core function); atomicity lives in the store's conditional update.
+ * a core function); atomicity lives in the store's conditional update. With
+ * `current` (the record the caller read moments ago, as WOPI's authorize does)
+ * the first attempt starts from it instead of reading the row again.
  */
 export async function mutateFile(
   ctx: AppContext,
   fileId: string,
   decide: (file: FileRecord) => FilePatch | undefined,
+  current?: FileRecord,
 ): Promise<FileRecord> {
   for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-    const file = await getFile(ctx, fileId)
-    const patch = decide(file)
-    if (!patch) return file
+    const { file, given } = await startingRow(ctx, fileId, attempt, current)
+    let patch: FilePatch | undefined
+    try {
+      patch = decide(file)
+    } catch (error) {
+      if (given) continue
+      throw error
+    }
+    if (!patch) {
+      if (given) continue
+      return file
+    }
     const updated = await ctx.store.files.update(fileId, file.revision, patch)
     if (updated) return updated
   }
@@ -179,6 +220,8 @@ export interface NewVersionInput {
   keepDocumentKey?: boolean
   /** Called on the fresh row before each commit attempt; throw to refuse. */
   precondition?: (file: FileRecord) => void
+  /** The record the caller read already: the first attempt starts from it (see mutateFile). */
+  current?: FileRecord
 }
 
 /**
@@ -193,8 +236,13 @@ export async function commitNewVersion(
 ): Promise<FileRecord> {
   try {
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      const file = await getFile(ctx, fileId)
-      input.precondition?.(file)
+      const { file, given } = await startingRow(ctx, fileId, attempt, input.current)
+      try {
+        input.precondition?.(file)
+      } catch (error) {
+        if (given) continue
+        throw error
+      }
       const now = ctx.clock.now()
       const next = file.version + 1
       const meta = input.meta ?? {}
@@ -230,14 +278,43 @@ function attachedBlobKeys(version: VersionRecord): string[] {
   return typeof key === 'string' ? [key] : []
 }
 
-/** Deletes a file, its versions and their contents. */
-export async function deleteFile(ctx: AppContext, fileId: string): Promise<void> {
-  const attached = (await ctx.store.files.listVersions(fileId)).flatMap(attachedBlobKeys)
-  const blobKeys = await ctx.store.files.delete(fileId)
-  if (!blobKeys) throw new DomainError('NOT_FOUND', 'file not found')
+/** How deleteFile may refuse. */
+export interface DeleteFileOptions {
+  /** Called on the fresh row before each delete attempt; throw to refuse (say, while locked). */
+  precondition?: (file: FileRecord) => void
+}
+
+/**
+ * Deletes a file, its versions and their contents. The delete is a compare-and-set on the
+ * row read just before: if anything changes the file meanwhile (a Lock, a save), the row
+ * is read again and `precondition` decides again, so it never deletes a file it would
+ * have refused. NOT_FOUND when the file does not exist (or went meanwhile).
+ */
+export async function deleteFile(
+  ctx: AppContext,
+  fileId: string,
+  options: DeleteFileOptions = {},
+): Promise<void> {
+  for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+    const file = await getFile(ctx, fileId)
+    options.precondition?.(file)
+    // Read under the same revision, so a version added meanwhile makes this attempt retry
+    // rather than leave its attachments behind.
+    const attached = (await ctx.store.files.listVersions(fileId)).flatMap(attachedBlobKeys)
+    const deletion = await ctx.store.files.delete(fileId, file.revision)
+    if (deletion.outcome === 'not-found') throw new DomainError('NOT_FOUND', 'file not found')
+    if (deletion.outcome === 'deleted') {
+      await deleteBlobsOf(ctx, [...deletion.blobKeys, ...attached])
+      return
+    }
+  }
+  throw new DomainError('CONCURRENT_UPDATE', 'the file is changing too fast; try again')
+}
+
+async function deleteBlobsOf(ctx: AppContext, blobKeys: string[]): Promise<void> {
   // Metadata is gone first, so a crash here leaves unreferenced blobs, never a dangling record.
   await Promise.all(
-    [...blobKeys, ...attached].map((key) =>
+    blobKeys.map((key) =>
       ctx.blobs.delete(key).catch((error: unknown) => {
         ctx.logger.warn({ err: error, blobKey: key }, 'could not delete blob of a deleted file')
       }),

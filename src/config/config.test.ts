@@ -45,6 +45,20 @@ describe('configuration', () => {
     })
   })
 
+  test('FOLIO_INTERNAL_URL: the public URL by default, its own value when set', () => {
+    const plain = buildConfig({ FOLIO_PUBLIC_URL: 'https://files.example.com/' })
+    assert.equal(plain.publicUrl, 'https://files.example.com')
+    assert.equal(plain.internalUrl, 'https://files.example.com')
+    assert.equal(buildConfig({ FOLIO_PORT: '9000' }).internalUrl, 'http://localhost:9000')
+    const split = buildConfig({
+      FOLIO_PUBLIC_URL: 'https://files.example.com',
+      FOLIO_INTERNAL_URL: 'http://folio:8080/',
+    })
+    assert.equal(split.publicUrl, 'https://files.example.com')
+    assert.equal(split.internalUrl, 'http://folio:8080')
+    assert.throws(() => buildConfig({ FOLIO_INTERNAL_URL: 'folio:8080' }), /FOLIO_INTERNAL_URL/)
+  })
+
   test('FOLIO_CONFIG file is read and the environment wins', () => {
     const dir = mkdtempSync(join(tmpdir(), 'folio-config-'))
     const file = join(dir, 'folio.json')

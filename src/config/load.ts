@@ -7,7 +7,14 @@ export interface Config {
   port: number
   host: string
   dataDir: string
+  /** Where browsers reach Folio: every link a browser follows starts with it. */
   publicUrl: string
+  /**
+   * Where editors' servers reach Folio (Docs' document.url, callbackUrl and history links;
+   * WOPISrc, PutRelativeFile's Url, the URL WOPI proofs are signed over). FOLIO_INTERNAL_URL,
+   * else publicUrl.
+   */
+  internalUrl: string
   adminUser: string
   adminPassword: string | undefined
   logLevel: Settings['FOLIO_LOG_LEVEL']
@@ -64,6 +71,7 @@ export function buildConfig(raw: Record<string, unknown>): Config {
     host: s.FOLIO_HOST,
     dataDir: resolve(s.FOLIO_DATA_DIR),
     publicUrl,
+    internalUrl: s.FOLIO_INTERNAL_URL ?? publicUrl,
     adminUser: s.FOLIO_ADMIN_USER,
     adminPassword: s.FOLIO_ADMIN_PASSWORD,
     logLevel: s.FOLIO_LOG_LEVEL,

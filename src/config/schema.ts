@@ -49,6 +49,12 @@ export const settingsSchema = z.object({
   FOLIO_DATA_DIR: z.string().min(1).default('./data'),
   /** Address clients use to reach Folio; every URL Folio hands out starts with it. */
   FOLIO_PUBLIC_URL: httpUrl.optional(),
+  /**
+   * Address editors' servers use to reach Folio (ONLYOFFICE Docs downloads and callbacks,
+   * WOPI clients calling WOPISrc) when it differs from the browsers' one; FOLIO_PUBLIC_URL
+   * by default.
+   */
+  FOLIO_INTERNAL_URL: httpUrl.optional(),
   /** Name of the admin account created on first start. */
   FOLIO_ADMIN_USER: z.string().min(1).max(64).default('admin'),
   /** Its password; when unset a random one is generated and logged once. */

@@ -140,6 +140,15 @@ export interface FileListQuery {
   titleContains?: string
 }
 
+/**
+ * What FileRepository.delete did: removed the file (with every blob key its versions
+ * used), found no such file, or left it alone because its revision had moved on.
+ */
+export type FileDeletion =
+  | { outcome: 'deleted'; blobKeys: string[] }
+  | { outcome: 'not-found' }
+  | { outcome: 'revision-moved' }
+
 export interface FileRepository {
   /**
    * Inserts the file and its first version in one transaction.
@@ -150,6 +159,8 @@ export interface FileRepository {
   list(query: FileListQuery): Promise<{ total: number; items: FileRecord[] }>
   /** True when the owner has a file with this title (case-insensitive). */
   titleExists(ownerId: string, title: string): Promise<boolean>
+  /** The owner's file with this title compared without regard to case, in one lookup. */
+  findByTitle(ownerId: string, title: string): Promise<FileRecord | undefined>
   /**
    * Compare-and-set: applies the patch only while the row's revision equals
    * expectedRevision, and bumps the revision. Returns the updated record, or
@@ -167,8 +178,14 @@ export interface FileRepository {
     version: VersionRecord,
     patch: FilePatch,
   ): Promise<FileRecord | undefined>
-  /** Removes the file and its versions; returns every blob key they used. */
-  delete(id: string): Promise<string[] | undefined>
+  /**
+   * Removes the file and its versions, and reports every blob key they used. With
+   * expectedRevision it is a compare-and-set like update(): the file goes only while its
+   * revision still equals expectedRevision (checked and deleted in one transaction),
+   * otherwise nothing changes and the outcome is 'revision-moved' (the caller re-reads
+   * and decides again). Without it the file goes whatever its revision.
+   */
+  delete(id: string, expectedRevision?: number): Promise<FileDeletion>
   listVersions(fileId: string): Promise<VersionRecord[]>
   getVersion(fileId: string, version: number): Promise<VersionRecord | undefined>
 }

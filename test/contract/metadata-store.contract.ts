@@ -2,6 +2,7 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { isDomainError, type ErrorCode } from '../../src/core/errors.js'
 import type {
+  FileDeletion,
   FileRecord,
   FileSortField,
   MetadataStore,
@@ -614,14 +615,87 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
           file = next
         }
         const other = await createFile(store, { id: 'f-2', title: 'Other.docx', blobKey: 'b-o' })
-        const keys = await store.files.delete(file.id)
+        const deletion = await store.files.delete(file.id)
+        const keys = deletion.outcome === 'deleted' ? deletion.blobKeys : undefined
         assert.deepEqual([...(keys ?? [])].sort(), ['blob-f-1-v1', 'blob-f-1-v2', 'blob-f-1-v3'])
         assert.equal(await store.files.findById(file.id), undefined)
         assert.deepEqual(await store.files.listVersions(file.id), [])
         assert.equal(await store.files.getVersion(file.id, 1), undefined)
-        assert.equal(await store.files.delete(file.id), undefined)
+        assert.deepEqual(await store.files.delete(file.id), { outcome: 'not-found' })
         assert.deepEqual(await store.files.findById('f-2'), other)
         assert.equal(await store.files.titleExists('u-alice', 'Report.docx'), false)
+      }))
+
+    test('delete with the current revision removes the file and reports its blob keys', () =>
+      withStore(async (store) => {
+        const file = await createFile(store, { revision: 7 })
+        assert.deepEqual(await store.files.delete(file.id, 7), {
+          outcome: 'deleted',
+          blobKeys: ['blob-f-1-v1'],
+        })
+        assert.equal(await store.files.findById(file.id), undefined)
+        assert.deepEqual(await store.files.listVersions(file.id), [])
+        assert.equal(await store.files.titleExists('u-alice', file.title), false)
+      }))
+
+    test('delete with a stale revision reports revision-moved and changes nothing', () =>
+      withStore(async (store) => {
+        const file = await createFile(store, { revision: 4 })
+        assert.deepEqual(await store.files.delete(file.id, 3), { outcome: 'revision-moved' })
+        assert.deepEqual(await store.files.delete(file.id, 5), { outcome: 'revision-moved' })
+        assert.deepEqual(await store.files.findById(file.id), file)
+        assert.deepEqual(await store.files.listVersions(file.id), [headVersion(file)])
+        assert.deepEqual(await store.files.delete('f-none', 1), { outcome: 'not-found' })
+      }))
+
+    test('a conditional delete racing a lock on the same revision: exactly one wins', () =>
+      withStore(async (store) => {
+        for (let round = 0; round < 20; round += 1) {
+          const file = await createFile(store, { id: `f-race-${round}`, title: `R${round}.docx` })
+          const lock = { lockId: 'L', expiresAt: T0 + 1_800_000 }
+          let deletion: FileDeletion | undefined
+          let locked: FileRecord | undefined
+          const deleting = async () => {
+            deletion = await store.files.delete(file.id, file.revision)
+          }
+          const locking = async () => {
+            locked = await store.files.update(file.id, file.revision, { lock })
+          }
+          // Both orders of issue, so a delete that ignores the revision cannot slip through.
+          await Promise.all(round % 2 === 0 ? [deleting(), locking()] : [locking(), deleting()])
+          const deleted = deletion?.outcome === 'deleted'
+          assert.notEqual(deleted, locked !== undefined, `round ${round}: one winner`)
+          const stored = await store.files.findById(file.id)
+          if (deleted) {
+            assert.equal(stored, undefined)
+          } else {
+            assert.deepEqual(deletion, { outcome: 'revision-moved' })
+            assert.deepEqual(stored?.lock, lock)
+          }
+        }
+      }))
+
+    test('findByTitle ignores case in any script and looks at one owner only', () =>
+      withStore(async (store) => {
+        const budget = await createFile(store, { id: 'f-1', title: 'Budget.xlsx' })
+        const umlaut = await createFile(store, { id: 'f-2', title: 'Übersicht.docx' })
+        await createFile(store, { id: 'f-3', ownerId: 'u-bob', title: 'Notes.txt' })
+        assert.deepEqual(await store.files.findByTitle('u-alice', 'BUDGET.xlsx'), budget)
+        assert.deepEqual(await store.files.findByTitle('u-alice', 'übersicht.DOCX'), umlaut)
+        assert.equal(await store.files.findByTitle('u-alice', 'Budget.xls'), undefined)
+        assert.equal(await store.files.findByTitle('u-alice', 'Budget'), undefined)
+        assert.equal(await store.files.findByTitle('u-alice', 'Notes.txt'), undefined)
+        assert.equal(await store.files.findByTitle('u-bob', 'Budget.xlsx'), undefined)
+      }))
+
+    test('findByTitle follows renames and deletes', () =>
+      withStore(async (store) => {
+        const file = await createFile(store, { title: 'Draft.docx' })
+        const renamed = await store.files.update(file.id, file.revision, { title: 'Final.docx' })
+        assert.equal(await store.files.findByTitle('u-alice', 'Draft.docx'), undefined)
+        assert.deepEqual(await store.files.findByTitle('u-alice', 'final.docx'), renamed)
+        await store.files.delete(file.id)
+        assert.equal(await store.files.findByTitle('u-alice', 'Final.docx'), undefined)
       }))
   })
 

@@ -34,6 +34,11 @@ export interface HarnessOptions {
   sim?: DocsSimulatorOptions
   /** Extra Folio settings (environment names). */
   settings?: Record<string, string>
+  /**
+   * Folio's address as browsers know it, when it is not where Docs reaches Folio: Folio
+   * then runs with this FOLIO_PUBLIC_URL and its real address as FOLIO_INTERNAL_URL.
+   */
+  folioPublicUrl?: string
   clock?: FakeClock
 }
 
@@ -96,9 +101,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...options.sim,
   })
   const port = await freePort()
+  const reachableAt = `http://127.0.0.1:${port}`
   const settings: Record<string, string> = {
     FOLIO_PORT: String(port),
-    FOLIO_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    FOLIO_PUBLIC_URL: options.folioPublicUrl ?? reachableAt,
+    ...(options.folioPublicUrl === undefined ? {} : { FOLIO_INTERNAL_URL: reachableAt }),
     FOLIO_DOCS_URL: sim.publicUrl,
     FOLIO_DOCS_INTERNAL_URL: sim.url,
     ...(secret === null ? {} : { FOLIO_DOCS_JWT_SECRET: secret }),
@@ -176,10 +183,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     async close() {
       await sim.close()
-      // A keep-alive connection whose last response finished just before close() is not
-      // yet "idle" to Node, and server.close() then waits out keepAliveTimeout (65 s).
-      // The tests are over, so every connection can go.
-      folio.app.server.closeAllConnections()
       await folio.dispose()
     },
   }

@@ -7,6 +7,7 @@ import {
   type HeldLock,
   type WriteOperation,
   currentLock,
+  decideDelete,
   decideLock,
   decideRefresh,
   decideUnlock,
@@ -246,6 +247,22 @@ describe('decideUnlockAndRelock', () => {
 
   test('an invalid new ID is refused before anything else', () => {
     assert.throws(() => decideUnlockAndRelock(held, 'lock-A', '', NOW), isInvalidLockHeader)
+  })
+})
+
+describe('decideDelete', () => {
+  test('locked -> 409 with the current lock (a lock ID in the request changes nothing)', () => {
+    assert.deepEqual(decideDelete(held, NOW), {
+      kind: 'conflict',
+      currentLock: 'lock-A',
+      reason: 'a locked file cannot be deleted',
+    })
+  })
+
+  test('unlocked or expired -> proceeds', () => {
+    assert.deepEqual(decideDelete(null, NOW), { kind: 'proceed' })
+    assert.deepEqual(decideDelete(expired, NOW), { kind: 'proceed' })
+    assert.deepEqual(decideDelete(held, held.expiresAt), { kind: 'proceed' })
   })
 })
 

@@ -188,3 +188,14 @@ export function decideWrite(
   // PutRelativeFile rule 2: if the file is unlocked, take the name from X-WOPI-SuggestedTarget.
   return { kind: 'proceed' }
 }
+
+/**
+ * WOPI DeleteFile. Not in the seed's table; Microsoft's DeleteFile answers 409 with the
+ * current lock while the file is locked, whatever X-WOPI-Lock says, so only an unlocked
+ * (or expired) file may be deleted.
+ */
+export function decideDelete(stored: HeldLock | null, now: number): WriteProceed | LockConflict {
+  const view = currentLock(stored, now)
+  if (view.state === 'locked') return conflict(view.lockId, 'a locked file cannot be deleted')
+  return { kind: 'proceed' }
+}

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
 import { DomainError } from '../../core/errors.js'
 import type {
+  FileDeletion,
   FileListQuery,
   FilePatch,
   FileRecord,
@@ -112,6 +113,12 @@ const PATCH_SET = `
 export function titleKey(title: string): string {
   return title.toLowerCase()
 }
+
+/**
+ * The lookup of one file by owner and title key. Exported so a test can check that it
+ * is served by the unique (owner_id, title_key) index.
+ */
+export const FIND_BY_TITLE_SQL = 'SELECT * FROM files WHERE owner_id = ? AND title_key = ?'
 
 /**
  * The SELECT of one page of a listing. Exported so a test can check that
@@ -275,6 +282,7 @@ export function createFileRepository(db: Database.Database): FileRepository {
       'SELECT EXISTS (SELECT 1 FROM files WHERE owner_id = ? AND title_key = ?)',
     )
     .pluck()
+  const byTitle = db.prepare<[string, string], FileRow>(FIND_BY_TITLE_SQL)
   // The compare-and-set: one statement, so the revision check and the write are one step.
   const updatePatch = db.prepare<PatchParams, FileRow>(`UPDATE files SET ${PATCH_SET}
     WHERE id = @id AND revision = @expectedRevision RETURNING *`)
@@ -293,6 +301,9 @@ export function createFileRepository(db: Database.Database): FileRepository {
     ) GROUP BY blob_key ORDER BY min(version), blob_key`).pluck()
   const deleteVersions = db.prepare<[string]>('DELETE FROM versions WHERE file_id = ?')
   const deleteFile = db.prepare<[string]>('DELETE FROM files WHERE id = ?')
+  const revisionOf = db
+    .prepare<[string], number>('SELECT revision FROM files WHERE id = ?')
+    .pluck()
   // One row kept by triggers (migration 003), not a count over the owner's files.
   const countAll = db
     .prepare<ListParams, number>(
@@ -324,12 +335,18 @@ export function createFileRepository(db: Database.Database): FileRepository {
     insertVersion.run(versionParams(version))
     return toFile(row)
   })
-  const deleteTx = db.transaction((id: string) => {
-    if (byId.get(id) === undefined) return undefined
-    const keys = blobKeysOf.all(id, id)
+  // The revision check and the deletes share one transaction (SQLite has one writer),
+  // so a lock or save that lands first makes a conditional delete refuse, never half-run.
+  const deleteTx = db.transaction((id: string, expectedRevision?: number): FileDeletion => {
+    const revision = revisionOf.get(id)
+    if (revision === undefined) return { outcome: 'not-found' }
+    if (expectedRevision !== undefined && revision !== expectedRevision) {
+      return { outcome: 'revision-moved' }
+    }
+    const blobKeys = blobKeysOf.all(id, id)
     deleteVersions.run(id)
     deleteFile.run(id)
-    return keys
+    return { outcome: 'deleted', blobKeys }
   })
   // A read transaction, so total and page come from one snapshot.
   const listTx = db.transaction((query: FileListQuery) => {
@@ -369,6 +386,11 @@ export function createFileRepository(db: Database.Database): FileRepository {
       return titleTaken.get(ownerId, titleKey(title)) === 1
     },
 
+    async findByTitle(ownerId, title) {
+      const row = byTitle.get(ownerId, titleKey(title))
+      return row === undefined ? undefined : toFile(row)
+    },
+
     async update(id, expectedRevision, patch) {
       const row = await commit(() =>
         guardTitle(patch.title, () => updatePatch.get(patchParams(id, expectedRevision, patch))),
@@ -390,8 +412,8 @@ export function createFileRepository(db: Database.Database): FileRepository {
       return commit(() => guardTitle(patch.title, () => commitTx(params, version)))
     },
 
-    async delete(id) {
-      return commit(() => deleteTx(id))
+    async delete(id, expectedRevision) {
+      return commit(() => deleteTx(id, expectedRevision))
     },
 
     async listVersions(fileId) {

@@ -8,7 +8,7 @@ import { isDomainError } from '../../core/errors.js'
 import type { FileSortField } from '../../ports/metadata-store.js'
 import { runMetadataStoreContract } from '../../../test/contract/metadata-store.contract.js'
 import { BUSY_TIMEOUT_MS, openDatabase } from './connection.js'
-import { listSql } from './files.js'
+import { FIND_BY_TITLE_SQL, listSql } from './files.js'
 import { openSqliteStore } from './index.js'
 import { applyMigrations, SQLITE_MIGRATIONS_DIR } from './migrations.js'
 
@@ -121,6 +121,17 @@ describe('sqlite driver', () => {
           }
         }
       }
+    } finally {
+      db.close()
+    }
+  })
+  test('findByTitle is one lookup in the unique (owner, title key) index', async () => {
+    const path = join(await makeTempDir(), 'folio.db')
+    await (await openSqliteStore({ path })).close()
+    const db = new Database(path, { readonly: true })
+    try {
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${FIND_BY_TITLE_SQL}`).all('u', 'x.docx')
+      assert.match(JSON.stringify(plan), /SEARCH files USING INDEX files_by_owner_title/)
     } finally {
       db.close()
     }

@@ -4,7 +4,10 @@ import { signToken } from '../../core/tokens/signed-token.js'
 /**
  * The links Folio hands to ONLYOFFICE Docs. Each carries a signed token (HMAC with the
  * instance secret) naming the file, so Docs needs no portal session and a link for one
- * file never opens another.
+ * file never opens another. Docs' server, not the browser, fetches every one of them
+ * (document.url, callbackUrl, and setHistoryData's url, previous.url and changesUrl: the
+ * editor hands those to its server, which downloads them with its JWT), so they all start
+ * with FOLIO_INTERNAL_URL.
  */
 
 /**
@@ -36,7 +39,7 @@ export function downloadLink(ctx: AppContext, fileId: string, userId: string, ve
     expiresAt: ctx.clock.now() + DOWNLOAD_LINK_TTL_MS,
     version,
   })
-  return `${ctx.config.publicUrl}${ONLYOFFICE_PATHS.download}/${fileId}?token=${token}`
+  return `${ctx.config.internalUrl}${ONLYOFFICE_PATHS.download}/${fileId}?token=${token}`
 }
 
 /** The changes.zip kept with one version (same token kind as its download link). */
@@ -49,7 +52,7 @@ export function changesLink(ctx: AppContext, fileId: string, userId: string, ver
     expiresAt: ctx.clock.now() + DOWNLOAD_LINK_TTL_MS,
     version,
   })
-  return `${ctx.config.publicUrl}${ONLYOFFICE_PATHS.changes}/${fileId}?token=${token}`
+  return `${ctx.config.internalUrl}${ONLYOFFICE_PATHS.changes}/${fileId}?token=${token}`
 }
 
 /** editorConfig.callbackUrl: names the file and proves Folio issued it (signed 'callback' token). */
@@ -61,5 +64,5 @@ export function callbackLink(ctx: AppContext, fileId: string, userId: string): s
     permission: 'write',
     expiresAt: ctx.clock.now() + CALLBACK_LINK_TTL_MS,
   })
-  return `${ctx.config.publicUrl}${ONLYOFFICE_PATHS.callback}/${fileId}?token=${token}`
+  return `${ctx.config.internalUrl}${ONLYOFFICE_PATHS.callback}/${fileId}?token=${token}`
 }

@@ -26,9 +26,13 @@ export function issueWopiToken(
   return { token, expiresAt }
 }
 
-/** The WOPISrc of a file: `<public URL>/wopi/files/<id>`. */
+/**
+ * The WOPISrc of a file: `<internal URL>/wopi/files/<id>`. Only the WOPI client's server
+ * calls it, so it uses the address servers reach Folio at (FOLIO_INTERNAL_URL); proofs
+ * are checked against the same URL.
+ */
 export function wopiSrcOf(ctx: AppContext, fileId: string): string {
-  return `${ctx.config.publicUrl}/wopi/files/${fileId}`
+  return `${ctx.config.internalUrl}/wopi/files/${fileId}`
 }
 
 /** The URL of a file with its token, as PutRelativeFile's `Url` wants it. */

@@ -8,6 +8,7 @@
 import type { AppContext } from '../../app/context.js'
 import { errorMessage } from '../../core/ids.js'
 import type { IncomingHttpHeaders } from 'node:http'
+import { wopiSrcOf } from './access-token.js'
 import { readProofHeaders } from './headers.js'
 import {
   buildProofUrl,
@@ -139,7 +140,7 @@ export interface ProofRequest {
 
 /**
  * Checks the proof headers of a WOPI request (MS-WOPI "proof keys"; fact sheet B8, C10).
- * The signed URL is rebuilt from the WOPISrc Folio issued (public URL + path), never from
+ * The signed URL is rebuilt from the WOPISrc Folio issued (internal URL + path), never from
  * the Host header. Without a configured WOPI client nothing is checked. A request without
  * X-WOPI-Proof, or one that arrives while no proof keys are known, passes unless
  * FOLIO_WOPI_PROOF_REQUIRED is set. A present proof must verify: a key mismatch first
@@ -161,11 +162,8 @@ export async function checkProof(ctx: AppContext, request: ProofRequest): Promis
     if (required) throw new ProofRejectedError('no-keys')
     return
   }
-  const url = buildProofUrl(
-    `${ctx.config.publicUrl}/wopi/files/${request.fileId}`,
-    request.accessToken,
-    request.target,
-  )
+  // The client signs the WOPISrc it was given, so rebuild it exactly as it was issued.
+  const url = buildProofUrl(wopiSrcOf(ctx, request.fileId), request.accessToken, request.target)
   const input = { accessToken: request.accessToken, url, ...headers, now: ctx.clock.now() }
   let check = verifyProof({ ...input, keys })
   if (!check.ok && check.reason === 'mismatch') {

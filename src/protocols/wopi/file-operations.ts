@@ -3,9 +3,9 @@
  * record rather than its bytes or lock.
  */
 import type { FastifyReply } from 'fastify'
-import { deleteFile as deleteStoredFile, getFile, mutateFile } from '../../app/files.js'
+import { deleteFile as deleteStoredFile, mutateFile } from '../../app/files.js'
 import { DomainError, isDomainError } from '../../core/errors.js'
-import { currentLock, decideWrite } from '../../core/lock/lock-rules.js'
+import { decideDelete, decideWrite } from '../../core/lock/lock-rules.js'
 import { candidateNames, sanitizeFileName, splitExtension } from '../../core/names/file-names.js'
 import type { FileRecord } from '../../ports/metadata-store.js'
 import { requireWrite, type WopiCall } from './authorize.js'
@@ -75,18 +75,18 @@ export async function renameFile(call: WopiCall): Promise<FastifyReply> {
 /**
  * DELETE (POST with X-WOPI-Override: DELETE): 409 with the current lock when the file is
  * locked (Microsoft's DeleteFile), otherwise the file and all its versions are removed.
+ * The lock is judged on the row the delete is conditional on, so a Lock that lands in
+ * between makes the delete decide again (409) instead of removing a locked file.
  */
 export async function deleteFile(call: WopiCall): Promise<FastifyReply> {
   const { ctx } = call
   requireWrite(call)
-  const fresh = await getFile(ctx, call.file.id)
-  const view = currentLock(fresh.lock, ctx.clock.now())
-  if (view.state === 'locked') {
-    throw new DomainError('LOCK_MISMATCH', 'a locked file cannot be deleted', {
-      currentLock: view.lockId,
-    })
-  }
-  await deleteStoredFile(ctx, fresh.id)
+  await deleteStoredFile(ctx, call.file.id, {
+    precondition: (fresh) => {
+      const decision = decideDelete(fresh.lock, ctx.clock.now())
+      if (decision.kind === 'conflict') throw lockConflictError(decision)
+    },
+  })
   return call.reply.code(200).send()
 }
 

@@ -17,9 +17,13 @@
  */
 import type { FastifyReply } from 'fastify'
 import type { AppContext } from '../../app/context.js'
-import { commitNewVersion, createFileFromBlob, storeBody } from '../../app/files.js'
-import { DomainError } from '../../core/errors.js'
-import { newId } from '../../core/ids.js'
+import {
+  commitNewVersion,
+  createFileFromBlob,
+  storeBody,
+  type NewFileInput,
+} from '../../app/files.js'
+import { DomainError, isDomainError } from '../../core/errors.js'
 import { currentLock, decideWrite } from '../../core/lock/lock-rules.js'
 import {
   candidateNames,
@@ -28,8 +32,7 @@ import {
   splitExtension,
   validateFileName,
 } from '../../core/names/file-names.js'
-import type { StoredBlob } from '../../ports/blob-store.js'
-import type { FileRecord, VersionRecord } from '../../ports/metadata-store.js'
+import type { FileRecord } from '../../ports/metadata-store.js'
 import { issueWopiToken } from './access-token.js'
 import type { WopiCall } from './authorize.js'
 import { bodyStream } from './body.js'
@@ -71,15 +74,7 @@ export async function putRelativeFile(call: WopiCall): Promise<FastifyReply> {
     ...(fileConversion ? { fileConversion: true } : {}),
   }
   let written: FileRecord
-  if (target.mode === 'suggested') {
-    written = await createFileFromBlob(ctx, {
-      ownerId: source.ownerId,
-      title: target.name,
-      blob,
-      source: 'wopi',
-      meta,
-    })
-  } else if (target.existing) {
+  if (target.mode === 'specific' && target.existing) {
     written = await commitNewVersion(ctx, target.existing.id, {
       blob,
       userId: call.user.id,
@@ -88,7 +83,17 @@ export async function putRelativeFile(call: WopiCall): Promise<FastifyReply> {
       precondition: (fresh) => assertUnlocked(ctx, fresh),
     })
   } else {
-    written = await createExactFile(ctx, source.ownerId, call.user.id, target.name, blob, meta)
+    const newFile: NewFileInput = {
+      ownerId: source.ownerId,
+      title: target.name,
+      blob,
+      source: 'wopi',
+      meta,
+      userId: call.user.id,
+    }
+    written = target.mode === 'suggested'
+      ? await createFileFromBlob(ctx, newFile)
+      : await createExactFile(ctx, newFile)
   }
   const { token } = issueWopiToken(ctx, written.id, call.user.id, call.permission)
   return call.reply.code(200).send(presentRelativeFile(ctx, written, token))
@@ -122,7 +127,7 @@ async function resolveTarget(call: WopiCall): Promise<Target> {
     })
   }
   const overwrite = readOverwriteRelativeTarget(request.headers)
-  const existing = await findByTitle(ctx, source.ownerId, name)
+  const existing = await ctx.store.files.findByTitle(source.ownerId, name)
   if (existing && !overwrite) throw await nameTakenError(ctx, source.ownerId, name, existing)
   return existing ? { mode: 'specific', name, existing } : { mode: 'specific', name }
 }
@@ -153,30 +158,6 @@ function assertUnlocked(ctx: AppContext, file: FileRecord): void {
   }
 }
 
-/** The owner's file with this exact name (names are unique without regard to case). */
-async function findByTitle(
-  ctx: AppContext,
-  ownerId: string,
-  title: string,
-): Promise<FileRecord | undefined> {
-  if (!(await ctx.store.files.titleExists(ownerId, title))) return undefined
-  const wanted = title.toLowerCase()
-  const pageSize = 1000
-  for (let offset = 0; ; offset += pageSize) {
-    const page = await ctx.store.files.list({
-      ownerId,
-      offset,
-      limit: pageSize,
-      sortBy: 'title',
-      descending: false,
-      titleContains: title,
-    })
-    const hit = page.items.find((file) => file.title.toLowerCase() === wanted)
-    if (hit) return hit
-    if (offset + pageSize >= page.total) return undefined
-  }
-}
-
 /** 409 for a taken specific name, suggesting the first free variant (ValidRelativeTarget). */
 async function nameTakenError(
   ctx: AppContext,
@@ -199,53 +180,16 @@ async function nameTakenError(
 }
 
 /**
- * Creates a file under exactly `title` (specific mode must not change the name). A clash
- * that appears after the check is a 409 like any other; the blob is removed on failure.
+ * Creates the file under exactly its title (specific mode never changes the name). A clash
+ * that appears after resolveTarget's check is a 409 like any other; the blob is removed
+ * either way (createFileFromBlob cleans up after itself).
  */
-async function createExactFile(
-  ctx: AppContext,
-  ownerId: string,
-  userId: string,
-  title: string,
-  blob: StoredBlob,
-  meta: Record<string, unknown>,
-): Promise<FileRecord> {
-  const now = ctx.clock.now()
-  const file: FileRecord = {
-    id: newId(),
-    ownerId,
-    title,
-    version: 1,
-    size: blob.size,
-    sha256: blob.sha256,
-    blobKey: blob.key,
-    createdAt: now,
-    createdBy: userId,
-    updatedAt: now,
-    updatedBy: userId,
-    lock: null,
-    keyVersion: 1,
-    revision: 0,
-  }
-  const version: VersionRecord = {
-    fileId: file.id,
-    version: 1,
-    blobKey: blob.key,
-    size: blob.size,
-    sha256: blob.sha256,
-    createdAt: now,
-    createdBy: userId,
-    source: 'wopi',
-    meta,
-  }
+async function createExactFile(ctx: AppContext, input: NewFileInput): Promise<FileRecord> {
   try {
-    await ctx.store.files.create(file, version)
-    return file
+    return await createFileFromBlob(ctx, { ...input, exactTitle: true })
   } catch (error) {
-    await ctx.blobs.delete(blob.key).catch(() => undefined)
-    if (error instanceof DomainError && error.code === 'NAME_TAKEN') {
-      throw await nameTakenError(ctx, ownerId, title, await findByTitle(ctx, ownerId, title))
-    }
-    throw error
+    if (!isDomainError(error) || error.code !== 'NAME_TAKEN') throw error
+    const existing = await ctx.store.files.findByTitle(input.ownerId, input.title)
+    throw await nameTakenError(ctx, input.ownerId, input.title, existing)
   }
 }
