@@ -1,9 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto'
+import {
+  close as closeCallback,
+  createReadStream,
+  open as openCallback,
+  read as readCallback,
+} from 'node:fs'
 import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { Transform, Writable, type Readable } from 'node:stream'
+import { Readable, Transform, Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import { promisify } from 'node:util'
 
 import { DomainError } from '../../core/errors.js'
 import type { BlobStore, ByteRange, PutOptions, StoredBlob } from '../../ports/blob-store.js'
@@ -94,6 +101,7 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
 
     async get(key: string, range?: ByteRange): Promise<Readable> {
       if (!KEY_PATTERN.test(key)) throw notFound()
+      if (range === undefined) return readWhole(blobPath(key))
       let handle: FileHandle
       try {
         handle = await open(blobPath(key), 'r')
@@ -102,7 +110,6 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
         throw error
       }
       try {
-        if (range === undefined) return handle.createReadStream()
         const { size } = await handle.stat()
         checkRange(range, size)
         // An end past the last byte is clamped by the stream, as HTTP clamps it.
@@ -192,6 +199,61 @@ function fileSink(handle: FileHandle): Writable {
       writeAllv(handle, bytes).then(() => callback(), callback)
     },
   })
+}
+
+/** Blobs up to this size are read in one read; larger ones stream on after that read. */
+const FIRST_READ_BYTES = 64 * 1024
+
+/** Idle 64 KiB read buffers, reused so a small read does not allocate (and GC) 64 KiB. */
+const readBuffers: Buffer[] = []
+const MAX_IDLE_READ_BUFFERS = 16
+
+const openFile = promisify(openCallback)
+const readAt = promisify(readCallback)
+
+/**
+ * A whole blob as a stream, starting with one read of up to 64 KiB: a small blob (most
+ * documents an editor opens) is then complete without the further trips to the thread
+ * pool of a file stream (read to EOF, close awaited), and a larger one streams on from
+ * where that read ended. Memory per call stays bounded (64 KiB plus the stream's own
+ * buffer) whatever the blob's size. Plain fs calls on a descriptor rather than a
+ * FileHandle: on the GetFile path they cost about a quarter less CPU per call.
+ */
+async function readWhole(path: string): Promise<Readable> {
+  let fd: number
+  try {
+    fd = await openFile(path, 'r')
+  } catch (error) {
+    if (hasCode(error, 'ENOENT')) throw notFound()
+    throw error
+  }
+  const first = readBuffers.pop() ?? Buffer.allocUnsafe(FIRST_READ_BYTES)
+  let head: Buffer
+  try {
+    const { bytesRead } = await readAt(fd, first, 0, first.length, 0)
+    // A copy, so the read buffer can go back to the pool.
+    head = Buffer.allocUnsafe(bytesRead)
+    first.copy(head, 0, 0, bytesRead)
+  } catch (error) {
+    closeQuietly(fd)
+    throw error
+  } finally {
+    if (readBuffers.length < MAX_IDLE_READ_BUFFERS) readBuffers.push(first)
+  }
+  if (head.length < FIRST_READ_BYTES) {
+    // A regular file reads short only at its end: this is the whole blob.
+    closeQuietly(fd)
+    return Readable.from([head], { objectMode: false })
+  }
+  // The stream owns the descriptor from here and closes it when it ends or is destroyed.
+  const rest = createReadStream(path, { fd, start: head.length })
+  rest.unshift(head)
+  return rest
+}
+
+/** Closes without waiting: nothing depends on the close of a file that was only read. */
+function closeQuietly(fd: number): void {
+  closeCallback(fd, () => undefined)
 }
 
 async function writeAllv(handle: FileHandle, chunks: Uint8Array[]): Promise<void> {

@@ -69,6 +69,8 @@ export async function putFile(call: WopiCall): Promise<FastifyReply> {
     source: 'wopi',
     meta: { operation: 'PutFile', ...facts },
     precondition: (fresh) => assertMayPut(call, fresh, lockId),
+    // The row authorize read: if anything changed it during the upload, the CAS re-reads.
+    current: call.file,
   })
   return reply
     .code(200)

@@ -2,8 +2,9 @@
  * Lock, UnlockAndRelock, RefreshLock, Unlock and GetLock. Each decision is a pure function
  * of core/lock applied inside mutateFile, whose compare-and-set on the row's revision makes
  * it atomic: of any number of concurrent Locks with different IDs exactly one wins, and
- * every loser re-reads, decides again and gets 409 naming the winner. Expiry is computed
- * from the stored timestamps and the clock; there are no timers.
+ * every loser re-reads, decides again and gets 409 naming the winner. The first attempt
+ * starts from the row authorize read (no second read per call); the CAS still guards it.
+ * Expiry is computed from the stored timestamps and the clock; there are no timers.
  */
 import type { FastifyReply } from 'fastify'
 import { mutateFile } from '../../app/files.js'
@@ -55,7 +56,7 @@ export async function lock(call: WopiCall): Promise<FastifyReply> {
         : decideUnlockAndRelock(file.lock, oldLockId, lockId, now)
     return { lock: grantedLock(decision) }
   }
-  const file = await mutateFile(ctx, call.file.id, decide)
+  const file = await mutateFile(ctx, call.file.id, decide, call.file)
   return lockReply(call, file)
 }
 
@@ -64,9 +65,10 @@ export async function refreshLock(call: WopiCall): Promise<FastifyReply> {
   const { ctx, request } = call
   const lockId = requireLock(request.headers)
   requireWrite(call)
-  await mutateFile(ctx, call.file.id, (file) => ({
+  const refresh = (file: FileRecord): FilePatch => ({
     lock: grantedLock(decideRefresh(file.lock, lockId, ctx.clock.now())),
-  }))
+  })
+  await mutateFile(ctx, call.file.id, refresh, call.file)
   return call.reply.code(200).send()
 }
 
@@ -75,11 +77,12 @@ export async function unlock(call: WopiCall): Promise<FastifyReply> {
   const { ctx, request } = call
   const lockId = requireLock(request.headers)
   requireWrite(call)
-  const file = await mutateFile(ctx, call.file.id, (current) => {
+  const release = (current: FileRecord): FilePatch => {
     const decision = decideUnlock(current.lock, lockId, ctx.clock.now())
     if (decision.kind === 'conflict') throw lockConflictError(decision)
     return { lock: null }
-  })
+  }
+  const file = await mutateFile(ctx, call.file.id, release, call.file)
   return lockReply(call, file)
 }
 

@@ -53,6 +53,55 @@ export interface CheckFileInfo {
   BreadcrumbBrandName: string
 }
 
+/** The JSON type of each CheckFileInfo property (the mapped type keeps it in step with it). */
+const CHECK_FILE_INFO_TYPES: {
+  [K in keyof CheckFileInfo]: CheckFileInfo[K] extends string
+    ? 'string'
+    : CheckFileInfo[K] extends number
+      ? 'number'
+      : 'boolean'
+} = {
+  BaseFileName: 'string',
+  FileExtension: 'string',
+  OwnerId: 'string',
+  Size: 'number',
+  UserId: 'string',
+  UserFriendlyName: 'string',
+  IsAnonymousUser: 'boolean',
+  Version: 'string',
+  LastModifiedTime: 'string',
+  SHA256: 'string',
+  SupportsLocks: 'boolean',
+  SupportsGetLock: 'boolean',
+  SupportsExtendedLockLength: 'boolean',
+  SupportsUpdate: 'boolean',
+  SupportsRename: 'boolean',
+  SupportsDeleteFile: 'boolean',
+  SupportsUserInfo: 'boolean',
+  UserCanWrite: 'boolean',
+  UserCanRename: 'boolean',
+  UserCanNotWriteRelative: 'boolean',
+  ReadOnly: 'boolean',
+  FileNameMaxLength: 'number',
+  HostEditUrl: 'string',
+  HostViewUrl: 'string',
+  UserInfo: 'string',
+  BreadcrumbBrandName: 'string',
+}
+
+/**
+ * CheckFileInfo as a JSON Schema, for the route's 200 reply: Fastify then writes it with a
+ * serializer compiled once (fast-json-stringify, the same text as JSON.stringify) instead
+ * of walking the object on every call.
+ */
+export const CHECK_FILE_INFO_SCHEMA = {
+  type: 'object',
+  properties: Object.fromEntries(
+    Object.entries(CHECK_FILE_INFO_TYPES).map(([name, type]) => [name, { type }]),
+  ),
+  additionalProperties: false,
+}
+
 /** Builds CheckFileInfo for `user` holding a token with `permission` on `file`. */
 export function presentCheckFileInfo(
   ctx: AppContext,
