@@ -29,8 +29,14 @@ export const ONLYOFFICE_PATHS = {
   changes: '/onlyoffice/changes',
 } as const
 
-/** document.url for one version's contents (signed 'download' token). */
-export function downloadLink(ctx: AppContext, fileId: string, userId: string, version: number): string {
+/** A signed read link to one version's bytes under one of the download routes. */
+function versionLink(
+  ctx: AppContext,
+  path: string,
+  fileId: string,
+  userId: string,
+  version: number,
+): string {
   const token = signToken(ctx.signingSecret, {
     scope: 'download',
     fileId,
@@ -39,20 +45,17 @@ export function downloadLink(ctx: AppContext, fileId: string, userId: string, ve
     expiresAt: ctx.clock.now() + DOWNLOAD_LINK_TTL_MS,
     version,
   })
-  return `${ctx.config.internalUrl}${ONLYOFFICE_PATHS.download}/${fileId}?token=${token}`
+  return `${ctx.config.internalUrl}${path}/${fileId}?token=${token}`
+}
+
+/** document.url for one version's contents (signed 'download' token). */
+export function downloadLink(ctx: AppContext, fileId: string, userId: string, version: number): string {
+  return versionLink(ctx, ONLYOFFICE_PATHS.download, fileId, userId, version)
 }
 
 /** The changes.zip kept with one version (same token kind as its download link). */
 export function changesLink(ctx: AppContext, fileId: string, userId: string, version: number): string {
-  const token = signToken(ctx.signingSecret, {
-    scope: 'download',
-    fileId,
-    userId,
-    permission: 'read',
-    expiresAt: ctx.clock.now() + DOWNLOAD_LINK_TTL_MS,
-    version,
-  })
-  return `${ctx.config.internalUrl}${ONLYOFFICE_PATHS.changes}/${fileId}?token=${token}`
+  return versionLink(ctx, ONLYOFFICE_PATHS.changes, fileId, userId, version)
 }
 
 /** editorConfig.callbackUrl: names the file and proves Folio issued it (signed 'callback' token). */

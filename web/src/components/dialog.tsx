@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact'
-import { useEffect, useRef } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 
 /**
  * A modal built on the native <dialog>: the browser keeps focus inside and
@@ -31,5 +31,49 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
       <h2 id={titleId}>{props.title}</h2>
       {props.children}
     </dialog>
+  )
+}
+
+/**
+ * A question with Cancel and one confirming button whose action may fail: while it
+ * runs the button is disabled; a failure is shown in the dialog, which stays open.
+ */
+export function ConfirmDialog(props: {
+  title: string
+  confirmLabel: string
+  tone: 'danger' | 'primary'
+  action: () => Promise<void>
+  errorText: (failure: unknown) => string
+  onClose: () => void
+  children: ComponentChildren
+}) {
+  const [error, setError] = useState('')
+  const [busy, setBusy] = useState(false)
+  const confirm = async () => {
+    setBusy(true)
+    try {
+      await props.action()
+    } catch (failure) {
+      setError(props.errorText(failure))
+      setBusy(false)
+    }
+  }
+  return (
+    <Dialog title={props.title} onClose={props.onClose}>
+      {props.children}
+      {error ? (
+        <p class="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <div class="dialog-actions">
+        <button type="button" class="button" onClick={props.onClose} autofocus>
+          Cancel
+        </button>
+        <button type="button" class={`button ${props.tone}`} onClick={confirm} disabled={busy}>
+          {props.confirmLabel}
+        </button>
+      </div>
+    </Dialog>
   )
 }

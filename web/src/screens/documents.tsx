@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
-import { Dialog } from '../components/dialog'
+import { ConfirmDialog, Dialog } from '../components/dialog'
 import { FileIcon, Icon } from '../components/icons'
 import { Link } from '../components/link'
 import { fileKind, formatDate, formatSize, splitExtension } from '../format'
@@ -569,37 +569,22 @@ function CreateDialog(props: { kind: NewKind; onClose: () => void; onCreated: (f
 }
 
 function DeleteDialog(props: { file: api.FileItem; onClose: () => void; onDeleted: () => void }) {
-  const [error, setError] = useState('')
-  const [busy, setBusy] = useState(false)
-  const remove = async () => {
-    setBusy(true)
-    try {
-      await api.deleteFile(props.file.id)
-      props.onDeleted()
-    } catch (failure) {
-      setError(errorText(failure))
-      setBusy(false)
-    }
-  }
   return (
-    <Dialog title="Delete this file?" onClose={props.onClose}>
+    <ConfirmDialog
+      title="Delete this file?"
+      confirmLabel="Delete"
+      tone="danger"
+      action={async () => {
+        await api.deleteFile(props.file.id)
+        props.onDeleted()
+      }}
+      errorText={errorText}
+      onClose={props.onClose}
+    >
       <p>
         “<span class="file-name">{props.file.title}</span>” and all its versions will be deleted. This cannot be undone.
       </p>
-      {error ? (
-        <p class="form-error" role="alert">
-          {error}
-        </p>
-      ) : null}
-      <div class="dialog-actions">
-        <button type="button" class="button" onClick={props.onClose} autofocus>
-          Cancel
-        </button>
-        <button type="button" class="button danger" onClick={remove} disabled={busy}>
-          Delete
-        </button>
-      </div>
-    </Dialog>
+    </ConfirmDialog>
   )
 }
 

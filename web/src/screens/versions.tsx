@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
-import { Dialog } from '../components/dialog'
+import { ConfirmDialog } from '../components/dialog'
 import { Icon } from '../components/icons'
 import { Link } from '../components/link'
 import { formatDate, formatSize, versionSourceLabel } from '../format'
@@ -110,37 +110,22 @@ export function VersionsScreen(props: { fileId: string }) {
 }
 
 function RestoreDialog(props: { file: api.FileItem; version: api.VersionItem; onClose: () => void; onRestored: () => void }) {
-  const [error, setError] = useState('')
-  const [busy, setBusy] = useState(false)
-  const restore = async () => {
-    setBusy(true)
-    try {
-      await api.restoreVersion(props.file.id, props.version.version)
-      props.onRestored()
-    } catch (failure) {
-      setError(failure instanceof Error ? failure.message : 'Restoring failed.')
-      setBusy(false)
-    }
-  }
   return (
-    <Dialog title={`Restore version ${props.version.version}?`} onClose={props.onClose}>
+    <ConfirmDialog
+      title={`Restore version ${props.version.version}?`}
+      confirmLabel="Restore"
+      tone="primary"
+      action={async () => {
+        await api.restoreVersion(props.file.id, props.version.version)
+        props.onRestored()
+      }}
+      errorText={(failure) => (failure instanceof Error ? failure.message : 'Restoring failed.')}
+      onClose={props.onClose}
+    >
       <p>
         The content of version {props.version.version} becomes a new, newest version of “
         <span class="file-name">{props.file.title}</span>”. No version is lost.
       </p>
-      {error ? (
-        <p class="form-error" role="alert">
-          {error}
-        </p>
-      ) : null}
-      <div class="dialog-actions">
-        <button type="button" class="button" onClick={props.onClose} autofocus>
-          Cancel
-        </button>
-        <button type="button" class="button primary" onClick={restore} disabled={busy}>
-          Restore
-        </button>
-      </div>
-    </Dialog>
+    </ConfirmDialog>
   )
 }
