@@ -83,6 +83,11 @@ export async function launchBrowser(
   const existing = context.pages()[0]
   if (existing) watch(existing)
   const page = existing ?? (await context.newPage())
+  // Playwright turns on file-chooser interception when the first listener is added, with
+  // an asynchronous call; a test that adds its listener right before pressing Enter can
+  // lose that race and the chooser opens natively (no event). A standing listener keeps
+  // interception on from the start.
+  page.on('filechooser', () => undefined)
   await mkdir(SCREENSHOT_DIR, { recursive: true })
   return {
     context,

@@ -152,8 +152,10 @@ export function DocumentsScreen(props: { capabilities: api.Capabilities }) {
 
   const files = data?.files ?? []
   const total = data?.total ?? 0
-  const first = total === 0 ? 0 : page * PAGE_SIZE + 1
-  const last = Math.min(total, (page + 1) * PAGE_SIZE)
+  // The range describes the rows on screen (the loaded page), not the page being fetched.
+  const shownFrom = data?.startIndex ?? 0
+  const first = total === 0 ? 0 : shownFrom + 1
+  const last = Math.min(total, shownFrom + (data?.files.length ?? 0))
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE))
 
   return (
