@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { after, before, describe, test } from 'node:test'
-import { pino } from 'pino'
-import { buildConfig } from '../config/load.js'
 import { DomainError, isDomainError } from '../core/errors.js'
-import { createContext, openStorage } from '../main.js'
 import type { FilePatch, FileRecord } from '../ports/metadata-store.js'
+import { openTestContext } from '../../test/support/app-context.js'
 import type { AppContext } from './context.js'
 import {
   commitNewVersion,
@@ -31,19 +26,13 @@ function takeLock(lockId: string) {
 }
 
 describe('mutateFile and commitNewVersion starting from a record the caller read', () => {
-  let dataDir: string
   let ctx: AppContext
+  let dispose: () => Promise<void>
 
   before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'folio-app-mutate-'))
-    const config = buildConfig({ FOLIO_DATA_DIR: dataDir, FOLIO_LOG_LEVEL: 'silent' })
-    const storage = await openStorage(config)
-    ctx = await createContext(config, storage, { logger: pino({ level: 'silent' }) })
+    ;({ ctx, dispose } = await openTestContext('folio-app-mutate-'))
   })
-  after(async () => {
-    await ctx.store.close()
-    await rm(dataDir, { recursive: true, force: true })
-  })
+  after(() => dispose())
 
   const storeText = (text: string) =>
     ctx.blobs.put(Readable.from([Buffer.from(text)]), { maxBytes: 1024 })
