@@ -13,6 +13,7 @@ import { Recorder, type ScenarioOutcome } from './results.js'
 import { SkipScenario, type Scenario, type ScenarioContext } from './scenario.js'
 import { docsSave } from './scenarios/docs-save.js'
 import { listing } from './scenarios/listing.js'
+import { scale } from './scenarios/scale.js'
 import { lockContention } from './scenarios/lock-contention.js'
 import { startup } from './scenarios/startup.js'
 import { uploads } from './scenarios/uploads.js'
@@ -27,6 +28,7 @@ const SCENARIOS: Scenario[] = [
   listing,
   lockContention,
   startup,
+  scale,
 ]
 
 async function main(): Promise<number> {

@@ -1,21 +1,42 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir } from 'node:fs/promises'
+import { mkdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { pino, type Logger as PinoLogger } from 'pino'
-import { ensureAdmin } from './app/accounts.js'
+import type { DestinationStream, Logger as PinoLogger } from 'pino'
+import type { BackupDrivers } from './app/backup.js'
+import { startHousekeeping } from './app/garbage-collection.js'
 import type { AppContext } from './app/context.js'
+import { createApp, type AdapterContext } from './app/create-app.js'
 import type { Config } from './config/load.js'
+import { buildLogger } from './logging/create-logger.js'
 import type { BlobStore } from './ports/blob-store.js'
 import { systemClock, type Clock } from './ports/clock.js'
+import type { DocsCommands } from './ports/docs-commands.js'
 import type { MetadataStore } from './ports/metadata-store.js'
+import type { Telemetry } from './ports/telemetry.js'
+import type { WopiActions } from './ports/wopi-actions.js'
+import { createOutboundClient } from './protocols/http/outbound.js'
 import { buildHttpServer, type HttpPlugin } from './protocols/http/server.js'
+import {
+  createFolioMetrics,
+  observeRequests,
+  opsRoutes,
+  startMetricsListener,
+  type MetricsListener,
+} from './protocols/ops/index.js'
+import { checkStorageReadiness } from './app/readiness.js'
+import { withStorageErrorReports } from './app/storage-errors.js'
+import { onlyofficeEditorTools } from './protocols/onlyoffice/editor-tools.js'
 import { onlyofficeIntegration } from './protocols/onlyoffice/index.js'
+import { commandClientFor, createDocsFetcher } from './protocols/onlyoffice/services.js'
+import { portalApi } from './protocols/portal/index.js'
+import { createWopiDiscovery } from './protocols/wopi/discovery.js'
 import { wopiHost } from './protocols/wopi/index.js'
-import { webUi } from './protocols/web/index.js'
+import { webUi } from './protocols/portal/web/index.js'
 
 /**
- * The composition root: config -> drivers -> app context -> protocol adapters.
+ * The composition root: config -> drivers and outbound clients -> application (createApp)
+ * -> protocol adapters, which receive the application's services and never the storage.
  * The only module (with cli/) that knows which drivers exist.
  */
 
@@ -27,95 +48,249 @@ export interface FolioOptions {
 export interface RunningFolio {
   /** Base URL the server listens on (http://host:port). */
   url: string
+  /** The application's dependencies (storage included), for tests and tools. */
   ctx: AppContext
+  /** What the protocol adapters were given: the application's services, no storage. */
+  adapters: AdapterContext
   app: FastifyInstance
+  /** Base URL of the separate metrics listener (FOLIO_METRICS_ADDRESS), when there is one. */
+  metricsUrl?: string
   close(): Promise<void>
 }
 
-/** A pino logger that never writes secrets (tokens, passwords) into the log. */
-export function createLogger(config: Config): PinoLogger {
-  return pino({
-    level: config.logLevel,
-    redact: {
-      paths: [
-        'req.headers.authorization',
-        'req.headers.cookie',
-        '*.password',
-        '*.token',
-        '*.access_token',
-      ],
-      censor: '[redacted]',
-    },
+/**
+ * A pino logger that never writes secrets (tokens, passwords) into the log, in
+ * FOLIO_LOG_FORMAT; `destination` replaces standard output (tests capture the log).
+ */
+export function createLogger(
+  config: Pick<Config, 'logLevel' | 'logFormat'>,
+  destination?: DestinationStream,
+): PinoLogger {
+  return buildLogger({ level: config.logLevel, format: config.logFormat, destination })
+}
+
+/** Where a data folder (FOLIO_DATA_DIR) keeps the SQLite database and the blob store. */
+export function dataFolderPaths(dataDir: string): { database: string; blobRoot: string } {
+  return { database: join(dataDir, 'folio.db'), blobRoot: join(dataDir, 'files') }
+}
+
+/**
+ * Opens the metadata store FOLIO_DATABASE_URL names: PostgreSQL when set, else SQLite in
+ * the data folder. Each driver is imported only when chosen, so a default install never
+ * loads `pg`.
+ */
+async function openMetadataStore(config: Config, logger?: PinoLogger): Promise<MetadataStore> {
+  const { url, schema, poolSize, statementTimeoutMs } = config.database
+  if (url === undefined) {
+    const { openSqliteStore } = await import('./drivers/metadata-sqlite/index.js')
+    return openSqliteStore({ path: join(config.dataDir, 'folio.db') })
+  }
+  const { openPostgresStore, redactDatabaseUrl } = await import('./drivers/metadata-postgres/index.js')
+  logger?.info({ database: redactDatabaseUrl(url), schema }, 'metadata is in PostgreSQL')
+  return openPostgresStore({
+    url,
+    schema,
+    poolSize,
+    statementTimeoutMs,
+    onIdleError: (error) => logger?.warn({ err: error }, 'a pooled PostgreSQL connection failed'),
   })
 }
 
 /** Opens the metadata and blob drivers; drivers are imported lazily so unused SDKs never load. */
 export async function openStorage(
   config: Config,
+  logger?: PinoLogger,
 ): Promise<{ store: MetadataStore; blobs: BlobStore }> {
-  await mkdir(config.dataDir, { recursive: true })
-  const { openSqliteStore } = await import('./drivers/metadata-sqlite/index.js')
-  const { openFsBlobStore } = await import('./drivers/blob-fs/index.js')
-  const store = await openSqliteStore({ path: join(config.dataDir, 'folio.db') })
-  const blobs = await openFsBlobStore({ root: join(config.dataDir, 'files') })
+  // Private to Folio's account whatever the umask: the database holds the signing secret.
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 })
+  const store = await openMetadataStore(config, logger)
+  const blobs = await openBlobStore(config).catch(async (error: unknown) => {
+    await store.close()
+    throw error
+  })
   return { store, blobs }
+}
+
+/** File contents: the S3 bucket when FOLIO_S3_BUCKET is set, else `files/` in the data folder. */
+async function openBlobStore(config: Config): Promise<BlobStore> {
+  if (config.s3) {
+    const { openS3BlobStore } = await import('./drivers/blob-s3/index.js')
+    return openS3BlobStore({ ...config.s3, maxObjectBytes: config.maxFileSize })
+  }
+  const { openFsBlobStore } = await import('./drivers/blob-fs/index.js')
+  return openFsBlobStore({ root: dataFolderPaths(config.dataDir).blobRoot })
+}
+
+/** The backup operations for the default drivers (SQLite database, filesystem blobs). */
+export async function backupDrivers(): Promise<BackupDrivers> {
+  const { snapshotSqliteDatabase, listReferencedBlobs } = await import('./drivers/metadata-sqlite/backup.js')
+  const { copyFsBlob } = await import('./drivers/blob-fs/copy.js')
+  const folders = await import('./drivers/backup-folder/index.js')
+  return {
+    makeEmptyFolder: folders.makeEmptyFolder,
+    writeFolderFile: folders.writeFolderFile,
+    readFolderFile: folders.readFolderFile,
+    snapshotMetadata: (from, to) =>
+      snapshotSqliteDatabase(dataFolderPaths(from).database, dataFolderPaths(to).database),
+    referencedBlobs: async (dataDir) => listReferencedBlobs(dataFolderPaths(dataDir).database),
+    copyBlob: (from, to, key) => copyFsBlob(dataFolderPaths(from).blobRoot, dataFolderPaths(to).blobRoot, key),
+  }
+}
+
+/** Logs a warning when other accounts may enter the data folder (mode wider than 0700). */
+async function warnIfDataDirOpen(dataDir: string, logger: PinoLogger): Promise<void> {
+  const mode = (await stat(dataDir)).mode & 0o777
+  if ((mode & 0o077) === 0 || process.platform === 'win32') return
+  logger.warn(
+    { dataDir, mode: mode.toString(8).padStart(4, '0') },
+    'the data folder is open to other accounts, who could read documents and the signing secret; chmod 700 it',
+  )
 }
 
 /** Builds the application context over open storage (also used by the CLI). */
 export async function createContext(
   config: Config,
   storage: { store: MetadataStore; blobs: BlobStore },
-  options: { clock?: Clock; logger: PinoLogger },
+  options: {
+    clock?: Clock
+    logger: PinoLogger
+    docsCommands?: DocsCommands
+    wopiActions?: WopiActions
+    telemetry?: Telemetry
+  },
 ): Promise<AppContext> {
   // One secret for every instance sharing this store, made on first start.
   const secret = await storage.store.settings.setIfAbsent(
     'signing-secret',
     randomBytes(32).toString('base64'),
   )
+  // With metrics on, every storage failure reaching the application is counted.
+  const watched = options.telemetry ? withStorageErrorReports(storage, options.telemetry) : storage
   return {
     config,
-    store: storage.store,
-    blobs: storage.blobs,
+    store: watched.store,
+    blobs: watched.blobs,
     clock: options.clock ?? systemClock,
     logger: options.logger,
     signingSecret: Buffer.from(secret, 'base64'),
+    ...(options.docsCommands ? { docsCommands: options.docsCommands } : {}),
+    ...(options.wopiActions ? { wopiActions: options.wopiActions } : {}),
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   }
 }
 
-/** Protocol adapters mounted beside the portal, one line each (each owns its URL prefix). */
-async function protocolPlugins(ctx: AppContext): Promise<HttpPlugin[]> {
-  const plugins: HttpPlugin[] = []
-  if (ctx.config.docs) plugins.push(onlyofficeIntegration(ctx))
-  plugins.push(wopiHost(ctx))
-  plugins.push(webUi(ctx))
-  return plugins
-}
-
-/** Starts Folio: storage, admin account, HTTP server. */
+/**
+ * Starts Folio: storage, HTTP server (and the metrics listener), then the admin account,
+ * so a start that fails (a port taken) creates no account whose password nobody saw.
+ */
 export async function startFolio(config: Config, options: FolioOptions = {}): Promise<RunningFolio> {
   const logger = options.logger ?? createLogger(config)
-  const storage = await openStorage(config)
-  const ctx = await createContext(config, storage, { clock: options.clock, logger })
-  const generated = await ensureAdmin(ctx)
-  if (generated) {
-    logger.warn(
-      { user: config.adminUser, generatedPassword: generated },
-      'created the admin account with a generated password; it is shown only this once',
-    )
+  const storage = await openStorage(config, logger)
+  const clock = options.clock ?? systemClock
+  // Outbound clients, one each for the process: Docs' command service and file links, and
+  // the WOPI client's discovery (shared by the WOPI host's proofs and the app's launches).
+  const client = createOutboundClient()
+  const docsCommands = commandClientFor(config, clock, client)
+  const docsFetch = createDocsFetcher(client)
+  const discovery = createWopiDiscovery({ config, clock, logger, client })
+  // The lock count is read at scrape time through the application, made just below.
+  let lockCount: (() => Promise<number>) | undefined
+  const metrics = config.metrics.enabled
+    ? createFolioMetrics({ lockCount: () => lockCount?.() ?? Promise.resolve(0) })
+    : undefined
+  const ctx = await createContext(config, storage, {
+    clock,
+    logger,
+    ...(docsCommands ? { docsCommands } : {}),
+    wopiActions: discovery,
+    ...(metrics ? { telemetry: metrics.telemetry } : {}),
+  })
+  await warnIfDataDirOpen(config.dataDir, logger)
+  const services = createApp(ctx)
+  const adapters: AdapterContext = { app: services, config, clock, logger }
+  const editorTools = onlyofficeEditorTools(adapters, docsCommands, docsFetch)
+  lockCount = () => services.locks.held()
+  // Each adapter owns its URL prefix; health and metrics first, then the portal.
+  const plugins: HttpPlugin[] = [
+    opsRoutes({
+      ready: () => checkStorageReadiness({ ...storage, logger }),
+      metrics,
+      metricsOnMainServer: config.metrics.address === undefined,
+      metricsToken: config.metrics.token,
+    }),
+    async (server) => {
+      await server.register(portalApi(adapters, editorTools), { prefix: '/api/2.0' })
+    },
+  ]
+  if (config.docs) plugins.push(onlyofficeIntegration(adapters, docsFetch))
+  plugins.push(wopiHost(adapters, discovery))
+  plugins.push(webUi(adapters))
+  const app = await buildHttpServer(adapters, {
+    logger,
+    observe: (server) => observeRequests(server, metrics),
+    plugins,
+  })
+  // The admin account is created once the port is ours (a start that fails creates
+  // nothing), and no request is answered before it exists: a load balancer sends
+  // sign-ins as soon as the port answers.
+  // Once settled, the hook is one flag test (no promise per request on the hot path).
+  let adminDone = false
+  let adminSettled: () => void = () => undefined
+  const adminReady = new Promise<void>((resolve) => {
+    adminSettled = () => {
+      adminDone = true
+      resolve()
+    }
+  })
+  app.addHook('onRequest', (_request, _reply, done) => {
+    if (adminDone) done()
+    else void adminReady.then(() => done())
+  })
+  let metricsListener: MetricsListener | undefined
+  try {
+    await app.listen({ port: config.port, host: config.host })
+    if (metrics && config.metrics.address) {
+      metricsListener = await startMetricsListener(metrics.registry, config.metrics.address, config.metrics.token)
+    }
+  } catch (error) {
+    await app.close()
+    await client.close()
+    await storage.store.close()
+    await storage.blobs.close?.()
+    throw error
   }
-  const app = await buildHttpServer(ctx, { logger, plugins: await protocolPlugins(ctx) })
-  await app.listen({ port: config.port, host: config.host })
+  try {
+    const generated = await services.accounts.ensureAdmin()
+    if (generated) {
+      logger.warn(
+        { user: config.adminUser, generatedPassword: generated },
+        'created the admin account with a generated password; it is shown only this once (reset it with: folio user passwd)',
+      )
+    }
+  } finally {
+    adminSettled()
+  }
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host
-  logger.info({ url: `http://${host}:${port}`, publicUrl: config.publicUrl }, 'Folio is listening')
+  logger.info(
+    { url: `http://${host}:${port}`, publicUrl: config.publicUrl, metricsUrl: metricsListener?.url },
+    'Folio is listening',
+  )
+  const housekeeping = startHousekeeping(ctx)
   return {
     url: `http://${host}:${port}`,
     ctx,
+    adapters,
     app,
+    metricsUrl: metricsListener?.url,
     close: async () => {
+      await metricsListener?.close()
       await app.close()
+      await housekeeping.stop()
+      await client.close()
       await storage.store.close()
+      await storage.blobs.close?.()
     },
   }
 }

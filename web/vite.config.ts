@@ -3,7 +3,7 @@ import { defineConfig } from 'vite'
 
 /**
  * Builds the web interface into dist/web, which Folio serves at `/`
- * (src/protocols/web). Everything is bundled: nothing is fetched from another
+ * (src/protocols/portal/web). Everything is bundled: nothing is fetched from another
  * origin at run time.
  */
 export default defineConfig({

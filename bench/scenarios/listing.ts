@@ -131,11 +131,19 @@ async function seed(dataDir: string, count: number): Promise<void> {
     const admin = await store.users.findByUserName('admin')
     if (!admin) throw new Error('the admin account was not created')
     const start = Date.now() - count * 1000
+    const myRoot = await store.folders.ensureRoot({
+      id: newId(), ownerId: admin.id, parentId: null, title: 'My documents', rootType: 'my',
+      createdAt: 0, createdBy: admin.id, updatedAt: 0, updatedBy: admin.id, revision: 1,
+      trashedAt: null, originFolderId: null,
+    })
     const create = async (i: number) => {
       const at = start + i * 1000
       const file: FileRecord = {
         id: newId(),
         ownerId: admin.id,
+        folderId: myRoot.id,
+        trashedAt: null,
+        originFolderId: null,
         title: `Document ${String(i).padStart(6, '0')}.docx`,
         version: 1,
         size: blob.size,

@@ -1,10 +1,16 @@
 import type { Config } from '../config/load.js'
 import type { BlobStore } from '../ports/blob-store.js'
 import type { Clock } from '../ports/clock.js'
+import type { DocsCommands } from '../ports/docs-commands.js'
 import type { Logger } from '../ports/logger.js'
 import type { MetadataStore } from '../ports/metadata-store.js'
+import type { Telemetry } from '../ports/telemetry.js'
+import type { WopiActions } from '../ports/wopi-actions.js'
 
-/** Everything a use case may touch, built once by the composition root. */
+/**
+ * Everything a use case may touch, built once by the composition root. Only src/app sees
+ * it: adapters receive the services of createApp instead, which hold it in their closures.
+ */
 export interface AppContext {
   config: Config
   store: MetadataStore
@@ -13,4 +19,10 @@ export interface AppContext {
   logger: Logger
   /** HMAC key for access tokens and signed links; shared by every instance via the store. */
   signingSecret: Buffer
+  /** The Docs command service, when ONLYOFFICE Docs is configured. */
+  docsCommands?: DocsCommands
+  /** The WOPI client's action URLs, when a WOPI client is configured. */
+  wopiActions?: WopiActions
+  /** Where saves and storage failures are reported, when metrics are on. */
+  telemetry?: Telemetry
 }

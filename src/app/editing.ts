@@ -1,11 +1,14 @@
 import type { Readable } from 'node:stream'
 import { parseDocumentKey } from '../core/documents/document-key.js'
 import { isSaveRecorded, saveIdentity } from '../core/documents/editor-saves.js'
-import { DomainError, isDomainError } from '../core/errors.js'
+import { DomainError } from '../core/errors.js'
 import { extensionOf, sanitizeFileName } from '../core/names/file-names.js'
 import type { StoredBlob } from '../ports/blob-store.js'
-import type { EditingState, FileRecord, VersionRecord } from '../ports/metadata-store.js'
+import type { EditingState, FileRecord, VersionRecord } from '../core/entities.js'
+import { compareAndSet, RETRY } from './compare-and-set.js'
 import type { AppContext } from './context.js'
+import { dropStaleEditors } from './editor-notices.js'
+import { assertNoWopiSession } from './lock-policy.js'
 import {
   commitNewVersion,
   createFileFromBlob,
@@ -16,8 +19,8 @@ import {
 } from './files.js'
 
 /**
- * Use cases behind the ONLYOFFICE Docs callback (seed: "Editing callback", fact sheet A3)
- * and the editor's history pane: who is editing, saves from the editor, save errors,
+ * Use cases behind the ONLYOFFICE Docs editing callback
+ * (https://api.onlyoffice.com/docs/docs-api/usage-api/callback-handler/) and the editor's history pane: who is editing, saves from the editor, save errors,
  * restoring a version and "save copy as".
  */
 
@@ -146,14 +149,16 @@ export async function saveFromEditor(
     url: save.originalUrl,
   })
   const since = parseDocumentKey(save.documentKey)?.keyVersion ?? 0
-  for (let attempt = 0; attempt < MAX_SAVE_ATTEMPTS; attempt++) {
+  const started = performance.now()
+  return compareAndSet(async () => {
     const file = await getFile(ctx, save.fileId)
     const versions = await ctx.store.files.listVersions(save.fileId)
     if (isSaveRecorded(versions, saveId, since)) {
       if (save.status === 2) await endEditingSession(ctx, save.fileId, save.documentKey)
-      return { kind: 'duplicate' }
+      return { kind: 'duplicate' } as const
     }
     const seenVersion = file.version
+    const outside = outsideChanges(versions, since, save.documentKey)
     const blob = await fetchInto(ctx, fetch, save.url)
     let changes: StoredBlob | undefined
     try {
@@ -162,31 +167,50 @@ export async function saveFromEditor(
       await ctx.blobs.delete(blob.key).catch(() => undefined)
       throw error
     }
-    let saved: FileRecord
-    try {
-      saved = await commitNewVersion(ctx, save.fileId, {
-        blob,
-        userId: save.authorId,
-        source: save.status === 2 ? 'exit-save' : 'force-save',
-        meta: saveMeta(save, saveId, since, changes),
-        keepDocumentKey: save.status === 6,
-        precondition: (fresh) => {
-          if (fresh.version !== seenVersion) {
-            throw new DomainError('CONCURRENT_UPDATE', 'another version was stored meanwhile')
-          }
-        },
-      })
-    } catch (error) {
+    const saved = await commitNewVersion(ctx, save.fileId, {
+      blob,
+      userId: save.authorId,
+      source: save.status === 2 ? 'exit-save' : 'force-save',
+      meta: { ...saveMeta(save, saveId, since, changes), ...conflictMeta(outside) },
+      keepDocumentKey: save.status === 6,
+      // Another version landed since the search: look for this save's id again.
+      precondition: (fresh) => {
+        if (fresh.version !== seenVersion) throw new SaveRaced()
+      },
+    }).catch(async (error: unknown): Promise<typeof RETRY> => {
       // commitNewVersion has removed the content blob; the zip is ours to remove.
       if (changes) await ctx.blobs.delete(changes.key).catch(() => undefined)
-      if (isDomainError(error) && error.code === 'CONCURRENT_UPDATE') continue
+      if (error instanceof SaveRaced) return RETRY
       throw error
-    }
+    })
+    if (saved === RETRY) return RETRY
+    ctx.telemetry?.editorSave(save.status === 2 ? 'exit' : 'force', blob.size, (performance.now() - started) / 1000)
     await afterSave(ctx, save, saved)
-    return { kind: 'saved', file: saved }
-  }
-  throw new DomainError('CONCURRENT_UPDATE', 'the file is changing too fast; try again')
+    return { kind: 'saved', file: saved } as const
+  }, MAX_SAVE_ATTEMPTS)
 }
+
+/**
+ * The versions made after the session's base by anything but this session (its own force
+ * saves keep its document key): a WOPI PutFile, a restore, another session's save.
+ */
+function outsideChanges(versions: VersionRecord[], since: number, key: string): VersionRecord[] {
+  return versions.filter((v) => v.version > since && v.meta.documentKey !== key)
+}
+
+/**
+ * A save made on top of an older version than the current one is still stored as the
+ * newest version (nothing an editor typed is lost), marked so the history shows it was
+ * made from an older base and which outside versions it went past; those stay in the
+ * history and one restore brings any of them back.
+ */
+function conflictMeta(outside: VersionRecord[]): Record<string, unknown> {
+  if (outside.length === 0) return {}
+  return { conflict: true, conflictsWith: outside.map((v) => v.version).sort((a, b) => a - b) }
+}
+
+/** A save lost the race against another version; it is looked up and tried again. */
+class SaveRaced extends Error {}
 
 async function afterSave(ctx: AppContext, save: EditorSave, saved: FileRecord): Promise<void> {
   // The version is durable already; these only tidy the editing state.
@@ -257,13 +281,18 @@ export async function restoreVersion(
       field: 'version',
     })
   }
+  assertNoWopiSession(file, ctx.clock.now())
   const blob = await storeBody(ctx, await openBlob(ctx, record.blobKey), record.size)
-  return commitNewVersion(ctx, fileId, {
+  const restored = await commitNewVersion(ctx, fileId, {
     blob,
     userId,
     source: 'restore',
     meta: { restoredFrom: record.version },
+    // Decided again on the row the version lands on: a Lock may arrive meanwhile.
+    precondition: (fresh) => assertNoWopiSession(fresh, ctx.clock.now()),
   })
+  dropStaleEditors(ctx, restored, `version ${record.version} restored`)
+  return restored
 }
 
 /**

@@ -2,24 +2,25 @@ import { Readable } from 'node:stream'
 import { blankDocument } from '../core/documents/blank-documents.js'
 import { DomainError } from '../core/errors.js'
 import { newId } from '../core/ids.js'
-import { candidateNames, extensionOf, validateFileName } from '../core/names/file-names.js'
+import { candidateNames, extensionOf, normalizeFileName, validateFileName } from '../core/names/file-names.js'
 import type { ByteRange, StoredBlob } from '../ports/blob-store.js'
-import type {
-  FileListQuery,
-  FilePatch,
-  FileRecord,
-  VersionRecord,
-  VersionSource,
-} from '../ports/metadata-store.js'
+import type { FileRecord, VersionRecord, VersionSource } from '../core/entities.js'
+import type { FileListQuery, FilePatch } from '../ports/metadata-store.js'
+import { compareAndSet, RETRY } from './compare-and-set.js'
 import type { AppContext } from './context.js'
+import { repairName } from './folders.js'
+import { rootFolder } from './roots.js'
+import { freeDroppedVersions, planRetention } from './version-retention.js'
 
-/** How many times a compare-and-set is retried before giving up (heavy contention). */
-const MAX_CAS_ATTEMPTS = 64
-
-/** Throws NAME_INVALID unless the title is a legal file name. */
-export function assertValidTitle(title: string, field = 'title'): void {
-  const check = validateFileName(title)
+/**
+ * The title composed to Unicode NFC (so a name typed in NFD is the same name, not a
+ * refused one); throws NAME_INVALID unless that is a legal file name.
+ */
+export function assertValidTitle(title: string, field = 'title'): string {
+  const composed = normalizeFileName(title)
+  const check = validateFileName(composed)
   if (!check.ok) throw new DomainError('NAME_INVALID', `invalid file name: ${check.reason}`, { field })
+  return composed
 }
 
 /** Reads a file; NOT_FOUND when it does not exist. */
@@ -29,26 +30,18 @@ export async function getFile(ctx: AppContext, fileId: string): Promise<FileReco
   return file
 }
 
-/**
- * Reads a file the user owns. Another user's file answers NOT_FOUND, exactly
- * like a missing one, so ids of other people's files cannot be probed.
- */
-export async function getOwnFile(ctx: AppContext, fileId: string, userId: string): Promise<FileRecord> {
-  const file = await ctx.store.files.findById(fileId)
-  if (!file || file.ownerId !== userId) throw new DomainError('NOT_FOUND', 'file not found')
-  return file
-}
-
 /** What createFileFromBlob needs: the owner, the wanted name and the stored contents. */
 export interface NewFileInput {
   ownerId: string
+  /** The folder to create it in; the owner's 'my' root when left out. */
+  folderId?: string
   title: string
   blob: StoredBlob
   source: VersionSource
   meta?: Record<string, unknown>
   /** Who creates it (createdBy, updatedBy and the first version's author); the owner by default. */
   userId?: string
-  /** Use `title` exactly: NAME_TAKEN when the owner has it already, instead of a free variant. */
+  /** Use `title` exactly: NAME_TAKEN when the folder has it already, instead of a free variant. */
   exactTitle?: boolean
 }
 
@@ -60,14 +53,15 @@ export interface NewFileInput {
  */
 export async function createFileFromBlob(ctx: AppContext, input: NewFileInput): Promise<FileRecord> {
   try {
-    assertValidTitle(input.title)
+    const wanted = assertValidTitle(input.title)
     const now = ctx.clock.now()
     const userId = input.userId ?? input.ownerId
-    const titles = input.exactTitle ? [input.title] : candidateNames(input.title)
-    for (const title of titles) {
+    const folderId = input.folderId ?? (await rootFolder(ctx, input.ownerId, 'my')).id
+    const create = async (title: string): Promise<FileRecord> => {
       const file: FileRecord = {
         id: newId(),
         ownerId: input.ownerId,
+        folderId,
         title,
         version: 1,
         size: input.blob.size,
@@ -80,22 +74,58 @@ export async function createFileFromBlob(ctx: AppContext, input: NewFileInput): 
         lock: null,
         keyVersion: 1,
         revision: 0,
+        trashedAt: null,
+        originFolderId: null,
       }
       const version = versionOf(file.id, 1, input.blob, input.source, userId, now, input.meta ?? {})
-      try {
-        await ctx.store.files.create(file, version)
-        return file
-      } catch (error) {
-        if (input.exactTitle) throw error
-        if (error instanceof DomainError && error.code === 'NAME_TAKEN') continue
-        throw error
-      }
+      await ctx.store.files.create(file, version)
+      return file
     }
-    throw new DomainError('NAME_TAKEN', 'no free name could be derived from this title')
+    if (input.exactTitle) return await create(wanted)
+    return await withFreeName(ctx, folderId, wanted, create)
   } catch (error) {
     await ctx.blobs.delete(input.blob.key).catch(() => undefined)
     throw error
   }
+}
+
+/**
+ * The one free-name rule: tries `write` with the first name of `wanted`'s series
+ * ('Report.docx', 'Report (2).docx', ...) that the folder does not hold yet, and with the
+ * next one whenever the write still finds it taken (another request got there first).
+ * `ownTitle` (the file's current name, on a rename) counts as free. NAME_TAKEN when the
+ * series runs out.
+ */
+export async function withFreeName<T>(
+  ctx: AppContext,
+  folderId: string,
+  wanted: string,
+  write: (title: string) => Promise<T>,
+  ownTitle?: string,
+): Promise<T> {
+  for (const title of candidateNames(wanted)) {
+    const isOwnName = ownTitle !== undefined && title.toLowerCase() === ownTitle.toLowerCase()
+    if (!isOwnName && (await ctx.store.files.titleExists(folderId, title))) continue
+    try {
+      return await write(title)
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'NAME_TAKEN') continue
+      throw error
+    }
+  }
+  throw new DomainError('NAME_TAKEN', 'no free name could be derived from this title')
+}
+
+/** The first name of `wanted`'s series the folder does not hold, if any (for suggestions). */
+export async function firstFreeName(
+  ctx: AppContext,
+  folderId: string,
+  wanted: string,
+): Promise<string | undefined> {
+  for (const candidate of candidateNames(wanted)) {
+    if (!(await ctx.store.files.titleExists(folderId, candidate))) return candidate
+  }
+  return undefined
 }
 
 function versionOf(
@@ -131,31 +161,45 @@ export function storeBody(ctx: AppContext, body: Readable, expectedSize?: number
   return ctx.blobs.put(body, { maxBytes: ctx.config.maxFileSize, expectedSize })
 }
 
-/** Uploads a new file (streamed; never buffered whole). */
+/**
+ * Uploads a new file (streamed; never buffered whole) into `folderId` (the owner's 'my'
+ * root when left out). Characters illegal in names are replaced with '_'.
+ */
 export async function uploadFile(
   ctx: AppContext,
   ownerId: string,
-  title: string,
+  wanted: string,
   body: Readable,
   expectedSize?: number,
+  folderId?: string,
 ): Promise<FileRecord> {
-  assertValidTitle(title)
+  let title: string
+  try {
+    title = repairName(wanted)
+  } catch (error) {
+    body.resume()
+    throw error
+  }
   const blob = await storeBody(ctx, body, expectedSize)
-  return createFileFromBlob(ctx, { ownerId, title, blob, source: 'upload' })
+  return createFileFromBlob(ctx, { ownerId, title, blob, source: 'upload', ...(folderId ? { folderId } : {}) })
 }
 
-/** Creates a new empty document: a valid blank package for docx/xlsx/pptx, else 0 bytes. */
+/**
+ * Creates a new empty document (a valid blank package for docx/xlsx/pptx, else 0 bytes)
+ * in `folderId` (the owner's 'my' root when left out), its name repaired as on upload.
+ */
 export async function createBlankFile(
   ctx: AppContext,
   ownerId: string,
-  title: string,
+  wanted: string,
+  folderId?: string,
 ): Promise<FileRecord> {
-  assertValidTitle(title)
+  const title = repairName(wanted)
   const bytes = blankDocument(extensionOf(title)) ?? new Uint8Array(0)
   const blob = await ctx.blobs.put(Readable.from([Buffer.from(bytes)]), {
     maxBytes: ctx.config.maxFileSize,
   })
-  return createFileFromBlob(ctx, { ownerId, title, blob, source: 'create' })
+  return createFileFromBlob(ctx, { ownerId, title, blob, source: 'create', ...(folderId ? { folderId } : {}) })
 }
 
 /**
@@ -192,23 +236,19 @@ export async function mutateFile(
   decide: (file: FileRecord) => FilePatch | undefined,
   current?: FileRecord,
 ): Promise<FileRecord> {
-  for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+  return compareAndSet(async (attempt) => {
     const { file, given } = await startingRow(ctx, fileId, attempt, current)
     let patch: FilePatch | undefined
     try {
       patch = decide(file)
     } catch (error) {
-      if (given) continue
+      // A refusal of the caller's (possibly stale) row is decided again on a fresh read.
+      if (given) return RETRY
       throw error
     }
-    if (!patch) {
-      if (given) continue
-      return file
-    }
-    const updated = await ctx.store.files.update(fileId, file.revision, patch)
-    if (updated) return updated
-  }
-  throw new DomainError('CONCURRENT_UPDATE', 'the file is changing too fast; try again')
+    if (!patch) return given ? RETRY : file
+    return (await ctx.store.files.update(fileId, file.revision, patch)) ?? RETRY
+  })
 }
 
 export interface NewVersionInput {
@@ -234,42 +274,42 @@ export async function commitNewVersion(
   fileId: string,
   input: NewVersionInput,
 ): Promise<FileRecord> {
+  let dropped: VersionRecord[] = []
+  let committed: FileRecord
   try {
-    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+    committed = await compareAndSet(async (attempt) => {
       const { file, given } = await startingRow(ctx, fileId, attempt, input.current)
       try {
         input.precondition?.(file)
       } catch (error) {
-        if (given) continue
+        // A refusal of the caller's (possibly stale) row is decided again on a fresh read.
+        if (given) return RETRY
         throw error
       }
       const now = ctx.clock.now()
       const next = file.version + 1
       const meta = input.meta ?? {}
-      const version = versionOf(file.id, next, input.blob, input.source, input.userId, now, meta)
+      const incoming = { source: input.source, createdBy: input.userId, createdAt: now, meta }
+      // Squashed or surplus versions go in the same transaction as the new one lands.
+      const plan = await planRetention(ctx, file, incoming)
+      const version = versionOf(file.id, next, input.blob, input.source, input.userId, now, {
+        ...meta,
+        ...plan.meta,
+      })
       const patch: FilePatch = { updatedAt: now, updatedBy: input.userId }
       if (!input.keepDocumentKey) patch.keyVersion = next
-      const updated = await ctx.store.files.commitVersion(fileId, file.revision, version, patch)
-      if (updated) return updated
-    }
-    throw new DomainError('CONCURRENT_UPDATE', 'the file is changing too fast; try again')
+      const drop = plan.drop.map((v) => v.version)
+      const result = await ctx.store.files.commitVersion(fileId, file.revision, version, patch, drop)
+      if (result === undefined) return RETRY
+      dropped = plan.drop
+      return result
+    })
   } catch (error) {
     await ctx.blobs.delete(input.blob.key).catch(() => undefined)
     throw error
   }
-}
-
-/** Renames a file; NAME_INVALID for an illegal name, NAME_TAKEN when the owner has it already. */
-export async function renameFile(
-  ctx: AppContext,
-  fileId: string,
-  title: string,
-  userId: string,
-): Promise<FileRecord> {
-  assertValidTitle(title)
-  return mutateFile(ctx, fileId, (file) =>
-    file.title === title ? undefined : { title, updatedAt: ctx.clock.now(), updatedBy: userId },
-  )
+  await freeDroppedVersions(ctx, dropped)
+  return committed
 }
 
 /** Blobs a version names in its meta beside its contents (an editor save's changes.zip). */
@@ -295,7 +335,7 @@ export async function deleteFile(
   fileId: string,
   options: DeleteFileOptions = {},
 ): Promise<void> {
-  for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+  await compareAndSet(async () => {
     const file = await getFile(ctx, fileId)
     options.precondition?.(file)
     // Read under the same revision, so a version added meanwhile makes this attempt retry
@@ -303,18 +343,21 @@ export async function deleteFile(
     const attached = (await ctx.store.files.listVersions(fileId)).flatMap(attachedBlobKeys)
     const deletion = await ctx.store.files.delete(fileId, file.revision)
     if (deletion.outcome === 'not-found') throw new DomainError('NOT_FOUND', 'file not found')
-    if (deletion.outcome === 'deleted') {
-      await deleteBlobsOf(ctx, [...deletion.blobKeys, ...attached])
-      return
-    }
-  }
-  throw new DomainError('CONCURRENT_UPDATE', 'the file is changing too fast; try again')
+    if (deletion.outcome !== 'deleted') return RETRY
+    await deleteBlobsOf(ctx, [...deletion.blobKeys, ...attached])
+    return undefined
+  })
 }
 
-async function deleteBlobsOf(ctx: AppContext, blobKeys: string[]): Promise<void> {
+/**
+ * Deletes those of `blobKeys` that no version of any file uses any more (a copy shares
+ * its source's blobs, so bytes go only with their last user).
+ */
+export async function deleteBlobsOf(ctx: AppContext, blobKeys: string[]): Promise<void> {
   // Metadata is gone first, so a crash here leaves unreferenced blobs, never a dangling record.
+  const inUse = await ctx.store.files.blobKeysInUse(blobKeys)
   await Promise.all(
-    blobKeys.map((key) =>
+    [...new Set(blobKeys)].filter((key) => !inUse.has(key)).map((key) =>
       ctx.blobs.delete(key).catch((error: unknown) => {
         ctx.logger.warn({ err: error, blobKey: key }, 'could not delete blob of a deleted file')
       }),
@@ -322,12 +365,14 @@ async function deleteBlobsOf(ctx: AppContext, blobKeys: string[]): Promise<void>
   )
 }
 
-/** One page of a user's files and the total count. */
-export function listFiles(
+/** One page of the files of a user's 'my' root and the total count. */
+export async function listFiles(
   ctx: AppContext,
-  query: FileListQuery,
+  ownerId: string,
+  query: Omit<FileListQuery, 'folderId'>,
 ): Promise<{ total: number; items: FileRecord[] }> {
-  return ctx.store.files.list(query)
+  const root = await rootFolder(ctx, ownerId, 'my')
+  return ctx.store.files.list({ ...query, folderId: root.id })
 }
 
 /** A stored version, or NOT_FOUND. */
@@ -339,6 +384,11 @@ export async function getVersion(
   const record = await ctx.store.files.getVersion(fileId, version)
   if (!record) throw new DomainError('NOT_FOUND', `version ${version} not found`)
   return record
+}
+
+/** Every version of a file, oldest first. */
+export function listVersions(ctx: AppContext, fileId: string): Promise<VersionRecord[]> {
+  return ctx.store.files.listVersions(fileId)
 }
 
 /** Opens the bytes of a blob (whole or a range) as a stream. */

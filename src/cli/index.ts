@@ -6,7 +6,11 @@ import {
   removeUser,
   setAdmin,
 } from '../app/accounts.js'
-import type { AppContext } from '../app/context.js'
+import { createApp, type App } from '../app/create-app.js'
+import type { LockInfo } from '../app/locks.js'
+import { CONSOLE_ACTOR } from '../app/audit.js'
+import { addAuditCommand } from './audit-command.js'
+import { addBackupCommands } from './backup-commands.js'
 import { generatePassword } from '../core/accounts/passwords.js'
 import { DomainError } from '../core/errors.js'
 import { errorMessage } from '../core/ids.js'
@@ -19,15 +23,23 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
 }
 
+/** 'held by <user id> since <time>' for a lock, as far as it was recorded. */
+function describeHolder(info: LockInfo): string {
+  const by = info.holderId === undefined ? 'by an unrecorded user' : `by user ${info.holderId}`
+  const since = info.lockedAt === undefined ? '' : ` since ${new Date(info.lockedAt).toISOString()}`
+  return `held ${by}${since}`
+}
+
 /** Runs an admin task against the store without starting the server. */
-async function withContext<T>(task: (ctx: AppContext) => Promise<T>): Promise<T> {
+async function withApp<T>(task: (app: App) => Promise<T>): Promise<T> {
   const config = loadConfig()
   const storage = await openStorage(config)
   const logger = createLogger({ ...config, logLevel: 'warn' })
   try {
-    return await task(await createContext(config, storage, { logger }))
+    return await task(createApp(await createContext(config, storage, { logger })))
   } finally {
     await storage.store.close()
+    await storage.blobs.close?.()
   }
 }
 
@@ -56,6 +68,26 @@ export function buildCli(): Command {
     .description('start the server (settings from FOLIO_* environment variables or FOLIO_CONFIG)')
     .action(serve)
 
+  program
+    .command('gc')
+    .description(
+      'remove temporary files and unreferenced blobs older than an hour, and expired sessions; safe while a server runs',
+    )
+    .option('--json', 'print the report as JSON', false)
+    .action(async (options: { json: boolean }) => {
+      const report = await withApp((app) => app.maintenance.runHousekeeping())
+      if (options.json) {
+        console.log(JSON.stringify(report, null, 2))
+        return
+      }
+      console.log(
+        `removed ${report.blobsRemoved} unreferenced blobs (${report.blobBytesFreed} bytes) of ` +
+          `${report.blobsScanned}, ${report.tempFilesRemoved} temporary files ` +
+          `(${report.tempBytesFreed} bytes), ${report.sessionsPurged} expired sessions, ` +
+          `${report.throttleKeysPurged} old sign-in throttle entries`,
+      )
+    })
+
   const user = program.command('user').description('manage user accounts')
 
   user
@@ -65,7 +97,7 @@ export function buildCli(): Command {
     .option('--password-stdin', 'read the password from standard input', false)
     .action(async (name: string, options: { admin: boolean; passwordStdin: boolean }) => {
       const password = options.passwordStdin ? await readStdin() : generatePassword()
-      await withContext((ctx) => createUser(ctx, { userName: name, password, isAdmin: options.admin }))
+      await withApp((app) => app.accounts.createUser({ userName: name, password, isAdmin: options.admin }, CONSOLE_ACTOR))
       console.log(`created user ${name}${options.admin ? ' (admin)' : ''}`)
       if (!options.passwordStdin) console.log(`password: ${password}`)
     })
@@ -75,7 +107,7 @@ export function buildCli(): Command {
     .description('list users')
     .option('--json', 'print JSON', false)
     .action(async (options: { json: boolean }) => {
-      const users = await withContext((ctx) => ctx.store.users.list())
+      const users = await withApp((app) => app.accounts.listUsers())
       if (options.json) {
         const rows = users.map((u) => ({ id: u.id, userName: u.userName, isAdmin: u.isAdmin }))
         console.log(JSON.stringify(rows, null, 2))
@@ -90,7 +122,7 @@ export function buildCli(): Command {
     .requiredOption('--password-stdin', 'read the password from standard input')
     .action(async (name: string) => {
       const password = await readStdin()
-      await withContext((ctx) => changePassword(ctx, name, password))
+      await withApp((app) => app.accounts.changePassword(name, password))
       console.log(`password changed for ${name}`)
     })
 
@@ -99,17 +131,46 @@ export function buildCli(): Command {
     .description('grant admin rights (or withdraw them with --revoke)')
     .option('--revoke', 'withdraw admin rights', false)
     .action(async (name: string, options: { revoke: boolean }) => {
-      await withContext((ctx) => setAdmin(ctx, name, !options.revoke))
+      await withApp((app) => app.accounts.setAdmin(name, !options.revoke))
       console.log(`${name} is ${options.revoke ? 'no longer' : 'now'} an admin`)
+    })
+
+  user
+    .command('unlock <name>')
+    .description('lift the sign-in lock-out of a user (after too many failed attempts)')
+    .action(async (name: string) => {
+      await withApp((app) => app.accounts.unlockUser(name))
+      console.log(`sign-in unlocked for ${name}`)
     })
 
   user
     .command('remove <name>')
     .description('remove a user and end their sessions')
     .action(async (name: string) => {
-      await withContext((ctx) => removeUser(ctx, name))
+      await withApp((app) => app.accounts.removeUser(name))
       console.log(`removed user ${name}`)
     })
+
+  const lock = program.command('lock').description("see and release files' WOPI locks")
+
+  lock
+    .command('show <fileId>')
+    .description('show who holds the WOPI lock of a file and since when')
+    .action(async (fileId: string) => {
+      const info = await withApp((app) => app.locks.info('operator', fileId))
+      console.log(info.locked ? `locked ${describeHolder(info)}` : 'not locked')
+    })
+
+  lock
+    .command('release <fileId>')
+    .description('release the WOPI lock of a file (one left behind by a closed browser), whoever holds it')
+    .action(async (fileId: string) => {
+      const released = await withApp((app) => app.locks.release('operator', fileId))
+      console.log(released.locked ? `released the lock ${describeHolder(released)}` : 'the file was not locked')
+    })
+
+  addAuditCommand(program, withApp)
+  addBackupCommands(program)
 
   return program
 }

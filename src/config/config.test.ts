@@ -59,6 +59,51 @@ describe('configuration', () => {
     assert.throws(() => buildConfig({ FOLIO_INTERNAL_URL: 'folio:8080' }), /FOLIO_INTERNAL_URL/)
   })
 
+  test('database: SQLite by default, PostgreSQL with FOLIO_DATABASE_URL', () => {
+    assert.deepEqual(buildConfig({}).database, {
+      url: undefined,
+      schema: 'public',
+      poolSize: 10,
+      statementTimeoutMs: 30_000,
+    })
+    assert.equal(buildConfig({ FOLIO_DATABASE_URL: '' }).database.url, undefined)
+    const pg = buildConfig({
+      FOLIO_DATABASE_URL: 'postgres://folio:pw@db:5432/folio',
+      FOLIO_DATABASE_SCHEMA: 'folio_a',
+      FOLIO_DATABASE_POOL_SIZE: '25',
+      FOLIO_DATABASE_STATEMENT_TIMEOUT: '2m',
+    })
+    assert.deepEqual(pg.database, {
+      url: 'postgres://folio:pw@db:5432/folio',
+      schema: 'folio_a',
+      poolSize: 25,
+      statementTimeoutMs: 120_000,
+    })
+    assert.ok(Object.isFrozen(pg.database))
+    const socket = 'postgresql:///folio?host=/var/run/postgresql'
+    assert.equal(buildConfig({ FOLIO_DATABASE_URL: socket }).database.url, socket)
+    assert.throws(() => buildConfig({ FOLIO_DATABASE_URL: 'postgres://db' }), /FOLIO_DATABASE_URL/)
+  })
+
+  test('bad database settings are refused by name, never echoing the URL', () => {
+    try {
+      buildConfig({
+        FOLIO_DATABASE_URL: 'mysql://root:hunter2-secret@db/folio',
+        FOLIO_DATABASE_SCHEMA: 'Folio; DROP',
+        FOLIO_DATABASE_POOL_SIZE: '0',
+        FOLIO_DATABASE_STATEMENT_TIMEOUT: 'soon',
+      })
+      assert.fail('should have thrown')
+    } catch (error) {
+      assert.ok(error instanceof ConfigError)
+      for (const name of ['FOLIO_DATABASE_URL', 'FOLIO_DATABASE_SCHEMA',
+        'FOLIO_DATABASE_POOL_SIZE', 'FOLIO_DATABASE_STATEMENT_TIMEOUT']) {
+        assert.match(error.message, new RegExp(`${name} must be `))
+      }
+      assert.ok(!error.message.includes('hunter2-secret'))
+    }
+  })
+
   test('FOLIO_CONFIG file is read and the environment wins', () => {
     const dir = mkdtempSync(join(tmpdir(), 'folio-config-'))
     const file = join(dir, 'folio.json')
@@ -85,7 +130,7 @@ describe('configuration', () => {
   test('the README configuration table lists exactly the settings Folio reads', () => {
     const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8')
     const section = readme.split('## Configuration')[1]?.split('\n## ')[0] ?? ''
-    const documented = new Set([...section.matchAll(/^\| `(FOLIO_[A-Z_]+)` \|/gm)].map((m) => m[1]))
+    const documented = new Set([...section.matchAll(/^\| `(FOLIO_[A-Z0-9_]+)` \|/gm)].map((m) => m[1]))
     documented.delete('FOLIO_CONFIG')
     assert.deepEqual([...documented].sort(), [...SETTING_NAMES].sort())
   })

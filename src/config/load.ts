@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { describeBadValue } from './advice.js'
 import { settingsSchema, SETTING_NAMES, type Settings } from './schema.js'
+import { parseHostPort } from './units.js'
 
 /** The validated, frozen configuration every part of Folio receives. */
 export interface Config {
@@ -18,16 +20,55 @@ export interface Config {
   adminUser: string
   adminPassword: string | undefined
   logLevel: Settings['FOLIO_LOG_LEVEL']
+  /** json for collectors, pretty for a terminal. */
+  logFormat: Settings['FOLIO_LOG_FORMAT']
   maxFileSize: number
   sessionTtlMs: number
   wopiTokenTtlMs: number
   loginMaxFailures: number
   loginWindowMs: number
+  /** Trashed items older than this are deleted for good by the housekeeping. */
+  trashRetentionMs: number
+  /** Deadline for a small parsed request body to arrive whole. */
+  bodyTimeoutMs: number
+  /** Longest pause between two bytes of any other request body. */
+  uploadIdleTimeoutMs: number
   trustProxy: boolean
+  /** A save within this long of the same user's previous save replaces it; 0 turns it off. */
+  versionSquashWindowMs: number
+  /** Most versions kept per file; undefined keeps every one. */
+  versionsKeep: number | undefined
   docs:
     | { url: string; internalUrl: string; jwtSecret: string | undefined; jwtHeader: string }
     | undefined
   wopi: { discoveryUrl: string | undefined; proofRequired: boolean }
+  /** Where file contents go when not in dataDir: set when FOLIO_S3_BUCKET is. */
+  s3: S3Config | undefined
+  /**
+   * Where metadata lives: SQLite in dataDir when `url` is undefined, else the PostgreSQL
+   * database at `url` (which may hold a password: never log it).
+   */
+  database: { url: string | undefined; schema: string; poolSize: number; statementTimeoutMs: number }
+  /**
+   * Prometheus metrics: off when both are unset. `token`: /metrics requires it as a bearer
+   * token. `address`: /metrics is served on this separate listener instead of the main one.
+   */
+  metrics: {
+    enabled: boolean
+    token: string | undefined
+    address: { host: string; port: number } | undefined
+  }
+}
+
+export interface S3Config {
+  bucket: string
+  endpoint: string | undefined
+  region: string
+  accessKeyId: string | undefined
+  secretAccessKey: string | undefined
+  forcePathStyle: boolean
+  /** '' or ending in '/'. */
+  prefix: string
 }
 
 export class ConfigError extends Error {
@@ -57,9 +98,24 @@ export function buildConfig(raw: Record<string, unknown>): Config {
   const unknown = Object.keys(raw).filter((name) => !SETTING_NAMES.includes(name))
   const parsed = settingsSchema.safeParse(raw)
   const problems = unknown.map((name) => `${name}: unknown setting`)
+  if (parsed.success && (parsed.data.FOLIO_S3_ACCESS_KEY_ID === undefined) !==
+    (parsed.data.FOLIO_S3_SECRET_ACCESS_KEY === undefined)) {
+    problems.push('FOLIO_S3_ACCESS_KEY_ID and FOLIO_S3_SECRET_ACCESS_KEY: set both or neither')
+  }
+  // S3 settings without a bucket would silently leave contents on the local disk.
+  const s3Only = ['FOLIO_S3_ENDPOINT', 'FOLIO_S3_ACCESS_KEY_ID', 'FOLIO_S3_PREFIX']
+  if (parsed.success && parsed.data.FOLIO_S3_BUCKET === undefined) {
+    for (const name of s3Only.filter((key) => raw[key] !== undefined && raw[key] !== '')) {
+      problems.push(`${name}: needs FOLIO_S3_BUCKET (contents stay on the local disk without it)`)
+    }
+  }
   if (!parsed.success) {
+    const reported = new Set<string>()
     for (const issue of parsed.error.issues) {
-      problems.push(`${issue.path.join('.') || '(root)'}: ${issue.message}`)
+      const name = String(issue.path[0] ?? '(root)')
+      if (reported.has(name)) continue
+      reported.add(name)
+      problems.push(describeBadValue(name, raw[name], issue.message))
     }
   }
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems)
@@ -75,12 +131,18 @@ export function buildConfig(raw: Record<string, unknown>): Config {
     adminUser: s.FOLIO_ADMIN_USER,
     adminPassword: s.FOLIO_ADMIN_PASSWORD,
     logLevel: s.FOLIO_LOG_LEVEL,
+    logFormat: s.FOLIO_LOG_FORMAT,
     maxFileSize: s.FOLIO_MAX_FILE_SIZE,
     sessionTtlMs: s.FOLIO_SESSION_TTL,
     wopiTokenTtlMs: s.FOLIO_WOPI_TOKEN_TTL,
     loginMaxFailures: s.FOLIO_LOGIN_MAX_FAILURES,
     loginWindowMs: s.FOLIO_LOGIN_WINDOW,
+    trashRetentionMs: s.FOLIO_TRASH_RETENTION,
+    bodyTimeoutMs: s.FOLIO_BODY_TIMEOUT,
+    uploadIdleTimeoutMs: s.FOLIO_UPLOAD_IDLE_TIMEOUT,
     trustProxy: s.FOLIO_TRUST_PROXY,
+    versionSquashWindowMs: s.FOLIO_VERSION_SQUASH_WINDOW,
+    versionsKeep: s.FOLIO_VERSIONS_KEEP,
     docs: docsUrl
       ? Object.freeze({
           url: docsUrl,
@@ -92,6 +154,28 @@ export function buildConfig(raw: Record<string, unknown>): Config {
     wopi: Object.freeze({
       discoveryUrl: s.FOLIO_WOPI_DISCOVERY_URL,
       proofRequired: s.FOLIO_WOPI_PROOF_REQUIRED,
+    }),
+    s3: s.FOLIO_S3_BUCKET
+      ? Object.freeze({
+          bucket: s.FOLIO_S3_BUCKET,
+          endpoint: s.FOLIO_S3_ENDPOINT,
+          region: s.FOLIO_S3_REGION,
+          accessKeyId: s.FOLIO_S3_ACCESS_KEY_ID,
+          secretAccessKey: s.FOLIO_S3_SECRET_ACCESS_KEY,
+          forcePathStyle: s.FOLIO_S3_FORCE_PATH_STYLE,
+          prefix: s.FOLIO_S3_PREFIX === undefined ? '' : s.FOLIO_S3_PREFIX.replace(/\/?$/, '/'),
+        })
+      : undefined,
+    database: Object.freeze({
+      url: s.FOLIO_DATABASE_URL,
+      schema: s.FOLIO_DATABASE_SCHEMA,
+      poolSize: s.FOLIO_DATABASE_POOL_SIZE,
+      statementTimeoutMs: s.FOLIO_DATABASE_STATEMENT_TIMEOUT,
+    }),
+    metrics: Object.freeze({
+      enabled: s.FOLIO_METRICS_TOKEN !== undefined || s.FOLIO_METRICS_ADDRESS !== undefined,
+      token: s.FOLIO_METRICS_TOKEN,
+      address: s.FOLIO_METRICS_ADDRESS === undefined ? undefined : parseHostPort(s.FOLIO_METRICS_ADDRESS),
     }),
   })
 }

@@ -41,3 +41,12 @@ export function parseDuration(text: string): number | undefined {
   const ms = Math.round(Number(match[1]) * unit)
   return Number.isSafeInteger(ms) ? ms : undefined
 }
+
+/** 'host:port' or '[v6]:port' -> its parts (port 1-65535). Undefined when not such an address. */
+export function parseHostPort(text: string): { host: string; port: number } | undefined {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(text.trim())
+  if (!match) return undefined
+  const port = Number(match[3])
+  if (port < 1 || port > 65535) return undefined
+  return { host: match[1] ?? match[2] ?? '', port }
+}

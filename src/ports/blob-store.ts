@@ -23,6 +23,20 @@ export interface ByteRange {
   end: number
 }
 
+/** One stored blob as a listing shows it. */
+export interface BlobListing {
+  key: string
+  /** Last modification, ms since the epoch (for a blob: when its write finished). */
+  modifiedAt: number
+  size: number
+}
+
+/** What a sweep of temporary files removed. */
+export interface SweepReport {
+  files: number
+  bytes: number
+}
+
 /**
  * File contents. Every put is atomic and durable before it resolves: a reader
  * sees either nothing or the whole blob, never a torn one, even across a crash.
@@ -36,4 +50,18 @@ export interface BlobStore {
   delete(key: string): Promise<void>
   /** True when a blob with this key exists. */
   exists(key: string): Promise<boolean>
+  /**
+   * Every stored blob, in no promised order, for a garbage collector to compare with the
+   * keys the metadata refers to. A put still under way is not listed; blobs written or
+   * deleted while the listing runs may or may not appear.
+   */
+  list(): AsyncIterable<BlobListing>
+  /**
+   * Removes what interrupted writes left behind (temporary files, unfinished multipart
+   * uploads) last touched or started before `olderThan` (ms since the epoch); a write
+   * still in progress is newer than that. A store without such leftovers reports zero.
+   */
+  sweepTemporary(olderThan: number): Promise<SweepReport>
+  /** Releases connections the store holds; it is not used afterwards. */
+  close?(): Promise<void>
 }

@@ -1,3 +1,5 @@
+import type { ThrottleState } from '../core/accounts/throttle.js'
+
 /**
  * Metadata ports. Every method is async so a networked driver (PostgreSQL) fits
  * behind the same interface as the embedded SQLite one. Times are milliseconds
@@ -5,25 +7,56 @@
  * on) into DomainError codes; nothing above this line sees SQL.
  */
 
-export interface UserRecord {
-  /** URL-safe random id; never reused. */
-  id: string
-  /** Login name as typed at creation; unique without regard to case. */
-  userName: string
-  displayName: string
-  email: string
-  isAdmin: boolean
-  /** Self-describing scrypt hash (see core/passwords). Never the password. */
-  passwordHash: string
-  /** Opaque string a WOPI client stored with PutUserInfo ('' when none). */
-  wopiUserInfo: string
-  createdAt: number
-  updatedAt: number
-}
+import type {
+  UserRecord,
+  SessionRecord,
+  FileLock,
+  VersionSource,
+  FileRecord,
+  VersionRecord,
+  SaveError,
+  EditingState,
+  FileSortField,
+  AuditEvent,
+  ShareItemKind,
+  ShareRecord,
+  ShareLinkRecord,
+  FolderCounts,
+  FolderRecord,
+  FolderRootType,
+} from '../core/entities.js'
+
+// The entity types live in core; they are re-exported for the drivers written against this port.
+export type {
+  UserRecord,
+  SessionRecord,
+  FileLock,
+  VersionSource,
+  FileRecord,
+  VersionRecord,
+  SaveError,
+  EditingState,
+  FileSortField,
+  AuditEvent,
+  AuditAction,
+  ShareItemKind,
+  ShareRecord,
+  ShareLinkRecord,
+  FolderCounts,
+  FolderRecord,
+  FolderRootType,
+} from '../core/entities.js'
+
+/** The stored lock (the same type as core's FileLock). */
+export type StoredLock = FileLock
 
 export type UserPatch = Partial<
   Pick<UserRecord, 'displayName' | 'email' | 'isAdmin' | 'passwordHash' | 'wopiUserInfo'>
-> & { updatedAt: number }
+> & {
+  updatedAt: number
+  /** Adds one to the user's token generation in the same statement (ends their WOPI tokens). */
+  bumpTokenGeneration?: boolean
+}
 
 export interface UserRepository {
   /** Throws USER_EXISTS when the name is taken (case-insensitively). */
@@ -37,14 +70,6 @@ export interface UserRepository {
   remove(id: string): Promise<boolean>
 }
 
-export interface SessionRecord {
-  /** SHA-256 (hex) of the bearer token; the token itself is never stored. */
-  tokenHash: string
-  userId: string
-  createdAt: number
-  expiresAt: number
-}
-
 export interface SessionRepository {
   create(session: SessionRecord): Promise<void>
   find(tokenHash: string): Promise<SessionRecord | undefined>
@@ -54,90 +79,57 @@ export interface SessionRepository {
   purgeExpired(now: number): Promise<number>
 }
 
-export interface ThrottleWindow {
-  failures: number
-  windowStartedAt: number
+export type { ThrottleState } from '../core/accounts/throttle.js'
+
+/** What ThrottleRepository.update hands back: the state to store and the caller's result. */
+export interface ThrottleStep<T> {
+  /** The key's new state; undefined deletes the key. */
+  next: ThrottleState | undefined
+  result: T
 }
 
-/** Failed-login counters, stored so a throttle survives a restart. */
+/**
+ * Sign-in throttle state per key (a user name or a client address), stored so the
+ * throttle survives a restart and holds across every instance sharing the store.
+ */
 export interface ThrottleRepository {
   /**
-   * Adds one failure to `key`; a window older than windowMs starts over.
-   * Returns the window after the increment.
+   * Reads the key's state, passes it to `step` (a pure rule) and stores what it
+   * returns, atomically: no other update of the key, from this process or another
+   * instance, can interleave. Returns the step's result.
    */
-  recordFailure(key: string, now: number, windowMs: number): Promise<ThrottleWindow>
-  get(key: string): Promise<ThrottleWindow | undefined>
+  update<T>(key: string, step: (current: ThrottleState | undefined) => ThrottleStep<T>): Promise<T>
+  get(key: string): Promise<ThrottleState | undefined>
   clear(key: string): Promise<void>
-}
-
-/** A WOPI lock as stored. It may have expired: core/lock decides that from `now`. */
-export interface StoredLock {
-  lockId: string
-  expiresAt: number
-}
-
-export type VersionSource =
-  | 'create'
-  | 'upload'
-  | 'wopi'
-  | 'exit-save'
-  | 'force-save'
-  | 'restore'
-  | 'copy'
-
-export interface FileRecord {
-  /** URL-safe, unguessable id. */
-  id: string
-  ownerId: string
-  /** Name with extension, no path. Unique per owner without regard to case. */
-  title: string
-  /** Current version number, from 1. */
-  version: number
-  /** Size, SHA-256 and blob of the current version, copied here for one-row reads. */
-  size: number
-  sha256: string
-  blobKey: string
-  createdAt: number
-  createdBy: string
-  updatedAt: number
-  updatedBy: string
-  lock: StoredLock | null
   /**
-   * The version at which the current ONLYOFFICE document key was minted.
-   * Every new version moves it except a force save, so co-editors keep one key.
+   * Deletes every key whose last attempt and lock both ended at least `quietMs`
+   * before `now` (keys that would start over anyway). Returns how many went.
    */
-  keyVersion: number
-  /** Bumped by every write to the row; the token of compare-and-set updates. */
-  revision: number
-}
-
-export interface VersionRecord {
-  fileId: string
-  version: number
-  blobKey: string
-  size: number
-  sha256: string
-  createdAt: number
-  createdBy: string
-  source: VersionSource
-  /** Free-form facts about the save (WOPI flags, forcesavetype, history...). */
-  meta: Record<string, unknown>
+  purgeStale(now: number, quietMs: number): Promise<number>
 }
 
 export type FilePatch = Partial<
-  Pick<FileRecord, 'title' | 'lock' | 'updatedAt' | 'updatedBy' | 'keyVersion'>
+  Pick<
+    FileRecord,
+    'title' | 'lock' | 'updatedAt' | 'updatedBy' | 'keyVersion' | 'folderId' | 'trashedAt' |
+    'originFolderId'
+  >
 >
 
-export type FileSortField = 'title' | 'created' | 'updated' | 'size'
-
 export interface FileListQuery {
-  ownerId: string
+  /** The folder whose files are listed (not those of its sub-folders). */
+  folderId: string
   offset: number
   limit: number
   sortBy: FileSortField
   descending: boolean
   /** Case-insensitive substring of the title. */
   titleContains?: string
+  /**
+   * Only titles ending with one of these lower-case suffixes (for example '.docx');
+   * undefined lists every file.
+   */
+  titleEndsWith?: readonly string[]
 }
 
 /**
@@ -152,15 +144,20 @@ export type FileDeletion =
 export interface FileRepository {
   /**
    * Inserts the file and its first version in one transaction.
-   * Throws NAME_TAKEN when the owner already has that title.
+   * Throws NAME_TAKEN when the folder already holds that title.
    */
   create(file: FileRecord, firstVersion: VersionRecord): Promise<void>
   findById(id: string): Promise<FileRecord | undefined>
   list(query: FileListQuery): Promise<{ total: number; items: FileRecord[] }>
-  /** True when the owner has a file with this title (case-insensitive). */
-  titleExists(ownerId: string, title: string): Promise<boolean>
-  /** The owner's file with this title compared without regard to case, in one lookup. */
-  findByTitle(ownerId: string, title: string): Promise<FileRecord | undefined>
+  /** True when the folder holds a file with this title (case-insensitive). */
+  titleExists(folderId: string, title: string): Promise<boolean>
+  /** The folder's file with this title compared without regard to case, in one lookup. */
+  findByTitle(folderId: string, title: string): Promise<FileRecord | undefined>
+  /**
+   * Files put in a trash (trashedAt set) at or before `before`, oldest first, at most
+   * `limit` (for the automatic emptying of trashes).
+   */
+  trashedBefore(before: number, limit: number): Promise<FileRecord[]>
   /**
    * Compare-and-set: applies the patch only while the row's revision equals
    * expectedRevision, and bumps the revision. Returns the updated record, or
@@ -171,12 +168,16 @@ export interface FileRepository {
   /**
    * Compare-and-set as update(), and in the same transaction appends the
    * version and moves the file's head (version, size, sha256, blobKey) to it.
+   * The versions numbered in `drop` (older ones: squashed or past the retention limit)
+   * are removed in that same transaction; the caller frees their bytes afterwards.
+   * Throws when `drop` names the version being committed.
    */
   commitVersion(
     id: string,
     expectedRevision: number,
     version: VersionRecord,
     patch: FilePatch,
+    drop?: readonly number[],
   ): Promise<FileRecord | undefined>
   /**
    * Removes the file and its versions, and reports every blob key they used. With
@@ -187,7 +188,91 @@ export interface FileRepository {
    */
   delete(id: string, expectedRevision?: number): Promise<FileDeletion>
   listVersions(fileId: string): Promise<VersionRecord[]>
+  /**
+   * Which of `blobKeys` some version of some file uses (a file's current blob is always
+   * one of its versions'). For the garbage collector: a key not returned may be deleted
+   * once it is old enough that no write in progress can still commit it.
+   */
+  blobKeysInUse(blobKeys: string[]): Promise<Set<string>>
   getVersion(fileId: string, version: number): Promise<VersionRecord | undefined>
+  /** How many files hold a lock that has not expired at `now` (one indexed count, for metrics). */
+  countLocked(now: number): Promise<number>
+}
+
+export type FolderPatch = Partial<
+  Pick<
+    FolderRecord,
+    'title' | 'parentId' | 'updatedAt' | 'updatedBy' | 'trashedAt' | 'originFolderId'
+  >
+>
+
+/** What a list of folders can be sorted by (their size is not kept: by title instead). */
+export interface FolderListQuery {
+  parentId: string
+  offset: number
+  limit: number
+  sortBy: FileSortField
+  descending: boolean
+  /** Case-insensitive substring of the title. */
+  titleContains?: string
+}
+
+/** What FolderRepository.delete did. */
+export type FolderDeletion =
+  | {
+    outcome: 'deleted'
+    /** Ids of every file that went with the folder's tree. */
+    fileIds: string[]
+    /** Every blob key the versions of those files used. */
+    blobKeys: string[]
+  }
+  | { outcome: 'not-found' }
+  | { outcome: 'revision-moved' }
+
+/**
+ * Folders: a tree per user under each root. A folder's content follows it by
+ * reference, so a move is one row update and a crash leaves the old or the new tree.
+ */
+export interface FolderRepository {
+  /**
+   * The owner's root folder of candidate.rootType, stored as `candidate` (a root:
+   * parentId null) when the owner has none yet. Concurrent calls, from any instance,
+   * all get the one stored root.
+   */
+  ensureRoot(candidate: FolderRecord): Promise<FolderRecord>
+  /** The owner's root of that section, if created. */
+  findRoot(ownerId: string, rootType: FolderRootType): Promise<FolderRecord | undefined>
+  /**
+   * Inserts a folder under folder.parentId (never a root: use ensureRoot). Throws
+   * NAME_TAKEN when the parent holds a folder with that title (any case) and NOT_FOUND
+   * when the parent does not exist.
+   */
+  create(folder: FolderRecord): Promise<void>
+  findById(id: string): Promise<FolderRecord | undefined>
+  /** The folder and its ancestors, root first; empty when the folder does not exist. */
+  path(id: string): Promise<FolderRecord[]>
+  /** The folders directly under parentId, with their total. */
+  list(query: FolderListQuery): Promise<{ total: number; items: FolderRecord[] }>
+  /** Direct content counts of those folders (a folder without content counts zeros). */
+  counts(ids: string[]): Promise<Map<string, FolderCounts>>
+  /** True when the parent holds a folder with this title (case-insensitive). */
+  titleExists(parentId: string, title: string): Promise<boolean>
+  /**
+   * Compare-and-set as FileRepository.update. A new parentId moves the folder with
+   * everything under it in one row update; throws INVALID_INPUT when that parent is the
+   * folder itself or lies under it, NOT_FOUND when it does not exist, NAME_TAKEN on a
+   * title clash in the target. Root folders cannot be moved or renamed (INVALID_INPUT).
+   */
+  update(id: string, expectedRevision: number, patch: FolderPatch): Promise<FolderRecord | undefined>
+  /**
+   * Removes the folder with every folder and file under it (and their versions and
+   * editing states) in one transaction, reporting the files and blob keys that went.
+   * With expectedRevision it refuses as FileRepository.delete does. Roots cannot be
+   * deleted (INVALID_INPUT).
+   */
+  delete(id: string, expectedRevision?: number): Promise<FolderDeletion>
+  /** Folders put in a trash at or before `before`, oldest first, at most `limit`. */
+  trashedBefore(before: number, limit: number): Promise<FolderRecord[]>
 }
 
 /** Small named values shared by every instance (for example the signing secret). */
@@ -195,28 +280,6 @@ export interface SettingsRepository {
   get(name: string): Promise<string | undefined>
   /** Stores value unless the name is set already; returns what is stored. */
   setIfAbsent(name: string, value: string): Promise<string>
-}
-
-/** Why the last editor save of a file failed (ONLYOFFICE status 3/7, or a failed download). */
-export interface SaveError {
-  /** Callback status that reported it (3, 7), or the status whose save Folio could not finish. */
-  status: number
-  /** Document key of the editing session concerned. */
-  documentKey: string
-  message: string
-  at: number
-}
-
-/** Who is editing a file in ONLYOFFICE Docs now, and how its last save went. */
-export interface EditingState {
-  fileId: string
-  /** Key of the session the editors are in ('' before any status 1). */
-  documentKey: string
-  /** Ids of the users editing now, as Docs listed them (status 1 `users`). */
-  editors: string[]
-  updatedAt: number
-  /** The last save error; cleared by the next successful save. */
-  lastError: SaveError | null
 }
 
 /**
@@ -240,12 +303,63 @@ export interface EditingRepository {
   getMany(fileIds: string[]): Promise<EditingState[]>
 }
 
+/** Which audit events to list: newest first, `offset`/`limit` paging, optional time bounds. */
+export interface AuditQuery {
+  offset: number
+  limit: number
+  /** Only events at or after this time. */
+  since?: number
+  /** Only events before this time. */
+  until?: number
+}
+
+/** The audit trail: append-only, read newest first. */
+export interface AuditRepository {
+  append(event: AuditEvent): Promise<void>
+  /**
+   * One page of events, newest first (events recorded in the same millisecond come in
+   * the reverse of the order they were appended), and how many match in all.
+   */
+  list(query: AuditQuery): Promise<{ total: number; items: AuditEvent[] }>
+}
+
+/**
+ * Who was given access to which file or folder: at most one entry per (item, user). A
+ * file's entries are removed with the file.
+ */
+export interface ShareRepository {
+  /** Stores the entry, replacing the user's earlier entry on the same item. */
+  put(share: ShareRecord): Promise<void>
+  /** Removes the user's entry on the item; true when there was one. */
+  remove(itemKind: ShareItemKind, itemId: string, userId: string): Promise<boolean>
+  find(itemKind: ShareItemKind, itemId: string, userId: string): Promise<ShareRecord | undefined>
+  /** Every entry on the item, oldest grant first. */
+  listForItem(itemKind: ShareItemKind, itemId: string): Promise<ShareRecord[]>
+  /** Every entry naming the user, newest grant first. */
+  listForUser(userId: string): Promise<ShareRecord[]>
+}
+
+/** The link of each file (at most one), removed with the file. */
+export interface ShareLinkRepository {
+  /** Stores the file's link, replacing (and so invalidating) any earlier one. */
+  put(link: ShareLinkRecord): Promise<void>
+  find(fileId: string): Promise<ShareLinkRecord | undefined>
+  /** Changes the access of a working link; false when the file has none or it is off. */
+  setAccess(fileId: string, access: number): Promise<boolean>
+  /** Turns the link off at `now`; false when there was no working link. */
+  revoke(fileId: string, now: number): Promise<boolean>
+}
+
 export interface MetadataStore {
   users: UserRepository
   sessions: SessionRepository
   throttle: ThrottleRepository
   files: FileRepository
+  folders: FolderRepository
   settings: SettingsRepository
   editing: EditingRepository
+  audit: AuditRepository
+  shares: ShareRepository
+  shareLinks: ShareLinkRepository
   close(): Promise<void>
 }

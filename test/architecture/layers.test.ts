@@ -1,81 +1,67 @@
 import assert from 'node:assert/strict'
-import { readdirSync, readFileSync } from 'node:fs'
-import { join, relative, dirname, resolve } from 'node:path'
-import { describe, test } from 'node:test'
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+// @ts-expect-error: a plain JavaScript script without type declarations
+import { checkDependencies } from '../../scripts/check-dependencies.mjs'
 
 /**
- * The dependency rule of the style guide: imports point inwards.
- * core imports nothing of Folio's outer layers and does no I/O; app does not
- * know HTTP or drivers; only main.ts and cli/ pick drivers.
+ * The dependency rules of .dependency-cruiser.cjs, checked by dependency-cruiser: they hold
+ * for Folio's sources, and each of them refuses a file planted in a copy that breaks it.
  */
-const SRC = resolve(import.meta.dirname, '..', '..', 'src')
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name)
-    if (entry.isDirectory()) return sourceFiles(path)
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : []
-  })
+interface Violation {
+  rule: string
+  from: string
+  to: string
 }
 
-function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8')
-  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map(
-    (m) => m[1] ?? m[2] ?? '',
-  )
-}
+const check: (root?: string) => Promise<Violation[]> = checkDependencies
+const REPO = resolve(import.meta.dirname, '..', '..')
 
-function layerOf(path: string): string {
-  return relative(SRC, path).split('/')[0] ?? ''
-}
+/** One planted file per rule: its path in src/, its text and the rule it must break. */
+const PLANTED: Array<{ rule: string; path: string; text: string }> = [
+  { rule: 'core-no-io-builtins', path: 'core/planted-io.ts', text: "import { readFileSync } from 'node:fs'\nexport const read = readFileSync\n" },
+  { rule: 'core-packages-allow-list', path: 'core/planted-package.ts', text: "import Database from 'better-sqlite3'\nexport const db = Database\n" },
+  { rule: 'core-imports-only-core', path: 'core/planted-outer.ts', text: "import type { AppContext } from '../app/context.js'\nexport type Ctx = AppContext\n" },
+  { rule: 'ports-import-only-core', path: 'ports/planted.ts', text: "import type { App } from '../app/create-app.js'\nexport type A = App\n" },
+  { rule: 'app-imports-core-and-ports', path: 'app/planted-protocol.ts', text: "import type { HttpPlugin } from '../protocols/http/server.js'\nexport type P = HttpPlugin\n" },
+  { rule: 'app-no-packages', path: 'app/planted-package.ts', text: "import { request } from 'undici'\nexport const r = request\n" },
+  { rule: 'protocols-not-each-other', path: 'protocols/wopi/planted.ts', text: "import { success } from '../portal/envelope.js'\nexport const s = success\n" },
+  { rule: 'protocols-through-app', path: 'protocols/onlyoffice/planted.ts', text: "import type { MetadataStore } from '../../ports/metadata-store.js'\nexport type S = MetadataStore\n" },
+  { rule: 'drivers-import-ports-and-core', path: 'drivers/blob-fs/planted.ts', text: "import { getFile } from '../../app/files.js'\nexport const g = getFile\n" },
+  { rule: 'only-main-and-cli-pick-drivers', path: 'app/planted-driver.ts', text: "import { openSqliteStore } from '../drivers/metadata-sqlite/index.js'\nexport const o = openSqliteStore\n" },
+  { rule: 'config-is-a-leaf', path: 'config/planted.ts', text: "import type { AppContext } from '../app/context.js'\nexport type C = AppContext\n" },
+]
 
-const files = sourceFiles(SRC)
+describe('dependency rules (dependency-cruiser)', () => {
+  let copy: string
 
-describe('layering', () => {
-  test('core/ imports only core/ and pure node modules (no fs, net, http, child_process)', () => {
-    const forbiddenNode = /^node:(fs|fs\/promises|net|http|https|child_process|dgram|dns|tls)$/
-    for (const file of files.filter((f) => layerOf(f) === 'core')) {
-      for (const spec of importsOf(file)) {
-        if (spec.startsWith('.')) {
-          const target = resolve(dirname(file), spec)
-          assert.equal(layerOf(target), 'core', `${relative(SRC, file)} imports ${spec}`)
-        } else {
-          assert.ok(!forbiddenNode.test(spec), `${relative(SRC, file)} imports ${spec}`)
-        }
-      }
-    }
+  before(async () => {
+    copy = await mkdtemp(join(tmpdir(), 'folio-layers-'))
+    await cp(join(REPO, 'src'), join(copy, 'src'), { recursive: true })
+    for (const planted of PLANTED) await writeFile(join(copy, 'src', planted.path), planted.text)
   })
 
-  test('app/ does not import protocols/, drivers/, cli/ or an HTTP framework', () => {
-    for (const file of files.filter((f) => layerOf(f) === 'app')) {
-      for (const spec of importsOf(file)) {
-        if (spec.startsWith('.')) {
-          const layer = layerOf(resolve(dirname(file), spec))
-          assert.ok(!['protocols', 'drivers', 'cli', 'main.ts'].includes(layer), `${relative(SRC, file)} imports ${spec}`)
-        } else {
-          assert.ok(!/^(fastify|@fastify\/|better-sqlite3|pg)/.test(spec), `${relative(SRC, file)} imports ${spec}`)
-        }
-      }
-    }
+  after(async () => {
+    await rm(copy, { recursive: true, force: true })
   })
 
-  test('only main.ts and cli/ import drivers/', () => {
-    for (const file of files) {
-      const layer = layerOf(file)
-      if (layer === 'drivers' || layer === 'main.ts' || layer === 'cli') continue
-      for (const spec of importsOf(file).filter((s) => s.startsWith('.'))) {
-        const target = layerOf(resolve(dirname(file), spec))
-        assert.notEqual(target, 'drivers', `${relative(SRC, file)} imports ${spec}`)
-      }
-    }
+  test('every rule holds for the sources', async () => {
+    const violations = await check(REPO)
+    assert.deepEqual(violations, [])
   })
 
-  test('ports/ holds interfaces only: no imports of drivers or protocols', () => {
-    for (const file of files.filter((f) => layerOf(f) === 'ports')) {
-      for (const spec of importsOf(file).filter((s) => s.startsWith('.'))) {
-        const target = layerOf(resolve(dirname(file), spec))
-        assert.ok(['ports', 'core'].includes(target), `${relative(SRC, file)} imports ${spec}`)
-      }
+  test('each rule refuses a file planted to break it', async () => {
+    const violations = await check(copy)
+    for (const planted of PLANTED) {
+      const from = `src/${planted.path.replace(/\.ts$/, '.js')}`
+      const hit = violations.find((v) => v.rule === planted.rule && v.from === from)
+      assert.ok(hit, `${planted.rule} did not refuse ${from}; got ${JSON.stringify(violations)}`)
     }
+    // Nothing but the planted files is refused.
+    const plantedFiles = new Set(PLANTED.map((p) => `src/${p.path.replace(/\.ts$/, '.js')}`))
+    assert.deepEqual(violations.filter((v) => !plantedFiles.has(v.from)), [])
   })
 })

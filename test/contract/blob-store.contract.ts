@@ -160,6 +160,16 @@ export function runBlobStoreContract(name: string, open: () => Promise<OpenedBlo
       await assert.rejects(put)
     })
 
+    test('finding 14: a body that breaks off (client gone) is INVALID_INPUT and stores nothing', async () => {
+      const keysBefore = await listedKeys(store())
+      const source = new Readable({ read() {} })
+      source.push(randomBytes(64 * 1024))
+      const put = store().put(source, { maxBytes: LIMIT })
+      setImmediate(() => source.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })))
+      await assert.rejects(put, hasCode('INVALID_INPUT'))
+      assert.deepEqual(await listedKeys(store()), keysBefore)
+    })
+
     test('delete removes the blob; deleting again is fine', async () => {
       const { key } = await store().put(Readable.from([Buffer.from('bye')]), { maxBytes: LIMIT })
       await store().delete(key)
@@ -199,6 +209,30 @@ export function runBlobStoreContract(name: string, open: () => Promise<OpenedBlo
       await store().delete(first.key)
       assert.equal(await store().exists(first.key), false)
       assert.deepEqual(await readAll(await store().get(second.key)), bytes)
+    })
+
+    test('finding 4: list() yields every stored blob with its size and modification time', async () => {
+      const before = Date.now()
+      const a = await store().put(Readable.from([Buffer.from('listed a')]), { maxBytes: LIMIT })
+      const b = await store().put(Readable.from([randomBytes(2000)]), { maxBytes: LIMIT })
+      const gone = await store().put(Readable.from([Buffer.from('gone')]), { maxBytes: LIMIT })
+      await store().delete(gone.key)
+      const listed = new Map<string, { modifiedAt: number; size: number }>()
+      for await (const blob of store().list()) listed.set(blob.key, blob)
+      assert.equal(listed.get(a.key)?.size, a.size)
+      assert.equal(listed.get(b.key)?.size, 2000)
+      assert.equal(listed.has(gone.key), false)
+      const modifiedAt = listed.get(b.key)?.modifiedAt ?? 0
+      // Clocks of a store and of this process may differ a little; a minute is plenty.
+      assert.ok(Math.abs(modifiedAt - before) < 60_000, `modifiedAt ${modifiedAt} vs ${before}`)
+      for (const key of listed.keys()) assert.equal(await store().exists(key), true, key)
+    })
+
+    test('finding 4: sweepTemporary never removes a blob', async () => {
+      const kept = await store().put(Readable.from([Buffer.from('kept')]), { maxBytes: LIMIT })
+      const report = await store().sweepTemporary(Date.now() + 60 * 60 * 1000)
+      assert.ok(report.files >= 0 && report.bytes >= 0)
+      assert.equal(await store().exists(kept.key), true)
     })
 
     test('concurrent puts do not mix their bytes', async () => {
@@ -242,4 +276,10 @@ function hasCode(code: ErrorCode): (error: unknown) => boolean {
     assert.equal(error.code, code)
     return true
   }
+}
+
+async function listedKeys(store: BlobStore): Promise<string[]> {
+  const keys: string[] = []
+  for await (const blob of store.list()) keys.push(blob.key)
+  return keys.sort()
 }

@@ -2,11 +2,15 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { isDomainError, type ErrorCode } from '../../src/core/errors.js'
 import type {
+  AuditEvent,
   FileDeletion,
   FileRecord,
   FileSortField,
+  FolderRecord,
   MetadataStore,
   SessionRecord,
+  ShareLinkRecord,
+  ShareRecord,
   UserRecord,
   VersionRecord,
 } from '../../src/ports/metadata-store.js'
@@ -25,6 +29,7 @@ function buildUser(overrides: Partial<UserRecord> = {}): UserRecord {
     isAdmin: false,
     passwordHash: 'scrypt$1$abc$def',
     wopiUserInfo: '',
+    tokenGeneration: 0,
     createdAt: T0,
     updatedAt: T0,
     ...overrides,
@@ -57,6 +62,10 @@ function buildFile(overrides: Partial<FileRecord> = {}): FileRecord {
     lock: null,
     keyVersion: 1,
     revision: 1,
+    // One folder per owner unless the test says otherwise (no folder row is needed).
+    folderId: `d-${overrides.ownerId ?? 'u-alice'}`,
+    trashedAt: null,
+    originFolderId: null,
     ...overrides,
   }
 }
@@ -209,6 +218,22 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.equal(await store.users.update('u-nobody', { updatedAt: T0 }), false)
       }))
 
+    test('finding 13: bumpTokenGeneration adds one in the same update, and only when asked', () =>
+      withStore(async (store) => {
+        await store.users.create(buildUser())
+        await store.users.update('u-alice', { passwordHash: 'scrypt$3', updatedAt: T0 + 1, bumpTokenGeneration: true })
+        assert.equal((await store.users.findById('u-alice'))?.tokenGeneration, 1)
+        await store.users.update('u-alice', { displayName: 'Al', updatedAt: T0 + 2 })
+        assert.equal((await store.users.findById('u-alice'))?.tokenGeneration, 1)
+        await Promise.all([
+          store.users.update('u-alice', { updatedAt: T0 + 3, bumpTokenGeneration: true }),
+          store.users.update('u-alice', { updatedAt: T0 + 3, bumpTokenGeneration: true }),
+        ])
+        const user = await store.users.findById('u-alice')
+        assert.equal(user?.tokenGeneration, 3)
+        assert.equal(user?.passwordHash, 'scrypt$3')
+      }))
+
     test('remove deletes the user and their sessions only', () =>
       withStore(async (store) => {
         await store.users.create(buildUser())
@@ -291,62 +316,61 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
   })
 
   describe(`${name}: throttle`, () => {
-    const windowMs = 60_000
+    const state = (failures: number, at: number, blockedUntil = 0) => ({
+      failures,
+      windowStartedAt: T0,
+      lastAttemptAt: at,
+      blockedUntil,
+    })
+    const put = (next: ReturnType<typeof state> | undefined) => () => ({ next, result: undefined })
 
-    test('failures add up within a window and are kept per key', () =>
+    test('update stores what the step returns, per key, and hands it the stored state', () =>
       withStore(async (store) => {
         assert.equal(await store.throttle.get('ip:1'), undefined)
-        assert.deepEqual(await store.throttle.recordFailure('ip:1', T0, windowMs), {
-          failures: 1,
-          windowStartedAt: T0,
-        })
-        await store.throttle.recordFailure('ip:1', T0 + 10, windowMs)
-        assert.deepEqual(await store.throttle.recordFailure('ip:1', T0 + windowMs, windowMs), {
-          failures: 3,
-          windowStartedAt: T0,
-        })
-        assert.deepEqual(await store.throttle.get('ip:1'), { failures: 3, windowStartedAt: T0 })
-        assert.deepEqual(await store.throttle.recordFailure('user:a', T0 + 5, windowMs), {
-          failures: 1,
-          windowStartedAt: T0 + 5,
-        })
-      }))
-
-    test('a failure more than windowMs after the window started starts a new one', () =>
-      withStore(async (store) => {
-        await store.throttle.recordFailure('ip:1', T0, windowMs)
-        await store.throttle.recordFailure('ip:1', T0 + 1, windowMs)
-        const later = T0 + windowMs + 1
-        assert.deepEqual(await store.throttle.recordFailure('ip:1', later, windowMs), {
-          failures: 1,
-          windowStartedAt: later,
-        })
-        assert.deepEqual(await store.throttle.recordFailure('ip:1', later + 1, windowMs), {
-          failures: 2,
-          windowStartedAt: later,
-        })
+        const seen = await store.throttle.update('ip:1', (current) => ({
+          next: state(1, T0),
+          result: current,
+        }))
+        assert.equal(seen, undefined)
+        await store.throttle.update('ip:1', put(state(2, T0 + 5, T0 + 60_000)))
+        assert.deepEqual(await store.throttle.get('ip:1'), state(2, T0 + 5, T0 + 60_000))
+        assert.equal(await store.throttle.get('ip:2'), undefined)
+        await store.throttle.update('ip:1', put(undefined))
+        assert.equal(await store.throttle.get('ip:1'), undefined, 'undefined deletes the key')
       }))
 
     test('clear forgets the key only', () =>
       withStore(async (store) => {
-        await store.throttle.recordFailure('ip:1', T0, windowMs)
-        await store.throttle.recordFailure('ip:2', T0, windowMs)
+        await store.throttle.update('ip:1', put(state(1, T0)))
+        await store.throttle.update('ip:2', put(state(1, T0)))
         await store.throttle.clear('ip:1')
         assert.equal(await store.throttle.get('ip:1'), undefined)
-        assert.deepEqual(await store.throttle.get('ip:2'), { failures: 1, windowStartedAt: T0 })
-        assert.deepEqual(await store.throttle.recordFailure('ip:1', T0 + 1, windowMs), {
-          failures: 1,
-          windowStartedAt: T0 + 1,
-        })
+        assert.deepEqual(await store.throttle.get('ip:2'), state(1, T0))
       }))
 
-    test('concurrent failures on one key are all counted', () =>
+    test('finding 1: concurrent updates on one key never interleave (none is lost)', () =>
       withStore(async (store) => {
-        await Promise.all(
-          Array.from({ length: 20 }, (_, i) =>
-            store.throttle.recordFailure('ip:1', T0 + i, windowMs)),
+        const counts = await Promise.all(
+          Array.from({ length: 50 }, () =>
+            store.throttle.update('user:x', (current) => {
+              const failures = (current?.failures ?? 0) + 1
+              return { next: state(failures, T0), result: failures }
+            })),
         )
-        assert.equal((await store.throttle.get('ip:1'))?.failures, 20)
+        assert.deepEqual([...counts].sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => i + 1))
+        assert.equal((await store.throttle.get('user:x'))?.failures, 50)
+      }))
+
+    test('finding 9: purgeStale deletes quiet, unlocked keys only', () =>
+      withStore(async (store) => {
+        const quietMs = 60_000
+        await store.throttle.update('old', put(state(2, T0)))
+        await store.throttle.update('old-locked', put(state(9, T0, T0 + 10 * quietMs)))
+        await store.throttle.update('recent', put(state(1, T0 + quietMs)))
+        assert.equal(await store.throttle.purgeStale(T0 + quietMs, quietMs), 1)
+        assert.equal(await store.throttle.get('old'), undefined)
+        assert.notEqual(await store.throttle.get('old-locked'), undefined)
+        assert.notEqual(await store.throttle.get('recent'), undefined)
       }))
   })
 
@@ -413,12 +437,24 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.deepEqual(await store.files.findById('f-2'), bobs)
       }))
 
-    test('titleExists ignores case and looks at one owner only', () =>
+    test('a lock keeps its holder and the time it was taken; unlocking clears both', () =>
+      withStore(async (store) => {
+        const file = await createFile(store, { revision: 0 })
+        const lock = { lockId: 'held', expiresAt: T0 + 1_800_000, holderId: 'u-bob', lockedAt: T0 + 7 }
+        const locked = await store.files.update(file.id, 0, { lock })
+        assert.deepEqual(locked?.lock, lock)
+        assert.deepEqual((await store.files.findById(file.id))?.lock, lock)
+        await store.files.update(file.id, 1, { lock: null })
+        await store.files.update(file.id, 2, { lock: { lockId: 'old-style', expiresAt: T0 + 5 } })
+        assert.deepEqual((await store.files.findById(file.id))?.lock, { lockId: 'old-style', expiresAt: T0 + 5 })
+      }))
+
+    test('titleExists ignores case and looks at one folder only', () =>
       withStore(async (store) => {
         await createFile(store, { title: 'Budget.xlsx' })
-        assert.equal(await store.files.titleExists('u-alice', 'BUDGET.xlsx'), true)
-        assert.equal(await store.files.titleExists('u-alice', 'Budget.xls'), false)
-        assert.equal(await store.files.titleExists('u-bob', 'Budget.xlsx'), false)
+        assert.equal(await store.files.titleExists('d-u-alice', 'BUDGET.xlsx'), true)
+        assert.equal(await store.files.titleExists('d-u-alice', 'Budget.xls'), false)
+        assert.equal(await store.files.titleExists('d-u-bob', 'Budget.xlsx'), false)
       }))
 
     test('update with the current revision applies the patch and bumps the revision', () =>
@@ -448,8 +484,8 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         }
         assert.deepEqual(renamed, expected2)
         assert.deepEqual(await store.files.findById(file.id), expected2)
-        assert.equal(await store.files.titleExists('u-alice', 'Report.docx'), false)
-        assert.equal(await store.files.titleExists('u-alice', 'final.docx'), true)
+        assert.equal(await store.files.titleExists('d-u-alice', 'Report.docx'), false)
+        assert.equal(await store.files.titleExists('d-u-alice', 'final.docx'), true)
       }))
 
     test('an empty patch still bumps the revision', () =>
@@ -509,6 +545,20 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.equal(winners[0]?.revision, 11)
       }))
 
+    test('finding 4: blobKeysInUse names the keys some version uses, old and current, until the file goes', () =>
+      withStore(async (store) => {
+        const file = await createFile(store)
+        const v2 = nextVersion(file)
+        await store.files.commitVersion(file.id, 1, v2, { updatedAt: v2.createdAt })
+        const asked = [file.blobKey, v2.blobKey, 'blob-nobody', file.blobKey]
+        assert.deepEqual(await store.files.blobKeysInUse(asked), new Set([file.blobKey, v2.blobKey]))
+        assert.deepEqual(await store.files.blobKeysInUse([]), new Set())
+        const many = Array.from({ length: 1200 }, (_, i) => `k-${i}`).concat([v2.blobKey])
+        assert.deepEqual(await store.files.blobKeysInUse(many), new Set([v2.blobKey]))
+        await store.files.delete(file.id)
+        assert.deepEqual(await store.files.blobKeysInUse(asked), new Set())
+      }))
+
     test('commitVersion appends the version, moves the head and applies the patch', () =>
       withStore(async (store) => {
         const file = await createFile(store, {
@@ -536,6 +586,46 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.deepEqual(await store.files.findById(file.id), expected)
         assert.deepEqual(await store.files.listVersions(file.id), [headVersion(file), v2])
         assert.deepEqual(await store.files.getVersion(file.id, 2), v2)
+      }))
+
+    test('countLocked counts files whose lock has not expired at the given time', () =>
+      withStore(async (store) => {
+        assert.equal(await store.files.countLocked(T0), 0)
+        await createFile(store, { id: 'f-a', title: 'a.docx', lock: { lockId: 'A', expiresAt: T0 + 100 } })
+        await createFile(store, { id: 'f-b', title: 'b.docx', lock: { lockId: 'B', expiresAt: T0 + 200 } })
+        await createFile(store, { id: 'f-c', title: 'c.docx' })
+        assert.equal(await store.files.countLocked(T0), 2)
+        assert.equal(await store.files.countLocked(T0 + 100), 1, 'a lock expiring now no longer counts')
+        assert.equal(await store.files.countLocked(T0 + 200), 0)
+      }))
+
+    test('commitVersion drops the versions named in drop in the same commit, and only those', () =>
+      withStore(async (store) => {
+        const file = await createFile(store)
+        const v2 = nextVersion(file)
+        await store.files.commitVersion(file.id, 1, v2, { updatedAt: v2.createdAt })
+        const afterV2 = { ...file, version: 2, revision: 2, updatedAt: v2.createdAt }
+        const v3 = nextVersion(afterV2)
+        await store.files.commitVersion(file.id, 2, v3, { updatedAt: v3.createdAt })
+        const v4 = nextVersion({ ...afterV2, version: 3, revision: 3, updatedAt: v3.createdAt })
+        const committed = await store.files.commitVersion(file.id, 3, v4, { updatedAt: v4.createdAt }, [1, 3])
+        assert.equal(committed?.version, 4)
+        assert.equal(committed?.blobKey, v4.blobKey)
+        assert.deepEqual(await store.files.listVersions(file.id), [v2, v4])
+        assert.equal(await store.files.getVersion(file.id, 3), undefined)
+        const inUse = await store.files.blobKeysInUse([file.blobKey, v2.blobKey, v3.blobKey, v4.blobKey])
+        assert.deepEqual([...inUse].sort(), [v2.blobKey, v4.blobKey].sort())
+      }))
+
+    test('commitVersion with a stale revision drops nothing; dropping the new version throws', () =>
+      withStore(async (store) => {
+        const file = await createFile(store)
+        const v2 = nextVersion(file)
+        assert.equal(await store.files.commitVersion(file.id, 7, v2, { updatedAt: T0 + 5 }, [1]), undefined)
+        assert.deepEqual(await store.files.listVersions(file.id), [headVersion(file)])
+        await assert.rejects(store.files.commitVersion(file.id, 1, v2, { updatedAt: T0 + 5 }, [2]))
+        assert.deepEqual(await store.files.listVersions(file.id), [headVersion(file)])
+        assert.equal((await store.files.findById(file.id))?.revision, 1)
       }))
 
     test('commitVersion with a stale revision adds no version and changes nothing', () =>
@@ -623,7 +713,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.equal(await store.files.getVersion(file.id, 1), undefined)
         assert.deepEqual(await store.files.delete(file.id), { outcome: 'not-found' })
         assert.deepEqual(await store.files.findById('f-2'), other)
-        assert.equal(await store.files.titleExists('u-alice', 'Report.docx'), false)
+        assert.equal(await store.files.titleExists('d-u-alice', 'Report.docx'), false)
       }))
 
     test('delete with the current revision removes the file and reports its blob keys', () =>
@@ -635,7 +725,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         })
         assert.equal(await store.files.findById(file.id), undefined)
         assert.deepEqual(await store.files.listVersions(file.id), [])
-        assert.equal(await store.files.titleExists('u-alice', file.title), false)
+        assert.equal(await store.files.titleExists('d-u-alice', file.title), false)
       }))
 
     test('delete with a stale revision reports revision-moved and changes nothing', () =>
@@ -675,27 +765,27 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         }
       }))
 
-    test('findByTitle ignores case in any script and looks at one owner only', () =>
+    test('findByTitle ignores case in any script and looks at one folder only', () =>
       withStore(async (store) => {
         const budget = await createFile(store, { id: 'f-1', title: 'Budget.xlsx' })
         const umlaut = await createFile(store, { id: 'f-2', title: 'Übersicht.docx' })
         await createFile(store, { id: 'f-3', ownerId: 'u-bob', title: 'Notes.txt' })
-        assert.deepEqual(await store.files.findByTitle('u-alice', 'BUDGET.xlsx'), budget)
-        assert.deepEqual(await store.files.findByTitle('u-alice', 'übersicht.DOCX'), umlaut)
-        assert.equal(await store.files.findByTitle('u-alice', 'Budget.xls'), undefined)
-        assert.equal(await store.files.findByTitle('u-alice', 'Budget'), undefined)
-        assert.equal(await store.files.findByTitle('u-alice', 'Notes.txt'), undefined)
-        assert.equal(await store.files.findByTitle('u-bob', 'Budget.xlsx'), undefined)
+        assert.deepEqual(await store.files.findByTitle('d-u-alice', 'BUDGET.xlsx'), budget)
+        assert.deepEqual(await store.files.findByTitle('d-u-alice', 'übersicht.DOCX'), umlaut)
+        assert.equal(await store.files.findByTitle('d-u-alice', 'Budget.xls'), undefined)
+        assert.equal(await store.files.findByTitle('d-u-alice', 'Budget'), undefined)
+        assert.equal(await store.files.findByTitle('d-u-alice', 'Notes.txt'), undefined)
+        assert.equal(await store.files.findByTitle('d-u-bob', 'Budget.xlsx'), undefined)
       }))
 
     test('findByTitle follows renames and deletes', () =>
       withStore(async (store) => {
         const file = await createFile(store, { title: 'Draft.docx' })
         const renamed = await store.files.update(file.id, file.revision, { title: 'Final.docx' })
-        assert.equal(await store.files.findByTitle('u-alice', 'Draft.docx'), undefined)
-        assert.deepEqual(await store.files.findByTitle('u-alice', 'final.docx'), renamed)
+        assert.equal(await store.files.findByTitle('d-u-alice', 'Draft.docx'), undefined)
+        assert.deepEqual(await store.files.findByTitle('d-u-alice', 'final.docx'), renamed)
         await store.files.delete(file.id)
-        assert.equal(await store.files.findByTitle('u-alice', 'Final.docx'), undefined)
+        assert.equal(await store.files.findByTitle('d-u-alice', 'Final.docx'), undefined)
       }))
   })
 
@@ -733,11 +823,11 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       await store.files.create(others, headVersion(others))
     }
 
-    test('lists the owner\'s files only, with total and full records', () =>
+    test('lists the folder\'s files only, with total and full records', () =>
       withStore(async (store) => {
         await seed(store)
         const page = await store.files.list({
-          ownerId: 'u-alice',
+          folderId: 'd-u-alice',
           offset: 0,
           limit: 100,
           sortBy: 'title',
@@ -748,7 +838,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.deepEqual(page.items, page.items.map((f) => byId.get(f.id)))
         assert.deepEqual(
           await store.files.list({
-            ownerId: 'u-none', offset: 0, limit: 10, sortBy: 'size', descending: true,
+            folderId: 'd-none', offset: 0, limit: 10, sortBy: 'size', descending: true,
           }),
           { total: 0, items: [] },
         )
@@ -761,13 +851,13 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
           withStore(async (store) => {
             await seed(store)
             const whole = await store.files.list({
-              ownerId: 'u-alice', offset: 0, limit: 100, sortBy, descending,
+              folderId: 'd-u-alice', offset: 0, limit: 100, sortBy, descending,
             })
             assert.deepEqual(whole.items.map((f) => f.id), expectedOrder(sortBy, descending))
             const paged: string[] = []
             for (let offset = 0; offset < fixtures.length + 2; offset += 4) {
               const page = await store.files.list({
-                ownerId: 'u-alice', offset, limit: 4, sortBy, descending,
+                folderId: 'd-u-alice', offset, limit: 4, sortBy, descending,
               })
               assert.equal(page.total, fixtures.length)
               assert.ok(page.items.length <= 4)
@@ -782,7 +872,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       withStore(async (store) => {
         await seed(store)
         const page = await store.files.list({
-          ownerId: 'u-alice', offset: 50, limit: 10, sortBy: 'updated', descending: true,
+          folderId: 'd-u-alice', offset: 50, limit: 10, sortBy: 'updated', descending: true,
         })
         assert.deepEqual(page, { total: fixtures.length, items: [] })
       }))
@@ -795,13 +885,13 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         }
         await createFile(store, { id: 'f-9', ownerId: 'u-bob', title: 'report.docx' })
         const found = await store.files.list({
-          ownerId: 'u-alice', offset: 0, limit: 10, sortBy: 'title', descending: false,
+          folderId: 'd-u-alice', offset: 0, limit: 10, sortBy: 'title', descending: false,
           titleContains: 'rEpOrT',
         })
         assert.equal(found.total, 2)
         assert.deepEqual(found.items.map((f) => f.id), ['f-2', 'f-1'])
         const umlaut = await store.files.list({
-          ownerId: 'u-alice', offset: 0, limit: 10, sortBy: 'title', descending: false,
+          folderId: 'd-u-alice', offset: 0, limit: 10, sortBy: 'title', descending: false,
           titleContains: 'übersicht',
         })
         assert.deepEqual(umlaut.items.map((f) => f.id), ['f-4'])
@@ -821,7 +911,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         }
         async function search(titleContains: string): Promise<string[]> {
           const page = await store.files.list({
-            ownerId: 'u-alice', offset: 0, limit: 10, sortBy: 'title', descending: false,
+            folderId: 'd-u-alice', offset: 0, limit: 10, sortBy: 'title', descending: false,
             titleContains,
           })
           assert.equal(page.total, page.items.length)
@@ -843,11 +933,156 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         }
         await createFile(store, { id: 'f-x', title: 'other.docx' })
         const page = await store.files.list({
-          ownerId: 'u-alice', offset: 2, limit: 2, sortBy: 'title', descending: true,
+          folderId: 'd-u-alice', offset: 2, limit: 2, sortBy: 'title', descending: true,
           titleContains: 'REPORT',
         })
         assert.equal(page.total, 5)
         assert.deepEqual(page.items.map((f) => f.id), ['f-r2', 'f-r1'])
+      }))
+  })
+
+  describe(`${name}: folders`, () => {
+    function root(ownerId: string, rootType: 'my' | 'trash', id = `r-${ownerId}-${rootType}`): FolderRecord {
+      return {
+        id, ownerId, parentId: null, title: rootType, rootType, createdAt: T0, createdBy: ownerId,
+        updatedAt: T0, updatedBy: ownerId, revision: 1, trashedAt: null, originFolderId: null,
+      }
+    }
+    function folder(id: string, parentId: string, title: string, overrides: Partial<FolderRecord> = {}): FolderRecord {
+      return { ...root('u-alice', 'my', id), parentId, title, rootType: null, ...overrides }
+    }
+
+    test('ensureRoot stores one root per owner and section, also under concurrent calls', () =>
+      withStore(async (store) => {
+        const results = await Promise.all(
+          ['a', 'b', 'c', 'd'].map((n) => store.folders.ensureRoot(root('u-alice', 'my', `r-${n}`))),
+        )
+        assert.equal(new Set(results.map((r) => r.id)).size, 1)
+        assert.deepEqual(await store.folders.findRoot('u-alice', 'my'), results[0])
+        const trash = await store.folders.ensureRoot(root('u-alice', 'trash'))
+        assert.notEqual(trash.id, results[0]?.id)
+        assert.equal(await store.folders.findRoot('u-bob', 'my'), undefined)
+      }))
+
+    test('create, findById, path and NAME_TAKEN per parent without regard to case', () =>
+      withStore(async (store) => {
+        const my = await store.folders.ensureRoot(root('u-alice', 'my'))
+        const a = folder('d-a', my.id, 'Projects')
+        await store.folders.create(a)
+        const b = folder('d-b', 'd-a', 'Übersicht')
+        await store.folders.create(b)
+        assert.deepEqual(await store.folders.findById('d-b'), b)
+        assert.deepEqual((await store.folders.path('d-b')).map((f) => f.id), [my.id, 'd-a', 'd-b'])
+        assert.deepEqual(await store.folders.path('nope'), [])
+        await assert.rejects(store.folders.create(folder('d-c', my.id, 'PROJECTS')), isCode('NAME_TAKEN'))
+        await assert.rejects(store.folders.create(folder('d-d', 'missing', 'X')), isCode('NOT_FOUND'))
+        await store.folders.create(folder('d-e', 'd-a', 'projects'))
+        assert.equal(await store.folders.titleExists('d-a', 'übersicht'), true)
+        assert.equal(await store.folders.titleExists(my.id, 'übersicht'), false)
+      }))
+
+    test('list pages folders, counts follow files and folders as they come and go', () =>
+      withStore(async (store) => {
+        const my = await store.folders.ensureRoot(root('u-alice', 'my'))
+        for (const [id, title] of [['d-1', 'beta'], ['d-2', 'Alpha'], ['d-3', 'gamma']] as const) {
+          await store.folders.create(folder(id, my.id, title, { createdAt: T0 + id.length }))
+        }
+        const page = await store.folders.list({ parentId: my.id, offset: 1, limit: 1, sortBy: 'title', descending: false })
+        assert.equal(page.total, 3)
+        assert.deepEqual(page.items.map((f) => f.id), ['d-1'])
+        const filtered = await store.folders.list({
+          parentId: my.id, offset: 0, limit: 10, sortBy: 'updated', descending: true, titleContains: 'AMM',
+        })
+        assert.deepEqual({ total: filtered.total, ids: filtered.items.map((f) => f.id) }, { total: 1, ids: ['d-3'] })
+        await createFile(store, { id: 'f-1', folderId: 'd-1' })
+        await createFile(store, { id: 'f-2', folderId: 'd-1', title: 'b.docx' })
+        const counts = await store.folders.counts([my.id, 'd-1', 'd-2'])
+        assert.deepEqual(counts.get(my.id), { files: 0, folders: 3 })
+        assert.deepEqual(counts.get('d-1'), { files: 2, folders: 0 })
+        assert.deepEqual(counts.get('d-2'), { files: 0, folders: 0 })
+        const f1 = await store.files.findById('f-1')
+        assert.ok(f1)
+        await store.files.update('f-1', f1.revision, { folderId: 'd-2' })
+        const after = await store.folders.counts(['d-1', 'd-2'])
+        assert.deepEqual([after.get('d-1')?.files, after.get('d-2')?.files], [1, 1])
+        const listed = await store.files.list({ folderId: 'd-2', offset: 0, limit: 10, sortBy: 'title', descending: false })
+        assert.deepEqual({ total: listed.total, ids: listed.items.map((f) => f.id) }, { total: 1, ids: ['f-1'] })
+      }))
+
+    test('files list filters by title suffix', () =>
+      withStore(async (store) => {
+        await createFile(store, { id: 'f-1', title: 'a.docx' })
+        await createFile(store, { id: 'f-2', title: 'b.XLSX' })
+        await createFile(store, { id: 'f-3', title: 'c.txt' })
+        const page = await store.files.list({
+          folderId: 'd-u-alice', offset: 0, limit: 10, sortBy: 'title', descending: false,
+          titleEndsWith: ['.docx', '.xlsx'],
+        })
+        assert.deepEqual({ total: page.total, ids: page.items.map((f) => f.id) }, { total: 2, ids: ['f-1', 'f-2'] })
+      }))
+
+    test('a move is one update; content follows; cycles and roots are refused', () =>
+      withStore(async (store) => {
+        const my = await store.folders.ensureRoot(root('u-alice', 'my'))
+        const trash = await store.folders.ensureRoot(root('u-alice', 'trash'))
+        await store.folders.create(folder('d-a', my.id, 'A'))
+        await store.folders.create(folder('d-b', 'd-a', 'B'))
+        await createFile(store, { id: 'f-1', folderId: 'd-b' })
+        await assert.rejects(store.folders.update('d-a', 1, { parentId: 'd-b' }), isCode('INVALID_INPUT'))
+        await assert.rejects(store.folders.update('d-a', 1, { parentId: 'd-a' }), isCode('INVALID_INPUT'))
+        await assert.rejects(store.folders.update(my.id, 1, { parentId: trash.id }), isCode('INVALID_INPUT'))
+        await assert.rejects(store.folders.update('d-a', 1, { parentId: 'gone' }), isCode('NOT_FOUND'))
+        const moved = await store.folders.update('d-a', 1, { parentId: trash.id, trashedAt: T0 + 5, originFolderId: my.id })
+        assert.equal(moved?.revision, 2)
+        assert.equal(moved?.trashedAt, T0 + 5)
+        assert.equal(await store.folders.update('d-a', 1, { title: 'stale' }), undefined)
+        assert.deepEqual((await store.folders.path('d-b')).map((f) => f.id), [trash.id, 'd-a', 'd-b'])
+        assert.deepEqual((await store.folders.trashedBefore(T0 + 5, 10)).map((f) => f.id), ['d-a'])
+        assert.deepEqual(await store.folders.trashedBefore(T0 + 4, 10), [])
+        await store.folders.create(folder('d-c', my.id, 'b'))
+        await assert.rejects(store.folders.update('d-c', 1, { parentId: 'd-a', title: 'B' }), isCode('NAME_TAKEN'))
+      }))
+
+    test('delete takes the whole tree with files and versions, and reports their blob keys', () =>
+      withStore(async (store) => {
+        const my = await store.folders.ensureRoot(root('u-alice', 'my'))
+        await store.folders.create(folder('d-a', my.id, 'A'))
+        await store.folders.create(folder('d-b', 'd-a', 'B'))
+        const kept = await createFile(store, { id: 'f-0', folderId: my.id })
+        const f1 = await createFile(store, { id: 'f-1', folderId: 'd-a', blobKey: 'k-1' })
+        await store.files.commitVersion('f-1', f1.revision, nextVersion(f1, { blobKey: 'k-2' }), {})
+        await createFile(store, { id: 'f-2', folderId: 'd-b', blobKey: 'k-3' })
+        await assert.rejects(store.folders.delete(my.id), isCode('INVALID_INPUT'))
+        assert.deepEqual(await store.folders.delete('d-a', 7), { outcome: 'revision-moved' })
+        const deletion = await store.folders.delete('d-a', 1)
+        assert.equal(deletion.outcome, 'deleted')
+        if (deletion.outcome !== 'deleted') return
+        assert.deepEqual([...deletion.fileIds].sort(), ['f-1', 'f-2'])
+        assert.deepEqual([...deletion.blobKeys].sort(), ['k-1', 'k-2', 'k-3'])
+        assert.equal(await store.folders.findById('d-b'), undefined)
+        assert.equal(await store.files.findById('f-2'), undefined)
+        assert.deepEqual(await store.files.listVersions('f-1'), [])
+        assert.deepEqual(await store.files.findById('f-0'), kept)
+        assert.deepEqual((await store.folders.counts([my.id])).get(my.id), { files: 1, folders: 0 })
+        assert.deepEqual(await store.folders.delete('d-a'), { outcome: 'not-found' })
+      }))
+
+    test('a file keeps its id, lock and trash facts through a move', () =>
+      withStore(async (store) => {
+        const lock = { lockId: 'L', expiresAt: T0 + 60_000 }
+        const file = await createFile(store, { lock })
+        const moved = await store.files.update(file.id, file.revision, {
+          folderId: 'd-trash', trashedAt: T0 + 1, originFolderId: file.folderId,
+        })
+        assert.deepEqual(moved, {
+          ...file, folderId: 'd-trash', trashedAt: T0 + 1, originFolderId: 'd-u-alice', revision: file.revision + 1,
+        })
+        assert.deepEqual((await store.files.trashedBefore(T0 + 1, 5)).map((f) => f.id), [file.id])
+        const back = await store.files.update(file.id, file.revision + 1, {
+          folderId: 'd-u-alice', trashedAt: null, originFolderId: null,
+        })
+        assert.equal(back?.trashedAt, null)
+        assert.deepEqual(await store.files.trashedBefore(T0 + 10, 5), [])
       }))
   })
 
@@ -875,6 +1110,69 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         const stored = await store.settings.get('k')
         assert.ok(stored !== undefined)
         assert.deepEqual(results, results.map(() => stored))
+      }))
+  })
+
+  describe(`${name}: audit`, () => {
+    function event(n: number, overrides: Partial<AuditEvent> = {}): AuditEvent {
+      return {
+        id: `ev-${n}`,
+        at: T0 + n * 1000,
+        action: 'sign-in',
+        actorId: 'u-alice',
+        actorName: 'Alice',
+        address: '192.0.2.7',
+        targetType: '',
+        targetId: '',
+        targetName: '',
+        detail: '',
+        ...overrides,
+      }
+    }
+
+    test('an empty trail lists nothing', () =>
+      withStore(async (store) => {
+        assert.deepEqual(await store.audit.list({ offset: 0, limit: 10 }), { total: 0, items: [] })
+      }))
+
+    test('append then list returns every field, newest first, with the total', () =>
+      withStore(async (store) => {
+        const removal = event(2, {
+          action: 'user-removed',
+          targetType: 'user',
+          targetId: 'u-bob',
+          targetName: 'Bob',
+          detail: 'Zoë\'s "account"',
+        })
+        await store.audit.append(event(1))
+        await store.audit.append(removal)
+        await store.audit.append(event(3, { action: 'sign-in-failed', actorId: '', actorName: 'mallory' }))
+        const all = await store.audit.list({ offset: 0, limit: 10 })
+        assert.equal(all.total, 3)
+        assert.deepEqual(all.items.map((e) => e.id), ['ev-3', 'ev-2', 'ev-1'])
+        assert.deepEqual(all.items[1], removal)
+      }))
+
+    test('events of the same millisecond come newest appended first', () =>
+      withStore(async (store) => {
+        for (const n of [1, 2, 3]) await store.audit.append(event(n, { at: T0 }))
+        const all = await store.audit.list({ offset: 0, limit: 10 })
+        assert.deepEqual(all.items.map((e) => e.id), ['ev-3', 'ev-2', 'ev-1'])
+      }))
+
+    test('pages without gaps or repeats, and since/until bound the time', () =>
+      withStore(async (store) => {
+        for (let n = 1; n <= 7; n++) await store.audit.append(event(n))
+        const seen: string[] = []
+        for (let offset = 0; offset < 7; offset += 3) {
+          const page = await store.audit.list({ offset, limit: 3 })
+          assert.equal(page.total, 7)
+          seen.push(...page.items.map((e) => e.id))
+        }
+        assert.deepEqual(seen, ['ev-7', 'ev-6', 'ev-5', 'ev-4', 'ev-3', 'ev-2', 'ev-1'])
+        const window = await store.audit.list({ offset: 0, limit: 10, since: T0 + 3000, until: T0 + 6000 })
+        assert.equal(window.total, 3)
+        assert.deepEqual(window.items.map((e) => e.id), ['ev-5', 'ev-4', 'ev-3'])
       }))
   })
 
@@ -966,6 +1264,110 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await store.files.delete('f-1')
         assert.equal(await store.editing.get('f-1'), undefined)
         assert.deepEqual(await store.editing.getMany(['f-1']), [])
+      }))
+  })
+
+  describe(`${name}: shares`, () => {
+    const share = (overrides: Partial<ShareRecord> = {}): ShareRecord => ({
+      itemKind: 'file',
+      itemId: 'f-1',
+      userId: 'u-bob',
+      access: 2,
+      grantedBy: 'u-alice',
+      grantedAt: T0,
+      ...overrides,
+    })
+
+    test('put then find returns every field; a second put replaces the entry', () =>
+      withStore(async (store) => {
+        await createFile(store)
+        await store.shares.put(share())
+        assert.deepEqual(await store.shares.find('file', 'f-1', 'u-bob'), share())
+        await store.shares.put(share({ access: 1, grantedBy: 'u-root', grantedAt: T0 + 5 }))
+        assert.deepEqual(await store.shares.find('file', 'f-1', 'u-bob'), share({ access: 1, grantedBy: 'u-root', grantedAt: T0 + 5 }))
+        assert.equal((await store.shares.listForItem('file', 'f-1')).length, 1)
+      }))
+
+    test('entries are per item kind, item and user', () =>
+      withStore(async (store) => {
+        await createFile(store)
+        await store.shares.put(share())
+        await store.shares.put(share({ userId: 'u-carol', access: 6, grantedAt: T0 + 1 }))
+        await store.shares.put(share({ itemKind: 'folder', itemId: 'f-1', access: 1, grantedAt: T0 + 2 }))
+        assert.deepEqual(
+          (await store.shares.listForItem('file', 'f-1')).map((s) => [s.userId, s.access]),
+          [['u-bob', 2], ['u-carol', 6]],
+        )
+        assert.deepEqual(
+          (await store.shares.listForUser('u-bob')).map((s) => [s.itemKind, s.access]),
+          [['folder', 1], ['file', 2]],
+        )
+        assert.equal(await store.shares.find('file', 'f-2', 'u-bob'), undefined)
+      }))
+
+    test('remove deletes one entry and says whether there was one', () =>
+      withStore(async (store) => {
+        await createFile(store)
+        await store.shares.put(share())
+        await store.shares.put(share({ userId: 'u-carol' }))
+        assert.equal(await store.shares.remove('file', 'f-1', 'u-bob'), true)
+        assert.equal(await store.shares.remove('file', 'f-1', 'u-bob'), false)
+        assert.equal(await store.shares.find('file', 'f-1', 'u-bob'), undefined)
+        assert.deepEqual((await store.shares.listForItem('file', 'f-1')).map((s) => s.userId), ['u-carol'])
+      }))
+
+    test("deleting a file removes its entries, not those of other items", () =>
+      withStore(async (store) => {
+        await createFile(store)
+        await createFile(store, { id: 'f-2', title: 'Two.docx', blobKey: 'b-2' })
+        await store.shares.put(share())
+        await store.shares.put(share({ itemId: 'f-2' }))
+        await store.files.delete('f-1')
+        assert.deepEqual((await store.shares.listForUser('u-bob')).map((s) => s.itemId), ['f-2'])
+      }))
+  })
+
+  describe(`${name}: share links`, () => {
+    const link = (overrides: Partial<ShareLinkRecord> = {}): ShareLinkRecord => ({
+      fileId: 'f-1',
+      keyHash: 'c'.repeat(64),
+      access: 2,
+      createdAt: T0,
+      revokedAt: null,
+      ...overrides,
+    })
+
+    test('put then find; a new put replaces the key and turns the link back on', () =>
+      withStore(async (store) => {
+        await createFile(store)
+        assert.equal(await store.shareLinks.find('f-1'), undefined)
+        await store.shareLinks.put(link())
+        assert.deepEqual(await store.shareLinks.find('f-1'), link())
+        assert.equal(await store.shareLinks.revoke('f-1', T0 + 9), true)
+        await store.shareLinks.put(link({ keyHash: 'd'.repeat(64), access: 1, createdAt: T0 + 10 }))
+        assert.deepEqual(await store.shareLinks.find('f-1'), link({ keyHash: 'd'.repeat(64), access: 1, createdAt: T0 + 10 }))
+      }))
+
+    test('setAccess and revoke act on a working link only', () =>
+      withStore(async (store) => {
+        await createFile(store)
+        assert.equal(await store.shareLinks.setAccess('f-1', 1), false)
+        assert.equal(await store.shareLinks.revoke('f-1', T0), false)
+        await store.shareLinks.put(link())
+        assert.equal(await store.shareLinks.setAccess('f-1', 6), true)
+        assert.equal((await store.shareLinks.find('f-1'))?.access, 6)
+        assert.equal(await store.shareLinks.revoke('f-1', T0 + 3), true)
+        assert.equal(await store.shareLinks.revoke('f-1', T0 + 4), false)
+        assert.equal(await store.shareLinks.setAccess('f-1', 1), false)
+        assert.deepEqual(await store.shareLinks.find('f-1'), link({ access: 6, revokedAt: T0 + 3 }))
+      }))
+
+    test('deleting the file removes its link', () =>
+      withStore(async (store) => {
+        await createFile(store)
+        await store.shareLinks.put(link())
+        await store.files.delete('f-1')
+        assert.equal(await store.shareLinks.find('f-1'), undefined)
       }))
   })
 }

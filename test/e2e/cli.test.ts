@@ -6,6 +6,8 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { freePort } from '../support/folio-server.js'
 import { call } from '../support/portal-client.js'
+import { testMetadata } from '../support/postgres.js'
+import { lockHeaders, startWopiHarness } from './wopi-support.js'
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'folio.js')
 
@@ -43,7 +45,7 @@ describe('folio command line', () => {
   after(() => rm(dataDir, { recursive: true, force: true }))
 
   test('--help on every command', async () => {
-    for (const args of [[], ['serve'], ['user'], ['user', 'add'], ['user', 'list'], ['user', 'passwd'], ['user', 'remove']]) {
+    for (const args of [[], ['serve'], ['user'], ['user', 'add'], ['user', 'list'], ['user', 'passwd'], ['user', 'remove'], ['audit']]) {
       const run = await folio([...args, '--help'], env)
       assert.equal(run.code, 0, args.join(' '))
       assert.match(run.stdout, /Usage: folio/)
@@ -69,6 +71,35 @@ describe('folio command line', () => {
     assert.equal(removed.code, 0)
     const after = JSON.parse((await folio(['user', 'list', '--json'], env)).stdout) as unknown[]
     assert.equal(after.length, 1)
+  })
+
+  test('audit lists what the console did, newest first, with --limit, --since and --json', async () => {
+    await folio(['user', 'add', 'frank', '--password-stdin'], env, 'frank-secret-1\n')
+    await folio(['user', 'admin', 'frank'], env)
+    await folio(['user', 'unlock', 'frank'], env)
+    const json = await folio(['audit', '--json', '--since', '1h'], env)
+    assert.equal(json.code, 0, json.stderr)
+    const events = JSON.parse(json.stdout) as Array<{ action: string; actorName: string; address: string; targetName: string }>
+    assert.deepEqual(
+      events.slice(0, 3).map((e) => [e.action, e.actorName, e.address, e.targetName]),
+      [
+        ['user-unlocked', 'cli', 'local', 'frank'],
+        ['admin-granted', 'cli', 'local', 'frank'],
+        ['user-created', 'cli', 'local', 'frank'],
+      ],
+    )
+    const text = await folio(['audit', '--limit', '1'], env)
+    assert.equal(text.code, 0, text.stderr)
+    const [line, more] = text.stdout.trim().split('\n')
+    assert.match(line ?? '', /^\d{4}-\d\d-\d\dT[\d:.]+Z\tuser-unlocked\tcli\tlocal\tuser:frank$/)
+    assert.match(more ?? '', /\(1 of \d+ events; use --limit or --since for more\)/)
+    const future = await folio(['audit', '--since', '2999-01-01'], env)
+    assert.equal(future.stdout, '')
+    for (const bad of [['--limit', '0'], ['--limit', 'many'], ['--since', 'last week']]) {
+      const run = await folio(['audit', ...bad], env)
+      assert.notEqual(run.code, 0, bad.join(' '))
+      assert.match(run.stderr, bad[0] === '--limit' ? /whole number from 1 to 1000/ : /duration like 24h/)
+    }
   })
 
   test('failures exit non-zero with a clear message', async () => {
@@ -116,6 +147,34 @@ describe('folio command line', () => {
       child.kill('SIGTERM')
       await new Promise((r) => child.once('close', r))
       await rm(serveDir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('folio lock', () => {
+  test('show and release a WOPI lock left behind, on the data folder of a running server', async () => {
+    // SQLite in the data folder, or a PostgreSQL schema (npm run test:postgres): the server
+    // and the CLI use the same store.
+    const metadata = testMetadata()
+    const h = await startWopiHarness({}, { metadata })
+    try {
+      const id = await h.createFile('left-open.docx', 'x')
+      assert.equal((await h.wopi(id, { override: 'LOCK', headers: lockHeaders('closed-tab') })).status, 200)
+      const env = { FOLIO_DATA_DIR: h.server.dataDir, ...metadata.settings }
+      const shown = await folio(['lock', 'show', id], env)
+      assert.equal(shown.code, 0, shown.stderr)
+      assert.match(shown.stdout, /^locked held by user \S+ since \d{4}-/)
+      const released = await folio(['lock', 'release', id], env)
+      assert.equal(released.code, 0, released.stderr)
+      assert.match(released.stdout, /^released the lock held by user/)
+      assert.equal((await h.wopi(id, { override: 'GET_LOCK' })).headers.get('x-wopi-lock'), '')
+      const again = await folio(['lock', 'release', id], env)
+      assert.match(again.stdout, /not locked/)
+      const missing = await folio(['lock', 'release', 'no-such-file-id-000000'], env)
+      assert.equal(missing.code, 1)
+      assert.match(missing.stderr, /not found/)
+    } finally {
+      await h.server.dispose()
     }
   })
 })

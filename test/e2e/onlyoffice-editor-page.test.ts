@@ -76,7 +76,9 @@ describe('ONLYOFFICE editor page', () => {
       headers: { Cookie: `folio_session=${h.token}` },
     })
     assert.equal(reply.status, 404)
-    assert.match(reply.text, /no such file/i)
+    assert.match(reply.headers.get('content-type') ?? '', /^text\/html/)
+    assert.match(reply.text, /This document is not here/)
+    assert.match(reply.text, /<a href="\/">Back to your documents<\/a>/)
   })
 
   test('the page\'s API calls work with the session cookie and the CSRF header', async () => {

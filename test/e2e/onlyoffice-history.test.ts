@@ -1,18 +1,9 @@
 import assert from 'node:assert/strict'
-import { readdir } from 'node:fs/promises'
-import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { jwtVerify } from 'jose'
 import { call } from '../support/portal-client.js'
+import { countStoredBlobs } from '../support/stored-blobs.js'
 import { JWT_SECRET, bytes, startHarness, waitFor, type Harness } from '../support/onlyoffice-harness.js'
-
-async function countBlobs(dataDir: string): Promise<number> {
-  let total = 0
-  for (const entry of await readdir(join(dataDir, 'files'), { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) total++
-  }
-  return total
-}
 
 // The history pane (refreshHistory / setHistoryData), restore, and open editors told
 // about renames and deletes.
@@ -148,13 +139,13 @@ describe('ONLYOFFICE history', () => {
     const meta = await waitFor(() => h.sim.commands.find((c) => c.c === 'meta' && c.key === session.key))
     assert.equal(meta.error, 0)
 
-    const blobsBefore = await countBlobs(h.folio.dataDir)
-    const deleted = await h.api('DELETE', `/files/file/${file.id}`)
+    const blobsBefore = await countStoredBlobs(h.folio)
+    const deleted = await h.api('DELETE', `/files/file/${file.id}?immediately=true`)
     assert.equal(deleted.status, 200)
     const drop = await waitFor(() => h.sim.commands.find((c) => c.c === 'drop' && c.key === session.key))
     assert.equal(drop.error, 0)
     // Content of v1 and v2 plus the changes.zip of v2.
-    assert.equal(blobsBefore - (await countBlobs(h.folio.dataDir)), 3)
+    assert.equal(blobsBefore - (await countStoredBlobs(h.folio)), 3)
     await h.sim.idle()
   })
 

@@ -37,7 +37,7 @@ describe('ONLYOFFICE sessions', () => {
     assert.deepEqual(after.editing, [])
     assert.equal(after.version, 1)
     assert.equal(await h.contents(file.id), 'plan v1')
-    // Reusing the key after status 4 is fine (fact sheet A1).
+    // Reusing the key after status 4 is fine: nothing was saved, so the document is unchanged.
     const again = await h.openConfig(file.id)
     assert.equal(again.document?.key, config.document?.key)
   })

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { readdir } from 'node:fs/promises'
-import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { unzipSync, strFromU8 } from 'fflate'
 import { startTestServer, type TestServer } from '../support/folio-server.js'
 import { call, signIn } from '../support/portal-client.js'
+import { countStoredBlobs } from '../support/stored-blobs.js'
 
 async function uploadMultipart(url: string, token: string, name: string, bytes: Uint8Array) {
   const form = new FormData()
@@ -16,14 +15,6 @@ async function uploadMultipart(url: string, token: string, name: string, bytes: 
     body: form,
   })
   return { status: response.status, json: await response.json() }
-}
-
-async function countFiles(dir: string): Promise<number> {
-  let total = 0
-  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) total++
-  }
-  return total
 }
 
 describe('files API', () => {
@@ -75,8 +66,7 @@ describe('files API', () => {
   })
 
   test('too large: 413 in the envelope and nothing kept (multipart and raw)', async () => {
-    const blobsDir = join(server.dataDir, 'files')
-    const before = await countFiles(blobsDir)
+    const before = await countStoredBlobs(server)
     const list = await call(server.url, 'GET', '/api/2.0/files/@my?count=1000', { token })
     const big = new Uint8Array(1024 * 1024 + 10)
     const multi = await uploadMultipart(server.url, token, 'big.bin', big)
@@ -88,18 +78,62 @@ describe('files API', () => {
       headers: { 'Content-Type': 'application/octet-stream' },
     })
     assert.equal(raw.status, 413)
-    assert.equal(await countFiles(blobsDir), before, 'no partial blob or temp file left')
+    assert.equal(await countStoredBlobs(server), before, 'no partial blob or temp file left')
     const listAfter = await call(server.url, 'GET', '/api/2.0/files/@my?count=1000', { token })
     assert.equal(listAfter.json.response.total, list.json.response.total, 'no file record made')
   })
 
-  test('upload with an illegal name is 400 and keeps nothing', async () => {
-    const reply = await call(server.url, 'POST', '/api/2.0/files/@my/upload?title=..%2Fescape.txt', {
+  test('finding 6: a malformed multipart upload is 400 and stores nothing', async () => {
+    const before = await countStoredBlobs(server)
+    const list = await call(server.url, 'GET', '/api/2.0/files/@my?count=1000', { token })
+    const part = '--XX\r\nContent-Disposition: form-data; name="file"; filename="cut.txt"\r\n\r\nhalf a file'
+    const cases: Array<[string, string]> = [
+      ['multipart/form-data', part + '\r\n--XX--\r\n'], // Boundary not found
+      ['multipart/form-data; boundary=XX', part], // Unexpected end of multipart data
+      ['multipart/form-data; boundary=XX', '--XX\r\ngarbage without a blank line'],
+    ]
+    for (const [type, body] of cases) {
+      const reply = await call(server.url, 'POST', '/api/2.0/files/@my/upload', {
+        token,
+        raw: body,
+        headers: { 'Content-Type': type },
+      })
+      assert.equal(reply.status, 400, `${type}: ${reply.text}`)
+      assert.equal(reply.json.status, 1)
+      assert.equal(reply.json.error.type ?? 'INVALID_INPUT', 'INVALID_INPUT')
+    }
+    assert.equal(await countStoredBlobs(server), before, 'no blob or temporary file left')
+    const listAfter = await call(server.url, 'GET', '/api/2.0/files/@my?count=1000', { token })
+    assert.equal(listAfter.json.response.total, list.json.response.total, 'no file record made')
+  })
+
+  test('finding 6: two files in one upload are both stored and both answered', async () => {
+    const form = new FormData()
+    form.append('file', new Blob(['first file']), 'one.txt')
+    form.append('file', new Blob(['second file']), 'two.txt')
+    const response = await fetch(`${server.url}/api/2.0/files/@my/upload`, {
+      method: 'POST',
+      headers: { Authorization: token },
+      body: form,
+    })
+    assert.equal(response.status, 201)
+    const json = await response.json()
+    assert.ok(Array.isArray(json.response), 'several files answer a list')
+    assert.deepEqual(json.response.map((f: { title: string }) => f.title), ['one.txt', 'two.txt'])
+    for (const [file, text] of [[json.response[0], 'first file'], [json.response[1], 'second file']]) {
+      const dl = await call(server.url, 'GET', `/api/2.0/files/file/${file.id}/download`, { token })
+      assert.equal(dl.text, text)
+    }
+  })
+
+  test('upload with an illegal name stores the repaired name; one without a name is 400', async () => {
+    const reply = await call(server.url, 'POST', '/api/2.0/files/@my/upload?title=..%2Fescape%3F.txt', {
       token,
       raw: 'x',
       headers: { 'Content-Type': 'application/octet-stream' },
     })
-    assert.equal(reply.status, 400)
+    assert.equal(reply.status, 201)
+    assert.equal(reply.json.response.title, '.._escape_.txt')
     const noTitle = await call(server.url, 'POST', '/api/2.0/files/@my/upload', {
       token,
       raw: 'x',
@@ -139,11 +173,17 @@ describe('files API', () => {
     assert.equal(reply.json.response.pureContentLength, 0)
   })
 
-  test('create with a bad body is 400', async () => {
-    for (const body of [{}, { title: '' }, { title: 'a/b.docx' }, { title: 7 }]) {
+  test('create with a bad body is 400; an illegal name is repaired', async () => {
+    for (const body of [{}, { title: '' }, { title: '...' }, { title: 7 }]) {
       const reply = await call(server.url, 'POST', '/api/2.0/files/@my/file', { token, body })
       assert.equal(reply.status, 400, JSON.stringify(body))
     }
+    const repaired = await call(server.url, 'POST', '/api/2.0/files/@my/file', {
+      token,
+      body: { title: '<img src=x onerror=alert(1)>.docx' },
+    })
+    assert.equal(repaired.status, 201)
+    assert.equal(repaired.json.response.title, '_img src=x onerror=alert(1)_.docx')
   })
 
   test('file info has the documented fields', async () => {
@@ -217,6 +257,11 @@ describe('files API', () => {
     assert.equal(info.json.response.title, 'New name.docx', 'a refused rename changes nothing')
     const removed = await call(server.url, 'DELETE', `/api/2.0/files/file/${id}`, { token })
     assert.equal(removed.status, 200)
+    const trashed = await call(server.url, 'GET', `/api/2.0/files/file/${id}`, { token })
+    assert.equal(trashed.status, 200, 'a deleted file goes to the trash first')
+    assert.equal(trashed.json.response.rootFolderType, 3)
+    const final = await call(server.url, 'DELETE', `/api/2.0/files/file/${id}`, { token })
+    assert.equal(final.status, 200)
     const gone = await call(server.url, 'GET', `/api/2.0/files/file/${id}`, { token })
     assert.equal(gone.status, 404)
   })

@@ -297,7 +297,7 @@ describe('web UI: WOPI host page', () => {
     assert.equal(response.status, 404)
     const html = await response.text()
     assert.doesNotMatch(html, /access_token/)
-    assert.match(html, /does not exist/)
+    assert.match(html, /This document is not here/)
   })
 })
 
@@ -308,12 +308,47 @@ describe('web UI: WOPI host page without a WOPI client', () => {
   })
   after(() => server.dispose())
 
-  test('explains which setting to configure (501)', async () => {
+  test('the host page and the file\'s webUrl say there is no editor, offer the download, and name no setting', async () => {
     const { cookie } = await uiSignIn(server.url, 'admin', server.adminPassword)
     const token = await signIn(server.url)
     const created = await call(server.url, 'POST', '/api/2.0/files/@my/file', { token, body: { title: 'A.docx' } })
-    const response = await fetch(`${server.url}/wopi-host/${created.json.response.id}`, { headers: { Cookie: cookie } })
-    assert.equal(response.status, 501)
-    assert.match(await response.text(), /FOLIO_WOPI_DISCOVERY_URL/)
+    const id: string = created.json.response.id
+    for (const url of [`${server.url}/wopi-host/${id}`, created.json.response.webUrl]) {
+      const response = await fetch(url, { headers: { Cookie: cookie } })
+      assert.equal(response.status, 404, url)
+      assert.match(response.headers.get('content-type') ?? '', /^text\/html/)
+      const html = await response.text()
+      assert.match(html, /No online editor here/)
+      assert.match(html, new RegExp(`href="/api/2.0/files/file/${id}/download"`))
+      assert.match(html, /href="\/">Back to your documents/)
+      assert.doesNotMatch(html, /FOLIO_|environment/)
+      // The download link works for the person who got the page.
+      const download = await fetch(`${server.url}/api/2.0/files/file/${id}/download`, { headers: { Cookie: cookie } })
+      assert.equal(download.status, 200)
+    }
+    // Not signed in: the webUrl goes to the sign-in page and back.
+    const anonymous = await fetch(created.json.response.webUrl, { redirect: 'manual' })
+    assert.equal(anonymous.status, 303)
+    assert.equal(anonymous.headers.get('location'), `/sign-in?next=${encodeURIComponent(`/editor/${id}`)}`)
+  })
+
+  test('an unknown path or a deleted file\'s webUrl answers a page to a browser, JSON to a program', async () => {
+    const { cookie } = await uiSignIn(server.url, 'admin', server.adminPassword)
+    const token = await signIn(server.url)
+    const created = await call(server.url, 'POST', '/api/2.0/files/@my/file', { token, body: { title: 'Gone.docx' } })
+    await call(server.url, 'DELETE', `/api/2.0/files/file/${created.json.response.id}?immediately=true`, { token })
+    const gone = await fetch(created.json.response.webUrl, { headers: { Cookie: cookie, Accept: 'text/html' } })
+    assert.equal(gone.status, 404)
+    assert.match(await gone.text(), /This document is not here/)
+    const page = await fetch(`${server.url}/no/such/page?access_token=secret`, { headers: { Accept: 'text/html,*/*' } })
+    assert.equal(page.status, 404)
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/)
+    const html = await page.text()
+    assert.match(html, /There is no page here/)
+    assert.doesNotMatch(html, /secret/)
+    const json = await call(server.url, 'GET', '/no/such/page?access_token=secret')
+    assert.equal(json.status, 404)
+    assert.equal(json.json.statusCode, 404)
+    assert.doesNotMatch(json.text, /secret/)
   })
 })

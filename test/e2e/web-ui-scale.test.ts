@@ -17,6 +17,11 @@ describe('the documents screen with 10,000 files', () => {
     if (!admin) throw new Error('no admin')
     // Metadata only (the list never reads contents): fast enough to make 10,000.
     const now = Date.now()
+    const myRoot = await server.ctx.store.folders.ensureRoot({
+      id: newId(), ownerId: admin.id, parentId: null, title: 'My documents', rootType: 'my',
+      createdAt: 0, createdBy: admin.id, updatedAt: 0, updatedBy: admin.id, revision: 1,
+      trashedAt: null, originFolderId: null,
+    })
     for (let i = 0; i < FILES; i++) {
       const id = newId()
       const at = now - i * 60_000
@@ -26,6 +31,9 @@ describe('the documents screen with 10,000 files', () => {
         {
           id,
           ownerId: admin.id,
+          folderId: myRoot.id,
+          trashedAt: null,
+          originFolderId: null,
           title,
           version: 1,
           ...blob,
@@ -41,7 +49,9 @@ describe('the documents screen with 10,000 files', () => {
       )
     }
     b = await launchBrowser()
-    b.page.setDefaultTimeout(10_000)
+    // Every step waits for the state it needs (a label, a first row); the timeout is only a
+    // safety net, generous because a busy machine may take seconds to render 10,000 files.
+    b.page.setDefaultTimeout(60_000)
   })
   after(async () => {
     await b?.close()

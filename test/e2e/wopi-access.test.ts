@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { createUser } from '../../src/app/accounts.js'
+import { changePassword, createUser, removeUser, setAdmin } from '../../src/app/accounts.js'
 import { encodeUtf7 } from '../../src/core/names/utf7.js'
 import { FakeClock } from '../support/folio-server.js'
 import { call, signIn } from '../support/portal-client.js'
@@ -51,6 +51,70 @@ describe('WOPI access tokens', () => {
       headers: { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'a' },
     })
     assert.equal(lock.status, 401)
+  })
+
+  test('finding 10: without a valid token the answer is 401, whatever the override or headers', async () => {
+    const id = await h.createFile('override-first.docx', 'x')
+    const cases: Array<[string, Record<string, string>]> = [
+      [`/wopi/files/${id}`, {}],
+      [`/wopi/files/${id}`, { 'X-WOPI-Override': 'NO_SUCH_OPERATION' }],
+      [`/wopi/files/${id}`, { 'X-WOPI-Override': 'RENAME_FILE', 'X-WOPI-RequestedName': '+AMk-' }],
+      [`/wopi/files/${id}/contents`, {}],
+      [`/wopi/files/${id}/contents`, { 'X-WOPI-Override': 'LOCK' }],
+    ]
+    for (const [path, headers] of cases) {
+      for (const query of ['', '?access_token=not-a-token']) {
+        const reply = await call(h.server.url, 'POST', path + query, { headers })
+        assert.equal(reply.status, 401, `${path}${query} ${JSON.stringify(headers)}`)
+      }
+    }
+    // With a valid token the same requests get their 400 and 501.
+    const token = await h.tokenFor(id)
+    const q = `?access_token=${encodeURIComponent(token)}`
+    assert.equal((await call(h.server.url, 'POST', `/wopi/files/${id}${q}`)).status, 400)
+    const unknown = await call(h.server.url, 'POST', `/wopi/files/${id}${q}`, {
+      headers: { 'X-WOPI-Override': 'NO_SUCH_OPERATION' },
+    })
+    assert.equal(unknown.status, 501)
+  })
+
+  test('finding 13: a password change, a withdrawn admin right or a removed user ends their WOPI tokens', async () => {
+    const ctx = h.server.ctx
+    const tokenOf = async (userName: string, password: string, title: string) => {
+      const portal = await signIn(h.server.url, userName, password)
+      const upload = await call(h.server.url, 'POST', `/api/2.0/files/@my/upload?title=${title}`, {
+        token: portal,
+        raw: 'x',
+        headers: { 'Content-Type': 'application/octet-stream' },
+      })
+      const id: string = upload.json.response.id
+      const launch = await call(h.server.url, 'POST', `/api/2.0/files/file/${id}/wopi`, { token: portal })
+      return { id, token: String(launch.json.response.accessToken) }
+    }
+    const works = async (id: string, token: string) => (await h.wopi(id, { method: 'GET', token })).status
+
+    await createUser(ctx, { userName: 'dora', password: 'dora-password-1' })
+    const dora = await tokenOf('dora', 'dora-password-1', 'dora.docx')
+    // Used once, so the verified token is remembered: the bump must still end it.
+    assert.equal(await works(dora.id, dora.token), 200)
+    await changePassword(ctx, 'dora', 'dora-password-2')
+    assert.equal(await works(dora.id, dora.token), 401)
+    const fresh = await tokenOf('dora', 'dora-password-2', 'dora2.docx')
+    assert.equal(await works(fresh.id, fresh.token), 200, 'a token issued after the change works')
+
+    await createUser(ctx, { userName: 'eve', password: 'eve-password-1', isAdmin: true })
+    const eve = await tokenOf('eve', 'eve-password-1', 'eve.docx')
+    assert.equal(await works(eve.id, eve.token), 200)
+    await setAdmin(ctx, 'eve', true)
+    assert.equal(await works(eve.id, eve.token), 200, 'granting a right ends nothing')
+    await setAdmin(ctx, 'eve', false)
+    assert.equal(await works(eve.id, eve.token), 401)
+
+    await createUser(ctx, { userName: 'finn', password: 'finn-password-1' })
+    const finn = await tokenOf('finn', 'finn-password-1', 'finn.docx')
+    assert.equal(await works(finn.id, finn.token), 200)
+    await removeUser(ctx, 'finn')
+    assert.equal(await works(finn.id, finn.token), 401)
   })
 
   test('a forged or garbled access token is 401', async () => {

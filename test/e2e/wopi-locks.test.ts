@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { encodeUtf7 } from '../../src/core/names/utf7.js'
+import { createUser } from '../../src/app/accounts.js'
 import { FakeClock } from '../support/folio-server.js'
+import { call, signIn } from '../support/portal-client.js'
 import { contentOf, lockHeaders, recordOf, startWopiHarness, type WopiHarness } from './wopi-support.js'
 
 const MINUTE = 60_000
 
-describe('WOPI locks: every row of the seed lock table', () => {
+describe('WOPI locks: every row of the lock table', () => {
   const clock = new FakeClock()
   let h: WopiHarness
 
@@ -180,7 +182,7 @@ describe('WOPI locks: every row of the seed lock table', () => {
   })
 })
 
-describe('WOPI locks: outcomes the seed leaves open (decided)', () => {
+describe('WOPI locks: outcomes the lock table leaves open (decided)', () => {
   let h: WopiHarness
   before(async () => {
     h = await startWopiHarness()
@@ -348,5 +350,93 @@ describe('WOPI locks across a restart', () => {
     const unlock = await h.wopi(id, { token, override: 'UNLOCK', headers: lockHeaders('persist') })
     assert.equal(unlock.status, 200)
     assert.equal((await h.wopi(id, { token, override: 'GET_LOCK' })).headers.get('x-wopi-lock'), '')
+  })
+})
+
+describe('locks stuck after a browser was closed', () => {
+  const clock = new FakeClock()
+  let h: WopiHarness
+
+  before(async () => {
+    h = await startWopiHarness({}, { clock })
+  })
+  after(() => h.server.dispose())
+
+  test('the owner sees who holds a lock and since when, and releases it; a refresh keeps the time', async () => {
+    const id = await h.createFile('stuck.docx', 'x')
+    const before = clock.now()
+    assert.equal((await h.wopi(id, { override: 'LOCK', headers: lockHeaders('tab-1') })).status, 200)
+    const taken = clock.now()
+    clock.advance(10 * MINUTE)
+    assert.equal((await h.wopi(id, { override: 'REFRESH_LOCK', headers: lockHeaders('tab-1') })).status, 200)
+    assert.equal((await h.wopi(id, { override: 'LOCK', headers: lockHeaders('tab-1') })).status, 200)
+
+    const info = await call(h.server.url, 'GET', `/api/2.0/files/file/${id}`, { token: h.portalToken })
+    assert.equal(info.json.response.locked, true)
+    assert.equal(info.json.response.lockedBy.displayName, 'admin')
+    const lockedAt = Date.parse(info.json.response.lockedAt)
+    assert.ok(lockedAt >= before && lockedAt <= taken, 'a refresh keeps when it was taken')
+    const lock = await call(h.server.url, 'GET', `/api/2.0/files/file/${id}/lock`, { token: h.portalToken })
+    assert.equal(lock.status, 200)
+    assert.equal(lock.json.response.locked, true)
+    assert.equal(Date.parse(lock.json.response.lockedAt), lockedAt)
+
+    const released = await call(h.server.url, 'DELETE', `/api/2.0/files/file/${id}/lock`, { token: h.portalToken })
+    assert.equal(released.status, 200)
+    assert.equal(released.json.response.released, true)
+    assert.equal((await h.wopi(id, { override: 'GET_LOCK' })).headers.get('x-wopi-lock'), '')
+    const after = await call(h.server.url, 'GET', `/api/2.0/files/file/${id}`, { token: h.portalToken })
+    assert.equal(after.json.response.locked, false)
+    assert.equal(after.json.response.lockedBy, null)
+    const again = await call(h.server.url, 'DELETE', `/api/2.0/files/file/${id}/lock`, { token: h.portalToken })
+    assert.equal(again.json.response.released, false, 'nothing left to release')
+    // The old holder's client is told on its next locked call.
+    const stale = await h.wopi(id, { override: 'REFRESH_LOCK', headers: lockHeaders('tab-1') })
+    assert.equal(stale.status, 409)
+  })
+
+  test('a restore waits for the WOPI session: refused while a client holds the lock, so its next PutFile cannot silently replace it', async () => {
+    const id = await h.createFile('restore-under-lock.docx', 'one')
+    assert.equal((await h.wopi(id, { override: 'LOCK', headers: lockHeaders('tab-r') })).status, 200)
+    const put = await h.wopi(id, { contents: true, override: 'PUT', headers: { 'X-WOPI-Lock': 'tab-r' }, body: 'two' })
+    assert.equal(put.status, 200)
+    const history = async () =>
+      (await call(h.server.url, 'GET', `/api/2.0/files/file/${id}/history`, { token: h.portalToken })).json.response
+    const versions = (await history()).length
+    const refused = await call(h.server.url, 'POST', `/api/2.0/files/file/${id}/restore`, {
+      token: h.portalToken,
+      body: { version: 1 },
+    })
+    assert.equal(refused.status, 409)
+    assert.match(refused.json.error.message, /WOPI editor has this document open/)
+    assert.equal((await history()).length, versions, 'no version was made')
+    assert.equal((await h.wopi(id, { override: 'UNLOCK', headers: lockHeaders('tab-r') })).status, 200)
+    const restored = await call(h.server.url, 'POST', `/api/2.0/files/file/${id}/restore`, {
+      token: h.portalToken,
+      body: { version: 1 },
+    })
+    assert.equal(restored.status, 200)
+    assert.equal((await history()).length, versions + 1)
+  })
+
+  test('another user gets 404; an admin who is not the owner may see and release it', async () => {
+    const id = await h.createFile('admin-release.docx', 'x')
+    assert.equal((await h.wopi(id, { override: 'LOCK', headers: lockHeaders('gone-tab') })).status, 200)
+    await createUser(h.server.ctx, { userName: 'gina', password: 'gina-password-1' })
+    await createUser(h.server.ctx, { userName: 'hal', password: 'hal-password-1', isAdmin: true })
+    const gina = await signIn(h.server.url, 'gina', 'gina-password-1')
+    const hal = await signIn(h.server.url, 'hal', 'hal-password-1')
+    for (const method of ['GET', 'DELETE']) {
+      const refused = await call(h.server.url, method, `/api/2.0/files/file/${id}/lock`, { token: gina })
+      assert.equal(refused.status, 404, method)
+    }
+    assert.equal((await h.wopi(id, { override: 'GET_LOCK' })).headers.get('x-wopi-lock'), 'gone-tab')
+    const seen = await call(h.server.url, 'GET', `/api/2.0/files/file/${id}/lock`, { token: hal })
+    assert.equal(seen.json.response.lockedBy.displayName, 'admin')
+    const released = await call(h.server.url, 'DELETE', `/api/2.0/files/file/${id}/lock`, { token: hal })
+    assert.equal(released.json.response.released, true)
+    assert.equal((await h.wopi(id, { override: 'GET_LOCK' })).headers.get('x-wopi-lock'), '')
+    const anonymous = await call(h.server.url, 'DELETE', `/api/2.0/files/file/${id}/lock`)
+    assert.equal(anonymous.status, 401)
   })
 })

@@ -10,7 +10,7 @@ const EDITED = Buffer.from('PK\u0003\u0004 edited by the user')
 const FORCED = Buffer.from('PK\u0003\u0004 force-saved')
 
 /**
- * ONLYOFFICE Docs in WOPI mode, exactly as the simulator reproduces it (fact sheet part B),
+ * ONLYOFFICE Docs in WOPI mode, exactly as the simulator reproduces it (test/support/onlyoffice-wopi-client.ts),
  * against a Folio that requires proofs from the configured Document Server.
  */
 describe('ONLYOFFICE Docs as a WOPI client (simulator, proofs required)', () => {

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict'
-import { generateKeyPairSync, type KeyObject } from 'node:crypto'
+import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto'
+import { Writable } from 'node:stream'
+import { pino } from 'pino'
+import { buildProofBuffer, msToProofTicks } from '../../src/protocols/wopi/proof-keys.js'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
@@ -225,5 +228,91 @@ describe('WOPI discovery refresh when keys rotate', () => {
     assert.equal((await sim3.checkFileInfo()).status, 200)
     assert.equal(discovery.fetches, fetchesAfterFirst + 2)
     for (const sim of [sim1, sim2, sim3]) sim.close()
+  })
+})
+
+/** Signs `url` for `token` as a WOPI client does (RSA-SHA256 over the proof buffer). */
+function proofHeadersFor(key: KeyObject, token: string, url: string, now: number): Record<string, string> {
+  const ticks = msToProofTicks(now)
+  const proof = sign('sha256', buildProofBuffer(token, url, ticks), key).toString('base64')
+  return { 'X-WOPI-Proof': proof, 'X-WOPI-ProofOld': proof, 'X-WOPI-TimeStamp': ticks }
+}
+
+describe('finding 12: proofs are checked over the full URL the client requested', () => {
+  const current = rsa()
+  const old = rsa()
+  const logged: string[] = []
+  let discovery: Awaited<ReturnType<typeof startDiscoveryServer>>
+  let direct: WopiHarness
+  let proxied: WopiHarness
+
+  before(async () => {
+    discovery = await startDiscoveryServer({ publicKeys: { current, old } })
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        logged.push(String(chunk))
+        done()
+      },
+    })
+    const required = { FOLIO_WOPI_DISCOVERY_URL: discovery.url, FOLIO_WOPI_PROOF_REQUIRED: 'true' }
+    direct = await startWopiHarness(required, { logger: pino({ level: 'info' }, sink) })
+    proxied = await startWopiHarness({ ...required, FOLIO_TRUST_PROXY: 'true' })
+  })
+  after(async () => {
+    await direct.server.dispose()
+    await proxied.server.dispose()
+    await discovery.close()
+  })
+
+  const get = (h: WopiHarness, pathAndQuery: string, headers: Record<string, string>) =>
+    call(h.server.url, 'GET', pathAndQuery, { headers })
+
+  test('with access_token_ttl in the query, as Microsoft clients and the validator send it', async () => {
+    const id = await direct.createFile('ttl.docx', 'x')
+    const token = await direct.tokenFor(id)
+    const path = `/wopi/files/${id}?access_token=${encodeURIComponent(token)}&access_token_ttl=1795000000000`
+    const signed = proofHeadersFor(current, token, direct.server.ctx.config.internalUrl + path, Date.now())
+    assert.equal((await get(direct, path, signed)).status, 200)
+    // Signed without the parameter but sent with it: not the URL requested.
+    const bare = `/wopi/files/${id}?access_token=${encodeURIComponent(token)}`
+    const wrong = proofHeadersFor(current, token, direct.server.ctx.config.internalUrl + bare, Date.now())
+    assert.equal((await get(direct, path, wrong)).status, 500)
+    const contents = `/wopi/files/${id}/contents?access_token_ttl=0&access_token=${encodeURIComponent(token)}`
+    const forContents = proofHeadersFor(current, token, direct.server.ctx.config.internalUrl + contents, Date.now())
+    assert.equal((await get(direct, contents, forContents)).status, 200)
+  })
+
+  test('with the token encoded differently by the client (%2E for the dot)', async () => {
+    const id = await direct.createFile('encoded.docx', 'x')
+    const token = await direct.tokenFor(id)
+    const path = `/wopi/files/${id}?access_token=${token.replace('.', '%2E')}`
+    const signed = proofHeadersFor(current, token, direct.server.ctx.config.internalUrl + path, Date.now())
+    assert.equal((await get(direct, path, signed)).status, 200)
+  })
+
+  test('a failed proof is 500, logged with why and never with the token', async () => {
+    const id = await direct.createFile('logged.docx', 'x')
+    const token = await direct.tokenFor(id)
+    const path = `/wopi/files/${id}?access_token=${encodeURIComponent(token)}`
+    const stranger = proofHeadersFor(rsa(), token, direct.server.ctx.config.internalUrl + path, Date.now())
+    assert.equal((await get(direct, path, stranger)).status, 500)
+    const lines = logged.filter((line) => line.includes('WOPI proof rejected'))
+    assert.ok(lines.some((line) => line.includes('"reason":"mismatch"')), lines.join('\n'))
+    assert.equal(logged.some((line) => line.includes(token)), false, 'the token is never logged')
+  })
+
+  test('behind a trusted proxy, the scheme and host the client saw (X-Forwarded-*) are accepted', async () => {
+    const id = await proxied.createFile('proxied.docx', 'x')
+    const token = await proxied.tokenFor(id)
+    const path = `/wopi/files/${id}?access_token=${encodeURIComponent(token)}&access_token_ttl=0`
+    const forwarded = { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'office.example.test' }
+    const signed = proofHeadersFor(current, token, `https://office.example.test${path}`, Date.now())
+    assert.equal((await get(proxied, path, { ...signed, ...forwarded })).status, 200)
+    // Without FOLIO_TRUST_PROXY the same headers shape nothing: the proof does not match.
+    const directId = await direct.createFile('not-proxied.docx', 'x')
+    const directToken = await direct.tokenFor(directId)
+    const directPath = `/wopi/files/${directId}?access_token=${encodeURIComponent(directToken)}`
+    const spoofed = proofHeadersFor(current, directToken, `https://office.example.test${directPath}`, Date.now())
+    assert.equal((await get(direct, directPath, { ...spoofed, ...forwarded })).status, 500)
   })
 })

@@ -3,11 +3,12 @@
  * through the portal API, WOPI access tokens from the portal's token endpoint, and a
  * small raw WOPI caller (the ONLYOFFICE Docs simulator covers the editor's own traffic).
  */
-import { readdir } from 'node:fs/promises'
-import { join } from 'node:path'
 import type { Clock } from '../../src/ports/clock.js'
+import type { Logger } from 'pino'
+import type { TestMetadata } from '../support/postgres.js'
 import { startTestServer, type TestServer } from '../support/folio-server.js'
 import { call, signIn, type ApiReply } from '../support/portal-client.js'
+import { countStoredBlobs } from '../support/stored-blobs.js'
 
 export interface WopiHarness {
   server: TestServer
@@ -34,7 +35,7 @@ export interface WopiRequest {
 /** Starts Folio and signs in as the admin. */
 export async function startWopiHarness(
   settings: Record<string, string> = {},
-  options: { clock?: Clock } = {},
+  options: { clock?: Clock; logger?: Logger; metadata?: TestMetadata } = {},
 ): Promise<WopiHarness> {
   let server = await startTestServer(settings, options)
   let portalToken = await signIn(server.url)
@@ -113,13 +114,9 @@ export async function versionsOf(harness: WopiHarness, fileId: string) {
   return reply.json.response
 }
 
-/** How many files lie under the blob store (blobs and temporaries). */
-export async function countBlobFiles(server: TestServer): Promise<number> {
-  let total = 0
-  for (const entry of await readdir(join(server.dataDir, 'files'), { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) total++
-  }
-  return total
+/** How many blobs the store holds plus unfinished writes (see countStoredBlobs). */
+export function countBlobFiles(server: TestServer): Promise<number> {
+  return countStoredBlobs(server)
 }
 
 /** Polls until `check` holds (cleanup after an aborted upload runs after the socket dies). */

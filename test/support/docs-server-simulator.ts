@@ -1,8 +1,8 @@
 /**
  * A stand-in for ONLYOFFICE Document Server (DS) in native editor ("callback") mode: a real HTTP
- * server on 127.0.0.1 that sends Folio the same traffic DS sends. Section numbers (§0, A1…A10)
- * refer to /work/shared/docs/onlyoffice-docs-client.md; a few details were checked in the DS
- * source (ONLYOFFICE/server @ 4e56b8d0) and say so.
+ * server on 127.0.0.1 that sends Folio the same traffic DS sends. The labels §0 and A1…A10 name
+ * the behaviours listed below (each is described there); a few details were checked in the DS
+ * source (https://github.com/ONLYOFFICE/server @ 4e56b8d0) and say so.
  *
  * Reproduced:
  * - §0 transport: `User-Agent: Node.js/6.13`, `Connection: Keep-Alive`, axios's `Accept` and

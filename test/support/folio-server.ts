@@ -2,10 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createServer } from 'node:net'
-import { pino } from 'pino'
+import { pino, type Logger } from 'pino'
 import { buildConfig } from '../../src/config/load.js'
 import { startFolio, type RunningFolio } from '../../src/main.js'
 import type { Clock } from '../../src/ports/clock.js'
+import { testMetadata, type TestMetadata } from './postgres.js'
 
 /** A clock tests can move; starts at the real time. */
 export class FakeClock implements Clock {
@@ -46,14 +47,16 @@ export const ADMIN_PASSWORD = 'admin-password-for-tests'
 
 /**
  * Starts a real Folio on 127.0.0.1 with a free port and a temporary data
- * folder (a real SQLite file and blob folder). Extra settings use the
- * environment names (FOLIO_MAX_FILE_SIZE, ...).
+ * folder (a real SQLite file and blob folder; under FOLIO_TEST_METADATA=postgres the
+ * metadata goes to a PostgreSQL schema of its own, dropped by dispose()). Extra settings
+ * use the environment names (FOLIO_MAX_FILE_SIZE, ...).
  */
 export async function startTestServer(
   settings: Record<string, string> = {},
-  options: { clock?: Clock; dataDir?: string } = {},
+  options: { clock?: Clock; dataDir?: string; metadata?: TestMetadata; logger?: Logger } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'folio-test-')))
+  const metadata = options.metadata ?? testMetadata()
   const port = await freePort()
   const config = buildConfig({
     FOLIO_PORT: String(port),
@@ -61,9 +64,12 @@ export async function startTestServer(
     FOLIO_DATA_DIR: dataDir,
     FOLIO_ADMIN_PASSWORD: ADMIN_PASSWORD,
     FOLIO_LOG_LEVEL: 'silent',
+    // Every save its own version, as suites counting versions expect; retention tests set it.
+    FOLIO_VERSION_SQUASH_WINDOW: '0',
+    ...metadata.settings,
     ...settings,
   })
-  const logger = pino({ level: process.env.FOLIO_TEST_LOG ?? 'silent' })
+  const logger = options.logger ?? pino({ level: process.env.FOLIO_TEST_LOG ?? 'silent' })
   const running = await startFolio(config, { clock: options.clock, logger })
   const server: TestServer = {
     ...running,
@@ -72,11 +78,12 @@ export async function startTestServer(
     stop: () => closeNow(running),
     restart: async () => {
       await closeNow(running).catch(() => undefined)
-      return startTestServer(settings, { ...options, dataDir })
+      return startTestServer(settings, { ...options, dataDir, metadata })
     },
     dispose: async () => {
       await closeNow(running).catch(() => undefined)
       await rm(dataDir, { recursive: true, force: true })
+      await metadata.dispose()
     },
   }
   return server

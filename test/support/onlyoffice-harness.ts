@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http'
+import type { Logger } from 'pino'
 import { createUser } from '../../src/app/accounts.js'
 import type { UserRecord } from '../../src/ports/metadata-store.js'
 import { editorConfigFor } from '../../src/protocols/onlyoffice/editor-config.js'
@@ -40,6 +41,8 @@ export interface HarnessOptions {
    */
   folioPublicUrl?: string
   clock?: FakeClock
+  /** Folio's logger (silent by default); tests that read the log pass their own. */
+  logger?: Logger
 }
 
 export interface Harness {
@@ -114,7 +117,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   }
   let folio: TestServer
   try {
-    folio = await startTestServer(settings, options.clock ? { clock: options.clock } : {})
+    folio = await startTestServer(settings, {
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+    })
   } catch (error) {
     await sim.close()
     throw error
@@ -161,7 +167,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async configFor(fileId, user) {
       const file = await folio.ctx.store.files.findById(fileId)
       if (!file) throw new Error('no such file')
-      const config = await editorConfigFor(folio.ctx, file, user, 'edit')
+      const config = await editorConfigFor(folio.adapters, file, user, 'edit', file.ownerId === user.id ? 'owner' : 'readwrite')
       return JSON.parse(JSON.stringify(config))
     },
     createUser(userName) {

@@ -1,8 +1,8 @@
 /**
  * A stand-in for ONLYOFFICE Docs (Document Server, "DS") acting as a WOPI client,
- * sending the same HTTP traffic over real sockets. Written from
- * /work/shared/docs/onlyoffice-docs-client.md part B and the DS source it cites
- * (`wopiClient.js`, `wopiUtils.js`, `Common/sources/utils.js`). What it reproduces:
+ * sending the same HTTP traffic over real sockets. Written from the DS source
+ * (https://github.com/ONLYOFFICE/server: `wopiClient.js`, `wopiUtils.js`,
+ * `Common/sources/utils.js`). What it reproduces (the labels are used below):
  *
  * - §0 transport: `User-Agent: Node.js/6.13`, `Connection: Keep-Alive`, axios's
  *   `Accept` and `Accept-Encoding`; headers whose value would be false/undefined

@@ -48,6 +48,9 @@ export interface FileItem {
   createdBy: UserRef
   updatedBy: UserRef
   locked: boolean
+  /** Who holds the WOPI lock and since when (null when unlocked or not recorded). */
+  lockedBy?: UserRef | null
+  lockedAt?: string | null
   viewUrl: string
   /** Who has the file open in an editor now (ONLYOFFICE Docs status 1). */
   editing?: UserRef[]
@@ -69,6 +72,8 @@ export interface VersionItem {
   size: number
   source: string
   downloadUrl: string
+  /** conflict: saved by an editor that had an older version open (baseVersion) while the file changed. */
+  meta?: { conflict?: boolean; baseVersion?: number }
 }
 
 export interface Capabilities {
@@ -170,7 +175,12 @@ export const getFile = (id: string) => call<FileItem>('GET', `/files/file/${enco
 export const createFile = (title: string) => call<FileItem>('POST', '/files/@my/file', { title })
 export const renameFile = (id: string, title: string) =>
   call<FileItem>('PUT', `/files/file/${encodeURIComponent(id)}`, { title })
-export const deleteFile = (id: string) => call<unknown>('DELETE', `/files/file/${encodeURIComponent(id)}`)
+/** Releases a file's WOPI lock whoever holds it (the owner, or an admin). */
+export const releaseLock = (id: string) =>
+  call<{ released: boolean }>('DELETE', `/files/file/${encodeURIComponent(id)}/lock`)
+// The list has no trash view: its delete is final, as its confirmation says.
+export const deleteFile = (id: string) =>
+  call<unknown>('DELETE', `/files/file/${encodeURIComponent(id)}?immediately=true`)
 export const listVersions = (id: string) =>
   call<VersionItem[]>('GET', `/files/file/${encodeURIComponent(id)}/history`)
 export const restoreVersion = (id: string, version: number) =>

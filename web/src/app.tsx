@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks'
 import * as api from './api'
 import { Icon } from './components/icons'
 import { Link } from './components/link'
-import { announce, dismiss, useNotices } from './notices'
+import { announce, clearNotices, dismiss, useNotices } from './notices'
 import { navigate, useRoute } from './router'
 import { DocumentsScreen } from './screens/documents'
 import { PeopleScreen } from './screens/people'
@@ -91,6 +91,7 @@ export function App() {
         </header>
       ) : null}
       <main id="main" tabIndex={-1}>
+        <Notices />
         {session.state === 'loading' ? <p class="loading">Loading…</p> : null}
         {session.state === 'signed-out' && route.name === 'sign-in' ? (
           <SignInScreen onSignedIn={(profile) => startSession(profile)} />
@@ -99,14 +100,13 @@ export function App() {
           <SignedIn route={route} profile={session.profile} capabilities={session.capabilities} />
         ) : null}
       </main>
-      <Notices />
     </>
   )
 }
 
 function SignedIn(props: { route: ReturnType<typeof useRoute>; profile: api.Profile; capabilities: api.Capabilities }) {
   const { route } = props
-  if (route.name === 'documents') return <DocumentsScreen capabilities={props.capabilities} />
+  if (route.name === 'documents') return <DocumentsScreen capabilities={props.capabilities} isAdmin={props.profile.isAdmin} />
   if (route.name === 'versions') return <VersionsScreen fileId={route.fileId} />
   if (route.name === 'people') {
     if (!props.profile.isAdmin) return <NotAllowed />

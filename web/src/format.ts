@@ -19,10 +19,27 @@ export function formatDate(iso: string): string {
   return Number.isNaN(ms) ? '' : dateFormat.format(ms)
 }
 
-export type FileKind = 'document' | 'spreadsheet' | 'presentation' | 'pdf' | 'other'
+const withSeconds = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' })
+
+/**
+ * Dates of a list (versions): to the minute, except where two or more fall in the same
+ * minute, which are shown with seconds so they can be told apart.
+ */
+export function formatDates(isos: readonly string[]): string[] {
+  const short = isos.map(formatDate)
+  const counts = new Map<string, number>()
+  for (const text of short) counts.set(text, (counts.get(text) ?? 0) + 1)
+  return isos.map((iso, i) => {
+    const text = short[i] ?? ''
+    const ms = Date.parse(iso)
+    return (counts.get(text) ?? 0) > 1 && !Number.isNaN(ms) ? withSeconds.format(ms) : text
+  })
+}
+
+export type FileKind = 'document' | 'spreadsheet' | 'presentation' | 'pdf' | 'text' | 'image' | 'archive' | 'other'
 
 const KINDS: Record<string, FileKind> = {}
-for (const ext of ['docx', 'docm', 'doc', 'dotx', 'dotm', 'dot', 'odt', 'ott', 'rtf', 'txt', 'md', 'epub', 'fb2', 'html', 'htm']) {
+for (const ext of ['docx', 'docm', 'doc', 'dotx', 'dotm', 'dot', 'odt', 'ott', 'rtf', 'epub', 'fb2']) {
   KINDS[ext] = 'document'
 }
 for (const ext of ['xlsx', 'xlsm', 'xls', 'xltx', 'xltm', 'xlt', 'ods', 'ots', 'csv', 'xlsb']) {
@@ -32,6 +49,15 @@ for (const ext of ['pptx', 'pptm', 'ppt', 'potx', 'potm', 'pot', 'ppsx', 'ppsm',
   KINDS[ext] = 'presentation'
 }
 KINDS.pdf = 'pdf'
+for (const ext of ['txt', 'md', 'markdown', 'log', 'html', 'htm', 'xml', 'json', 'yaml', 'yml', 'ini']) {
+  KINDS[ext] = 'text'
+}
+for (const ext of ['png', 'jpg', 'jpeg', 'gif', 'webp', 'svg', 'bmp', 'tif', 'tiff', 'heic']) {
+  KINDS[ext] = 'image'
+}
+for (const ext of ['zip', '7z', 'rar', 'tar', 'gz', 'tgz', 'bz2', 'xz']) {
+  KINDS[ext] = 'archive'
+}
 
 /** The kind of a file, from its extension ('.docx' or 'docx'). */
 export function fileKind(extension: string): FileKind {
@@ -44,6 +70,9 @@ export const KIND_LABELS: Record<FileKind, string> = {
   spreadsheet: 'Spreadsheet',
   presentation: 'Presentation',
   pdf: 'PDF',
+  text: 'Text',
+  image: 'Image',
+  archive: 'Archive',
   other: 'File',
 }
 

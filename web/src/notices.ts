@@ -23,6 +23,13 @@ export function announce(text: string, kind: Notice['kind'] = 'info'): void {
   setTimeout(() => dismiss(notice.id), kind === 'error' ? 10_000 : 4_000)
 }
 
+/** Removes every message (on the way to another screen: they were about this one). */
+export function clearNotices(): void {
+  if (notices.length === 0) return
+  notices = []
+  publish()
+}
+
 /** Removes a message. */
 export function dismiss(id: number): void {
   notices = notices.filter((notice) => notice.id !== id)

@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks'
+import { clearNotices } from './notices'
 
 /**
  * The screens and their addresses. Folio serves index.html at each of these
- * paths (CLIENT_ROUTES in src/protocols/web/index.ts lists the same ones).
+ * paths (CLIENT_ROUTES in src/protocols/portal/web/index.ts lists the same ones).
  */
 export type Route =
   | { name: 'documents' }
@@ -28,10 +29,14 @@ export function parseRoute(pathname: string, search: string): Route {
 
 const listeners = new Set<() => void>()
 
-/** Goes to a path inside the app without reloading. */
+/**
+ * Goes to a path inside the app without reloading. Messages about the screen being left
+ * go with it (a message announced after the call is shown on the new screen).
+ */
 export function navigate(path: string, options: { replace?: boolean } = {}): void {
   if (options.replace) history.replaceState(null, '', path)
   else history.pushState(null, '', path)
+  clearNotices()
   for (const listener of listeners) listener()
 }
 
@@ -41,11 +46,15 @@ export function useRoute(): Route {
   const [route, setRoute] = useState<Route>(read)
   useEffect(() => {
     const update = () => setRoute(read())
+    const back = () => {
+      clearNotices()
+      update()
+    }
     listeners.add(update)
-    window.addEventListener('popstate', update)
+    window.addEventListener('popstate', back)
     return () => {
       listeners.delete(update)
-      window.removeEventListener('popstate', update)
+      window.removeEventListener('popstate', back)
     }
   }, [])
   return route

@@ -7,7 +7,13 @@ import {
   userNameProblem,
   verifyPassword,
 } from './passwords.js'
-import { throttleWait } from './throttle.js'
+import {
+  isThrottleStateStale,
+  lockDuration,
+  releaseAttempt,
+  reserveAttempt,
+  type ThrottleState,
+} from './throttle.js'
 
 describe('passwords', () => {
   test('a hash verifies only the same password and never contains it', async () => {
@@ -46,16 +52,64 @@ describe('passwords', () => {
 })
 
 describe('sign-in throttle', () => {
-  const policy = { maxFailures: 3, windowMs: 60_000 }
+  const policy = { maxFailures: 3, windowMs: 15 * 60_000, baseLockMs: 60_000 }
 
-  test('no window or few failures: no wait', () => {
-    assert.equal(throttleWait(undefined, policy, 0), 0)
-    assert.equal(throttleWait({ failures: 2, windowStartedAt: 0 }, policy, 1000), 0)
+  /** Counts `n` attempts at `now` and returns the last outcome. */
+  function attempts(n: number, start: ThrottleState | undefined, now: number) {
+    let state = start
+    let last = reserveAttempt(state, policy, now)
+    for (let i = 0; i < n; i++) {
+      last = reserveAttempt(state, policy, now)
+      state = last.next
+    }
+    return { last, state }
+  }
+
+  test('finding 1: attempts are counted when reserved; the limit-th locks, the next is refused', () => {
+    const { last, state } = attempts(3, undefined, 0)
+    assert.equal(last.allowed, true)
+    assert.equal(state?.failures, 3)
+    const refused = reserveAttempt(state, policy, 1000)
+    assert.equal(refused.allowed, false)
+    assert.ok(!refused.allowed && refused.retryAfterSeconds === 59)
+    assert.deepEqual(refused.next, state, 'a refused attempt changes nothing')
   })
 
-  test('at the limit: wait until the window ends (rounded up, at least 1 s)', () => {
-    assert.equal(throttleWait({ failures: 3, windowStartedAt: 0 }, policy, 1000), 59)
-    assert.equal(throttleWait({ failures: 3, windowStartedAt: 0 }, policy, 59_999), 1)
-    assert.equal(throttleWait({ failures: 3, windowStartedAt: 0 }, policy, 60_000), 0)
+  test('finding 7: the lock-out grows: 1, 2, 4, 8 minutes, then the window caps it', () => {
+    let { state } = attempts(3, undefined, 0)
+    const locks: number[] = []
+    let now = 0
+    for (let i = 0; i < 6; i++) {
+      assert.ok(state)
+      locks.push(state.blockedUntil - now)
+      now = state.blockedUntil
+      const next = reserveAttempt(state, policy, now)
+      assert.equal(next.allowed, true)
+      state = next.next
+    }
+    assert.deepEqual(locks.map((ms) => ms / 60_000), [1, 2, 4, 8, 15, 15])
+    assert.equal(lockDuration(2, policy), 0)
+  })
+
+  test('finding 7: a key quiet for a whole window after its lock starts over', () => {
+    const { state } = attempts(3, undefined, 0)
+    assert.ok(state)
+    const quietAt = state.blockedUntil + policy.windowMs
+    const fresh = reserveAttempt(state, policy, quietAt)
+    assert.ok(fresh.allowed)
+    assert.equal(fresh.next.failures, 1)
+    assert.equal(isThrottleStateStale(state, policy, quietAt - 1), false)
+    assert.equal(isThrottleStateStale(state, policy, quietAt), true)
+    const again = reserveAttempt(state, policy, quietAt - 1)
+    assert.ok(again.allowed)
+    assert.equal(again.next.failures, 4, 'an attempt right after the lock keeps counting')
+  })
+
+  test('finding 1: a right password gives its reservation back and lifts the lock it set', () => {
+    const { state } = attempts(3, undefined, 0)
+    const back = releaseAttempt(state, policy, 10)
+    assert.deepEqual(back, { failures: 2, windowStartedAt: 0, lastAttemptAt: 0, blockedUntil: 0 })
+    assert.equal(releaseAttempt(attempts(1, undefined, 0).state, policy, 1), undefined)
+    assert.equal(releaseAttempt(undefined, policy, 1), undefined)
   })
 })

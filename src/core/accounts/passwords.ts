@@ -10,12 +10,44 @@ const KEY_LENGTH = 32
 // N=2^15, r=8 needs 32 MiB; Node's default maxmem (32 MiB) is just too small.
 const MAX_MEM = 64 * 1024 * 1024
 
+/**
+ * How many scrypt runs may be under way at once. scrypt runs on libuv's thread pool (4
+ * threads by default), the same pool that serves file reads and writes: unbounded, a
+ * burst of sign-ins would take every thread and stall downloads and WOPI GetFiles
+ * behind it. Further runs wait their turn here, on the event loop, costing nothing.
+ */
+export const MAX_CONCURRENT_HASHES = 1
+
+// Per process on purpose: the queue guards this process's own thread pool.
+let running = 0
+const waiting: (() => void)[] = []
+
+/** Runs `task` when fewer than MAX_CONCURRENT_HASHES tasks are running, in arrival order. */
+async function inTurn<T>(task: () => Promise<T>): Promise<T> {
+  if (running >= MAX_CONCURRENT_HASHES) {
+    await new Promise<void>((resolve) => waiting.push(resolve))
+  } else {
+    running++
+  }
+  try {
+    return await task()
+  } finally {
+    // Hand the slot straight to the next waiter, or free it.
+    const next = waiting.shift()
+    if (next) next()
+    else running--
+  }
+}
+
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (error, key) =>
-      error ? reject(error) : resolve(key),
-    )
-  })
+  return inTurn(
+    () =>
+      new Promise<Buffer>((resolve, reject) => {
+        scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (error, key) =>
+          error ? reject(error) : resolve(key),
+        )
+      }),
+  )
 }
 
 /** Hashes a password for storage. */

@@ -34,6 +34,7 @@ const CORE_PROPERTIES_REL =
 // Fixed timestamp so the same build always yields the same bytes.
 const ZIP_MTIME = new Date(Date.UTC(2024, 0, 1))
 
+// Per process: the bytes depend only on the extension, so every instance builds the same.
 const cache = new Map<string, Uint8Array>()
 
 /**

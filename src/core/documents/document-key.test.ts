@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { newId } from '../ids.js'
 import { documentKey, parseDocumentKey } from './document-key.js'
 
-// ONLYOFFICE Docs accepts at most 128 characters of [0-9A-Za-z._=-] (fact sheet A1).
+// ONLYOFFICE Docs accepts a document.key of at most 128 characters of [0-9A-Za-z._=-].
 const DOCS_KEY = /^[0-9A-Za-z._=-]{1,128}$/
 
 describe('documentKey', () => {

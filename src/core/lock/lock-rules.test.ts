@@ -29,7 +29,7 @@ function isInvalidLockHeader(error: unknown): boolean {
     error.details.field === 'X-WOPI-Lock'
 }
 
-describe('seed lock table', () => {
+describe('WOPI lock table', () => {
   test('unlocked | Lock | always -> locked under the X-WOPI-Lock value, 200 OK', () => {
     for (const stored of [null, expired]) {
       assert.deepEqual(decideLock(stored, 'lock-B', NOW), {
@@ -141,7 +141,7 @@ describe('seed lock table', () => {
   })
 })
 
-describe('outcomes the seed leaves open (WOPI behaviour)', () => {
+describe('outcomes the lock table leaves open (WOPI behaviour)', () => {
   test('locked | Unlock | X-WOPI-Lock equals current lock -> released', () => {
     assert.deepEqual(decideUnlock(held, 'lock-A', NOW), { kind: 'release' })
   })

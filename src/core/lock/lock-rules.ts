@@ -1,10 +1,12 @@
 /**
- * The WOPI file-lock state machine of the contract (seed "States and transitions / File lock"
- * and "File-host operations / Operation rules"), as pure decisions over the stored lock and
- * `now`. A conflict is a normal outcome, returned rather than thrown: the WOPI adapter turns
+ * The WOPI file-lock state machine (MS-WOPI Lock, Unlock, RefreshLock, UnlockAndRelock,
+ * GetLock and the lock rules of PutFile, RenameFile, PutRelativeFile and DeleteFile;
+ * https://learn.microsoft.com/microsoft-365/cloud-storage-partner-program/rest/concepts#lock),
+ * as pure decisions over the stored lock and `now`. A conflict is a normal outcome, returned rather than thrown: the WOPI adapter turns
  * it into 409 with X-WOPI-Lock = currentLock ('' when unlocked) and may log `reason` as
  * X-WOPI-LockFailureReason. Lock IDs are opaque and compared byte for byte (===).
  */
+import type { FileLock } from '../entities.js'
 import { DomainError } from '../errors.js'
 
 /** Lock lifetime: 30 minutes after the last Lock, RefreshLock or UnlockAndRelock. */
@@ -14,10 +16,7 @@ export const LOCK_TTL_MS = 30 * 60 * 1000
 export const MAX_LOCK_ID_LENGTH = 1024
 
 /** A lock as stored; it may already have expired. */
-export interface HeldLock {
-  lockId: string
-  expiresAt: number
-}
+export type HeldLock = FileLock
 
 /** The lock as it stands at `now`. */
 export type LockView =
@@ -130,14 +129,14 @@ export function decideUnlock(
   if (view.state === 'unlocked') return conflict('', NOT_LOCKED)
   // locked | Unlock | X-WOPI-Lock differs | unchanged | 409 Conflict with current lock
   if (view.lockId !== requestedId) return conflict(view.lockId, OTHER_LOCK)
-  // Unlock with a matching lock: not shown in the seed; WOPI releases the lock (200 OK).
+  // locked | Unlock | X-WOPI-Lock matches | unlocked | 200 OK (WOPI releases the lock).
   return { kind: 'release' }
 }
 
 /**
  * WOPI UnlockAndRelock (LOCK with X-WOPI-OldLock): when `oldId` is the current lock, grants
- * `newId` expiring at now + 30 min; otherwise conflicts ('' when unlocked). Not in the seed's
- * table; follows the WOPI spec. Throws INVALID_INPUT when `newId` is not a valid lock ID.
+ * `newId` expiring at now + 30 min; otherwise conflicts ('' when unlocked), as the WOPI
+ * UnlockAndRelock operation says. Throws INVALID_INPUT when `newId` is not a valid lock ID.
  */
 export function decideUnlockAndRelock(
   stored: HeldLock | null,
@@ -168,11 +167,11 @@ export function decideWrite(
   const view = currentLock(stored, now)
   if (view.state === 'locked') {
     // ONLYOFFICE Docs sends Save As (PUT_RELATIVE) without X-WOPI-Lock while it holds the
-    // lock (docs/onlyoffice-docs-client.md B4), and the seed lists the header only as "also
-    // used for lock check" there. So only a present-but-different ID blocks put-relative.
+    // lock, and X-WOPI-Lock is optional on PutRelativeFile (it only serves a lock check
+    // there). So only a present-but-different ID blocks put-relative.
     if (op === 'put-relative' && requestedId === undefined) return { kind: 'proceed' }
-    // PutFile, RenameFile, PutRelativeFile when locked and X-WOPI-Lock matches: not shown in
-    // the seed; WOPI lets the lock holder write.
+    // locked | PutFile, RenameFile or PutRelativeFile | X-WOPI-Lock matches | unchanged |
+    // request proceeds (WOPI lets the lock holder write).
     if (view.lockId === requestedId) return { kind: 'proceed' }
     // locked | PutFile, RenameFile or PutRelativeFile | X-WOPI-Lock differs | unchanged |
     // 409 Conflict with current lock in X-WOPI-Lock
@@ -190,7 +189,7 @@ export function decideWrite(
 }
 
 /**
- * WOPI DeleteFile. Not in the seed's table; Microsoft's DeleteFile answers 409 with the
+ * WOPI DeleteFile. Microsoft's DeleteFile answers 409 with the
  * current lock while the file is locked, whatever X-WOPI-Lock says, so only an unlocked
  * (or expired) file may be deleted.
  */

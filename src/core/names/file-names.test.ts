@@ -8,6 +8,7 @@ import {
   resolveSuggestedTarget,
   sanitizeFileName,
   splitExtension,
+  normalizeFileName,
   validateFileName,
   withConflictSuffix,
 } from './file-names.js'
@@ -95,7 +96,7 @@ describe('validateFileName: legal names', () => {
   test('Unicode: Cyrillic, CJK, emoji, combining marks', () => {
     for (const name of [
       'Новый документ.docx', '報告書.xlsx', '文件 2024.pptx', '😀 party 🎉.docx',
-      'e\u0301te\u0301.txt', '👍🏽.pdf', 'Ünïcödé.odt',
+      'x\u0301q\u0307.txt', '\u00e9t\u00e9.txt', '👍🏽.pdf', 'Ünïcödé.odt',
     ]) {
       assertLegal(name)
     }
@@ -204,7 +205,7 @@ describe('sanitizeFileName', () => {
       state = (Math.imul(state, 1103515245) + 12345) >>> 0
       return state / 4294967296
     }
-    const alphabet = Array.from('aZ9 ._-/\\<>:"|?*\u0000\u001f\u007fяЖ文😀\ud800\udc00CONULPT1¹')
+    const alphabet = Array.from('aZ9 ._-/\\<>:"|?*\u0000\u001f\u007fяЖ文😀\ud800\udc00CONULPT1¹e\u0301\u202e\u200b\u2066\ufeff')
     for (let n = 0; n < 3000; n++) {
       let name = ''
       const length = Math.floor(random() * (n % 10 === 0 ? 400 : 20))
@@ -355,5 +356,35 @@ describe('candidateNames', () => {
       assertLegal(name)
       assert.ok(name.endsWith('.docx'), name)
     }
+  })
+})
+
+describe('look-alike names', () => {
+  test('finding 8: a name not in NFC is refused; normalizeFileName and the sanitizer compose it', () => {
+    const nfd = 'cafe\u0301.docx'
+    const nfc = 'caf\u00e9.docx'
+    assertIllegal(nfd, /NFC/)
+    assertLegal(nfc)
+    assert.equal(normalizeFileName(nfd), nfc)
+    assert.equal(sanitizeFileName(nfd), nfc)
+    assert.equal(sanitizeFileName('cafe\u200b\u0301.docx'), nfc, 'composed after removing')
+  })
+
+  test('finding 8: bidirectional controls are refused, and removed by the sanitizer', () => {
+    for (const ch of ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067',
+      '\u2068', '\u2069', '\u200e', '\u200f', '\u061c']) {
+      assertIllegal(`invoice${ch}cod.exe`, /bidirectional/)
+      assert.equal(sanitizeFileName(`invoice${ch}cod.exe`), 'invoicecod.exe')
+    }
+  })
+
+  test('finding 8: zero-width and other invisible format characters are refused, and removed', () => {
+    for (const ch of ['\u200b', '\u200c', '\u200d', '\u2060', '\u2061', '\u2064', '\ufeff',
+      '\u00ad', '\u180e']) {
+      assertIllegal(`Re${ch}port.docx`, /invisible/)
+      assert.equal(sanitizeFileName(`Re${ch}port.docx`), 'Report.docx')
+    }
+    assert.equal(sanitizeFileName('\u200b\u202e'), undefined, 'nothing visible is left')
+    assert.equal([...candidateNames('\u202e.docx')][0], '.docx')
   })
 })

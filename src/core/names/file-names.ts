@@ -15,7 +15,13 @@
  *   leading space makes two names look identical in a listing);
  * - at most 255 bytes in UTF-8 (ext4's limit per segment; it also keeps NTFS's 255 UTF-16
  *   units);
- * - no unpaired UTF-16 surrogate (it has no UTF-8 form).
+ * - no unpaired UTF-16 surrogate (it has no UTF-8 form);
+ * - in Unicode NFC (composed) form, so 'café' typed on two systems is one name, not two
+ *   that look alike (normalizeFileName composes a name before it is checked or stored);
+ * - no bidirectional control (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): they
+ *   reorder what is displayed ('invoice\u202ecod.exe' shows as 'invoiceexe.doc');
+ * - no invisible format character (U+00AD, U+180E, U+200B–U+200D, U+2060–U+2064, U+FEFF):
+ *   they make two different names display the same.
  * Anything else is legal, including Cyrillic, CJK and emoji.
  */
 import { DomainError } from '../errors.js'
@@ -33,6 +39,9 @@ const WINDOWS_FORBIDDEN = /[<>:"|?*]/
 const FORBIDDEN_ALL = /[<>:"/\\|?*]/g
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 const LONE_SURROGATE_ALL = new RegExp(LONE_SURROGATE.source, 'g')
+const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
+const INVISIBLE = /[\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff]/
+const HIDDEN_ALL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff]/g
 const DEVICE_NAME = /^(?:con|prn|aux|nul|com[1-9\u00b9\u00b2\u00b3]|lpt[1-9\u00b9\u00b2\u00b3])$/i
 const EXISTING_SUFFIX = /^(.+) \((\d+)\)$/
 
@@ -65,12 +74,29 @@ function isDeviceName(name: string): boolean {
   return DEVICE_NAME.test(stem.replace(/ +$/, ''))
 }
 
+/**
+ * `name` in Unicode NFC form (what every name is stored as). Callers that take a name
+ * as typed should pass it through this before validateFileName.
+ */
+export function normalizeFileName(name: string): string {
+  return name.normalize('NFC')
+}
+
 /** Checks `name` against the rules in this module's header; returns the first one broken. */
 export function validateFileName(name: string): FileNameCheck {
   if (name === '') return { ok: false, reason: 'name is empty' }
   if (name === '.' || name === '..') return { ok: false, reason: 'name is "." or ".."' }
   if (LONE_SURROGATE.test(name)) {
     return { ok: false, reason: 'name contains an unpaired UTF-16 surrogate' }
+  }
+  if (name !== name.normalize('NFC')) {
+    return { ok: false, reason: 'name is not in Unicode NFC form' }
+  }
+  if (BIDI_CONTROL.test(name)) {
+    return { ok: false, reason: 'name contains a bidirectional control character' }
+  }
+  if (INVISIBLE.test(name)) {
+    return { ok: false, reason: 'name contains an invisible format character' }
   }
   if (SEPARATOR.test(name)) return { ok: false, reason: 'name contains a path separator' }
   if (CONTROL.test(name)) return { ok: false, reason: 'name contains a control character' }
@@ -107,8 +133,9 @@ function fitToLimit(name: string): string {
 
 /**
  * Repairs a name so it passes validateFileName, or returns undefined when nothing usable is
- * left (empty, only dots and spaces, only control characters). Unpaired surrogates and the
- * characters < > : " / \ | ? * become '_'; control characters are removed; leading spaces and
+ * left (empty, only dots and spaces, only control characters). The name is composed to NFC;
+ * unpaired surrogates and the characters < > : " / \ | ? * become '_'; control characters,
+ * bidirectional controls and invisible format characters are removed; leading spaces and
  * trailing dots and spaces are dropped; a device name gets a '_' prefix; an over-long name is
  * cut to 255 UTF-8 bytes between code points, keeping its extension. A legal name is
  * returned unchanged.
@@ -117,7 +144,10 @@ export function sanitizeFileName(name: string): string | undefined {
   let result = name
     .replace(LONE_SURROGATE_ALL, '_')
     .replace(CONTROL_ALL, '')
+    .replace(HIDDEN_ALL, '')
     .replace(FORBIDDEN_ALL, '_')
+    // Last: removing a character can bring a letter and a combining mark together.
+    .normalize('NFC')
   // Cutting can expose a trailing dot/space or turn 'CONSOLE.x' into 'CON.x'; a few rounds
   // settle it because each round only shortens the base or adds the one-byte prefix once.
   for (let round = 0; round < 3; round++) {

@@ -1,6 +1,6 @@
 /**
  * RFC 2152 UTF-7, as ONLYOFFICE Docs uses it for the WOPI headers X-WOPI-SuggestedTarget and
- * X-WOPI-RequestedName (see docs/onlyoffice-docs-client.md B4).
+ * X-WOPI-RequestedName (its WOPI host code decodes them with UTF-7 before use).
  *
  * Written here rather than taken from the `utf7` npm package because that package is
  * unmaintained and its decoder is lenient: it turns a lone '+' into '+', drops dangling bits

@@ -16,7 +16,7 @@ describe('portal session tokens', () => {
     assert.ok(!hash.includes(token))
   })
 
-  test('Authorization: the token alone (seed) or Bearer <token>', () => {
+  test('Authorization: the token alone (as ONLYOFFICE clients send it) or Bearer <token>', () => {
     assert.equal(tokenFromAuthorization('abc123'), 'abc123')
     assert.equal(tokenFromAuthorization('Bearer abc123'), 'abc123')
     assert.equal(tokenFromAuthorization('bearer   abc123 '), 'abc123')

@@ -61,4 +61,23 @@ describe('signed tokens', () => {
     const check = verifyToken(secret, token, 'wopi', now)
     assert.equal(check.ok && check.claims.permission, 'read')
   })
+
+  test('finding 11: one encoding only: padding, stray characters or a twin last character are refused', () => {
+    const token = signToken(secret, claims)
+    assert.equal(verifyToken(secret, token, 'wopi', now).ok, true)
+    const variants = [`${token}=`, `${token}==`, `${token}!`, `${token} `, `${token}%3D`, ` ${token}`]
+    // The MAC's last character carries 2 unused bits: its twins decode to the same bytes.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+    const last = token.at(-1) ?? ''
+    const base = alphabet.indexOf(last) & ~3
+    for (let low = 0; low < 4; low++) {
+      const twin = alphabet[base + low] ?? ''
+      if (twin !== last) variants.push(token.slice(0, -1) + twin)
+    }
+    const [payload, signature] = token.split('.')
+    variants.push(`${payload}=.${signature}`)
+    for (const variant of variants) {
+      assert.equal(verifyToken(secret, variant, 'wopi', now).ok, false, JSON.stringify(variant))
+    }
+  })
 })

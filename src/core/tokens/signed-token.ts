@@ -21,6 +21,13 @@ export interface TokenClaims {
   expiresAt: number
   /** Download links: the version they fetch (absent means the current one). */
   version?: number
+  /** WOPI access tokens: the user's token generation when it was issued (absent means 0). */
+  generation?: number
+  /**
+   * Links handed to an editor opened through a file's share link: the SHA-256 of that
+   * link's key, so each use is checked against the link's current state.
+   */
+  link?: string
 }
 
 export type TokenCheck =
@@ -34,7 +41,13 @@ interface WireClaims {
   p: 'r' | 'w'
   e: number
   v?: number
+  g?: number
+  l?: string
 }
+
+const BASE64URL = /^[A-Za-z0-9_-]+$/
+/** A SHA-256 MAC (32 bytes) in unpadded base64url. */
+const MAC_TEXT = /^[A-Za-z0-9_-]{43}$/
 
 function mac(secret: Buffer, payload: string): Buffer {
   return createHmac('sha256', secret).update(payload).digest()
@@ -50,11 +63,16 @@ export function signToken(secret: Buffer, claims: TokenClaims): string {
     e: claims.expiresAt,
   }
   if (claims.version !== undefined) wire.v = claims.version
+  if (claims.generation !== undefined && claims.generation !== 0) wire.g = claims.generation
+  if (claims.link !== undefined) wire.l = claims.link
   const payload = Buffer.from(JSON.stringify(wire)).toString('base64url')
   return `${payload}.${mac(secret, payload).toString('base64url')}`
 }
 
-/** Verifies signature (constant time), scope and expiry against `now`. */
+/**
+ * Verifies signature (constant time), scope and expiry against `now`. Only the exact
+ * form signToken produces verifies: padding or any other extra character is malformed.
+ */
 export function verifyToken(
   secret: Buffer,
   token: string,
@@ -66,7 +84,12 @@ export function verifyToken(
     return { ok: false, reason: 'malformed' }
   }
   const payload = token.slice(0, dot)
-  const given = Buffer.from(token.slice(dot + 1), 'base64url')
+  const macText = token.slice(dot + 1)
+  // Exactly one spelling per token: unpadded base64url, MAC of 43 characters whose unused
+  // low bits are zero. A decoder alone would skip '=', '!' or a changed last character.
+  if (!BASE64URL.test(payload) || !MAC_TEXT.test(macText)) return { ok: false, reason: 'malformed' }
+  const given = Buffer.from(macText, 'base64url')
+  if (given.toString('base64url') !== macText) return { ok: false, reason: 'malformed' }
   const expected = mac(secret, payload)
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     return { ok: false, reason: 'bad-signature' }
@@ -83,6 +106,8 @@ export function verifyToken(
     expiresAt: wire.e,
   }
   if (wire.v !== undefined) claims.version = wire.v
+  if (wire.g !== undefined) claims.generation = wire.g
+  if (wire.l !== undefined) claims.link = wire.l
   return { ok: true, claims }
 }
 
@@ -99,7 +124,11 @@ function parseWire(json: string): WireClaims | undefined {
   if (!scopeOk || typeof v.f !== 'string' || typeof v.u !== 'string') return undefined
   if ((v.p !== 'r' && v.p !== 'w') || typeof v.e !== 'number') return undefined
   if (v.v !== undefined && typeof v.v !== 'number') return undefined
+  if (v.g !== undefined && typeof v.g !== 'number') return undefined
+  if (v.l !== undefined && typeof v.l !== 'string') return undefined
   const wire: WireClaims = { s: v.s as TokenScope, f: v.f, u: v.u, p: v.p, e: v.e }
   if (typeof v.v === 'number') wire.v = v.v
+  if (typeof v.g === 'number') wire.g = v.g
+  if (typeof v.l === 'string') wire.l = v.l
   return wire
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
@@ -97,20 +97,6 @@ describe('fs blob store on disk', () => {
     assert.equal(source.destroyed, false)
   })
 
-  test('opening removes temp files older than an hour and keeps recent ones', async () => {
-    const root = await freshRoot()
-    await mkdir(join(root, 'tmp'), { recursive: true })
-    const stale = join(root, 'tmp', 'crashed-upload.tmp')
-    const recent = join(root, 'tmp', 'running-upload.tmp')
-    await writeFile(stale, 'half a file')
-    await writeFile(recent, 'still arriving')
-    const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000)
-    await utimes(stale, twoHoursAgo, twoHoursAgo)
-
-    await openFsBlobStore({ root })
-    assert.deepEqual(await readdir(join(root, 'tmp')), ['running-upload.tmp'])
-  })
-
   test('a range past the end of the blob is clamped to its last byte', async () => {
     const root = await freshRoot()
     const store = await openFsBlobStore({ root })
@@ -118,5 +104,44 @@ describe('fs blob store on disk', () => {
     const chunks: Buffer[] = []
     for await (const chunk of await store.get(key, { start: 7, end: 1000 })) chunks.push(chunk)
     assert.equal(Buffer.concat(chunks).toString(), '789')
+  })
+
+  test('finding 4: sweepTemporary removes temp files older than the cut-off and reports them', async () => {
+    const root = await freshRoot()
+    const store = await openFsBlobStore({ root })
+    await writeFile(join(root, 'tmp', 'old.tmp'), 'twelve bytes')
+    await writeFile(join(root, 'tmp', 'new.tmp'), 'new')
+    const old = new Date(Date.now() - 10_000)
+    await utimes(join(root, 'tmp', 'old.tmp'), old, old)
+    assert.deepEqual(await store.sweepTemporary(Date.now() - 5_000), { files: 1, bytes: 12 })
+    assert.deepEqual(await readdir(join(root, 'tmp')), ['new.tmp'])
+  })
+
+  test('finding 5: folders are 0700 and blobs 0600 under umask 022', async () => {
+    const previous = process.umask(0o022)
+    try {
+      const root = join(await freshRoot(), 'nested')
+      const store = await openFsBlobStore({ root })
+      const { key } = await store.put(Readable.from([Buffer.from('private')]), { maxBytes: 100 })
+      const mode = async (path: string) => ((await stat(path)).mode & 0o777).toString(8)
+      assert.equal(await mode(root), '700')
+      assert.equal(await mode(join(root, 'blobs')), '700')
+      assert.equal(await mode(join(root, 'tmp')), '700')
+      assert.equal(await mode(join(root, 'blobs', key.slice(0, 2))), '700')
+      assert.equal(await mode(join(root, 'blobs', key.slice(0, 2), key)), '600')
+    } finally {
+      process.umask(previous)
+    }
+  })
+
+  test('finding 14: a source that breaks off (client gone) is INVALID_INPUT, not an internal error', async () => {
+    const root = await freshRoot()
+    const store = await openFsBlobStore({ root })
+    const source = new Readable({ read() {} })
+    source.push(randomBytes(64 * 1024))
+    const put = store.put(source, { maxBytes: 1 << 20 })
+    setImmediate(() => source.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })))
+    await assert.rejects(put, { code: 'INVALID_INPUT' })
+    assert.deepEqual(await readdir(join(root, 'tmp')), [])
   })
 })

@@ -1,25 +1,40 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import {
   close as closeCallback,
   createReadStream,
   open as openCallback,
   read as readCallback,
 } from 'node:fs'
-import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises'
+import { mkdir, open, opendir, readdir, rename, stat, unlink } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { Readable, Transform, Writable } from 'node:stream'
+import { Readable, Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { promisify } from 'node:util'
 
-import { DomainError } from '../../core/errors.js'
-import type { BlobStore, ByteRange, PutOptions, StoredBlob } from '../../ports/blob-store.js'
+import type {
+  BlobListing,
+  BlobStore,
+  ByteRange,
+  PutOptions,
+  StoredBlob,
+  SweepReport,
+} from '../../ports/blob-store.js'
+import {
+  blobMeter,
+  bodyEndedEarly,
+  checkPutOptions,
+  checkRangeShape,
+  KEY_PATTERN,
+  notFound,
+  rangeNotSatisfiable,
+  tooLarge,
+  watchBodyFailure,
+} from '../blob-shared/put-rules.js'
 
-/** Temp files untouched for this long were left by a crash, not by a running upload. */
-const STALE_TEMP_MS = 60 * 60 * 1000
-
-// Only characters that cannot form a path separator or a dot segment, so no key leaves the root.
-const KEY_PATTERN = /^[A-Za-z0-9_-]{16,64}$/
+/** Folders and files are private to Folio's account, whatever the umask. */
+const DIR_MODE = 0o700
+const FILE_MODE = 0o600
 
 export interface FsBlobStoreOptions {
   /** Folder that holds `blobs/` and `tmp/`; created when missing. */
@@ -29,14 +44,14 @@ export interface FsBlobStoreOptions {
 /**
  * Opens the filesystem blob store under `root`. A put streams into `tmp/`, is
  * fsynced and then renamed into `blobs/<2 chars>/<key>`, so a blob is either
- * whole and durable or absent. Opening removes temp files older than an hour.
+ * whole and durable or absent; sweepTemporary removes what a crash left in `tmp/`. Folders
+ * are created 0700 and files 0600 (only Folio's account may read them).
  */
 export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<BlobStore> {
   const blobsDir = join(options.root, 'blobs')
   const tmpDir = join(options.root, 'tmp')
-  await mkdir(blobsDir, { recursive: true })
-  await mkdir(tmpDir, { recursive: true })
-  await removeStaleTemps(tmpDir, Date.now())
+  await mkdir(blobsDir, { recursive: true, mode: DIR_MODE })
+  await mkdir(tmpDir, { recursive: true, mode: DIR_MODE })
 
   const blobPath = (key: string): string => join(blobsDir, key.slice(0, 2), key)
 
@@ -52,40 +67,33 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
       const key = randomBytes(18).toString('base64url')
       const tmpPath = join(tmpDir, `${key}.tmp`)
       const finalPath = blobPath(key)
-      const hash = createHash('sha256')
-      let size = 0
+      const meter = blobMeter(putOptions)
       let handle: FileHandle | undefined
       let newShard = false
 
+      // An error of the source itself (the client went away mid-body) is the client's
+      // doing, not the store's: it becomes INVALID_INPUT below. Disk errors stay as they are.
+      const watch = watchBodyFailure(source, [meter.stream])
+
       try {
-        handle = await open(tmpPath, 'wx')
+        handle = await open(tmpPath, 'wx', FILE_MODE)
+        const sink = fileSink(handle)
+        watch.add(sink)
         // Chunks are counted and hashed as they arrive, while earlier ones are still being
         // written: hashing and disk writes overlap instead of taking turns.
-        const meter = new Transform({
-          transform(chunk: unknown, _encoding, callback) {
-            try {
-              const bytes = toBytes(chunk)
-              size += bytes.byteLength
-              if (size > maxBytes) throw tooLarge(maxBytes)
-              if (expectedSize !== undefined && size > expectedSize) throw sizeMismatch(expectedSize)
-              hash.update(bytes)
-              callback(null, bytes)
-            } catch (error) {
-              callback(error instanceof Error ? error : new Error(String(error)))
-            }
-          },
-        })
-        await pipeline(source, meter, fileSink(handle))
-        if (expectedSize !== undefined && size !== expectedSize) throw sizeMismatch(expectedSize)
+        await pipeline(source, meter.stream, sink)
         await handle.sync()
         await handle.close()
         handle = undefined
-        newShard = (await mkdir(dirname(finalPath), { recursive: true })) !== undefined
+        newShard = (await mkdir(dirname(finalPath), { recursive: true, mode: DIR_MODE })) !== undefined
         await rename(tmpPath, finalPath)
       } catch (error) {
         await handle?.close().catch(() => undefined)
         await unlinkIfPresent(tmpPath)
+        if (watch.bodyFailed()) throw bodyEndedEarly()
         throw error
+      } finally {
+        watch.stop()
       }
 
       try {
@@ -96,7 +104,7 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
         await unlinkIfPresent(finalPath)
         throw error
       }
-      return { key, size, sha256: hash.digest('hex') }
+      return { key, size: meter.size(), sha256: meter.sha256() }
     },
 
     async get(key: string, range?: ByteRange): Promise<Readable> {
@@ -111,7 +119,8 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
       }
       try {
         const { size } = await handle.stat()
-        checkRange(range, size)
+        checkRangeShape(range)
+        if (range.start >= size) throw rangeNotSatisfiable(range, size)
         // An end past the last byte is clamped by the stream, as HTTP clamps it.
         return handle.createReadStream({ start: range.start, end: range.end })
       } catch (error) {
@@ -134,51 +143,59 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
         throw error
       }
     },
+
+    list(): AsyncIterable<BlobListing> {
+      return listBlobs(blobsDir)
+    },
+
+    async sweepTemporary(olderThan: number): Promise<SweepReport> {
+      return sweepTemps(tmpDir, olderThan)
+    },
   }
 }
 
-async function removeStaleTemps(tmpDir: string, now: number): Promise<void> {
+/** Every blob under blobs/<shard>/; names that are not keys (strays) are skipped. */
+async function* listBlobs(blobsDir: string): AsyncGenerator<BlobListing> {
+  for await (const shard of await opendir(blobsDir)) {
+    if (!shard.isDirectory()) continue
+    let entries
+    try {
+      entries = await opendir(join(blobsDir, shard.name))
+    } catch (error) {
+      if (hasCode(error, 'ENOENT')) continue
+      throw error
+    }
+    for await (const entry of entries) {
+      if (!entry.isFile() || !KEY_PATTERN.test(entry.name)) continue
+      try {
+        const info = await stat(join(blobsDir, shard.name, entry.name))
+        yield { key: entry.name, modifiedAt: info.mtimeMs, size: info.size }
+      } catch (error) {
+        // Deleted since the directory was read.
+        if (!hasCode(error, 'ENOENT')) throw error
+      }
+    }
+  }
+}
+
+/** Removes temp files last modified before `olderThan`; a running upload keeps touching its own. */
+async function sweepTemps(tmpDir: string, olderThan: number): Promise<SweepReport> {
+  const report = { files: 0, bytes: 0 }
   for (const name of await readdir(tmpDir)) {
     const path = join(tmpDir, name)
     try {
       const info = await stat(path)
-      if (info.isFile() && now - info.mtimeMs > STALE_TEMP_MS) await unlink(path)
+      if (info.isFile() && info.mtimeMs < olderThan) {
+        await unlink(path)
+        report.files++
+        report.bytes += info.size
+      }
     } catch (error) {
       // Another instance may have swept or finished the same file meanwhile.
       if (!hasCode(error, 'ENOENT')) throw error
     }
   }
-}
-
-function checkPutOptions(options: PutOptions): void {
-  if (!Number.isSafeInteger(options.maxBytes) || options.maxBytes < 0) {
-    throw new DomainError('INVALID_INPUT', 'maxBytes must be a non-negative integer')
-  }
-  const expected = options.expectedSize
-  if (expected !== undefined && (!Number.isSafeInteger(expected) || expected < 0)) {
-    throw new DomainError('INVALID_INPUT', 'expectedSize must be a non-negative integer')
-  }
-}
-
-function checkRange(range: ByteRange, size: number): void {
-  const valid =
-    Number.isSafeInteger(range.start) &&
-    Number.isSafeInteger(range.end) &&
-    range.start >= 0 &&
-    range.end >= range.start &&
-    range.start < size
-  if (!valid) {
-    throw new DomainError(
-      'RANGE_NOT_SATISFIABLE',
-      `range ${range.start}-${range.end} is outside a blob of ${size} bytes`,
-    )
-  }
-}
-
-function toBytes(chunk: unknown): Uint8Array {
-  if (chunk instanceof Uint8Array) return chunk
-  if (typeof chunk === 'string') return Buffer.from(chunk, 'utf8')
-  throw new DomainError('INVALID_INPUT', 'blob source must yield bytes')
+  return report
 }
 
 /** How much may wait in memory for the disk while a write is under way (per upload). */
@@ -294,14 +311,3 @@ function hasCode(error: unknown, code: string): boolean {
   return error instanceof Error && 'code' in error && error.code === code
 }
 
-function notFound(): DomainError {
-  return new DomainError('NOT_FOUND', 'blob not found')
-}
-
-function tooLarge(maxBytes: number): DomainError {
-  return new DomainError('PAYLOAD_TOO_LARGE', `body is larger than ${maxBytes} bytes`)
-}
-
-function sizeMismatch(expectedSize: number): DomainError {
-  return new DomainError('INVALID_INPUT', `body length differs from the declared ${expectedSize}`)
-}

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises'
+import { mkdir, open } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 
@@ -8,12 +8,16 @@ export const BUSY_TIMEOUT_MS = 5000
 /**
  * Opens (creating it and its folder when missing) the database file at
  * `path`, in WAL mode with synchronous = FULL, so a commit is on disk once it
- * returns, and with a 5 s busy timeout. Foreign keys are switched on by the
+ * returns, and with a 5 s busy timeout. A new database file is created 0600 and its
+ * folder 0700 whatever the umask (SQLite gives the -wal and -shm files the database
+ * file's permissions). Foreign keys are switched on by the
  * caller after migrating (see applyMigrations). Throws when SQLite refuses WAL.
  */
 export async function openDatabase(path: string): Promise<Database.Database> {
   const absolute = resolve(path)
-  await mkdir(dirname(absolute), { recursive: true })
+  await mkdir(dirname(absolute), { recursive: true, mode: 0o700 })
+  // Create it ourselves: SQLite would create it 0644 less the umask.
+  await (await open(absolute, 'a', 0o600)).close()
   const db = new Database(absolute, { timeout: BUSY_TIMEOUT_MS })
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)

@@ -1,42 +1,8 @@
 import type Database from 'better-sqlite3'
 import { DomainError } from '../../core/errors.js'
-import type { EditingRepository, EditingState, SaveError } from '../../ports/metadata-store.js'
+import type { EditingRepository } from '../../ports/metadata-store.js'
+import { toState, type EditingRow } from '../metadata-shared/editing-rows.js'
 import { isForeignKeyViolation } from './sqlite-errors.js'
-
-interface EditingRow {
-  file_id: string
-  document_key: string
-  editors: string
-  updated_at: number
-  error_status: number | null
-  error_key: string | null
-  error_message: string | null
-  error_at: number | null
-}
-
-function parseEditors(json: string): string[] {
-  const value: unknown = JSON.parse(json)
-  return Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : []
-}
-
-function toState(row: EditingRow): EditingState {
-  const lastError: SaveError | null =
-    row.error_status === null || row.error_at === null
-      ? null
-      : {
-          status: row.error_status,
-          documentKey: row.error_key ?? '',
-          message: row.error_message ?? '',
-          at: row.error_at,
-        }
-  return {
-    fileId: row.file_id,
-    documentKey: row.document_key,
-    editors: parseEditors(row.editors),
-    updatedAt: row.updated_at,
-    lastError,
-  }
-}
 
 /** Runs a write, turning "no such file" (the foreign key) into NOT_FOUND. */
 function guardFile<T>(write: () => T): T {

@@ -24,6 +24,9 @@ function fileOf(id: string, ownerId: string): { file: FileRecord; version: Versi
   const file: FileRecord = {
     id,
     ownerId,
+    folderId: `folder-${ownerId}`,
+    trashedAt: null,
+    originFolderId: null,
     title: `${id}.docx`,
     version: 1,
     size: 1,
@@ -51,10 +54,10 @@ function fileOf(id: string, ownerId: string): { file: FileRecord; version: Versi
   return { file, version }
 }
 
-const page: Omit<FileListQuery, 'ownerId'> = { offset: 0, limit: 10, sortBy: 'updated', descending: true }
+const page: Omit<FileListQuery, 'folderId'> = { offset: 0, limit: 10, sortBy: 'updated', descending: true }
 
-describe('listing totals (file_counts)', () => {
-  test('the total follows creates and deletes, per owner', async () => {
+describe('listing totals (folder_counts)', () => {
+  test('the total follows creates and deletes, per folder', async () => {
     const store = await openSqliteStore({ path: join(await tempDir(), 'folio.db') })
     try {
       for (const id of ['f1', 'f2', 'f3']) {
@@ -64,26 +67,26 @@ describe('listing totals (file_counts)', () => {
       const { file, version } = fileOf('g1', 'bob')
       await store.files.create(file, version)
       await store.files.delete('f2')
-      assert.equal((await store.files.list({ ...page, ownerId: 'alice' })).total, 2)
-      assert.equal((await store.files.list({ ...page, ownerId: 'bob' })).total, 1)
-      assert.equal((await store.files.list({ ...page, ownerId: 'nobody' })).total, 0)
+      assert.equal((await store.files.list({ ...page, folderId: 'folder-alice' })).total, 2)
+      assert.equal((await store.files.list({ ...page, folderId: 'folder-bob' })).total, 1)
+      assert.equal((await store.files.list({ ...page, folderId: 'folder-nobody' })).total, 0)
     } finally {
       await store.close()
     }
   })
 
-  test('files stored before the migration are counted', async () => {
+  test('files stored before folders existed land in their owner\'s my root, counted', async () => {
     const dir = await tempDir()
-    const before = join(dir, 'before-004')
+    const before = join(dir, 'before-005')
     await mkdir(before)
     for (const name of await readdir(SQLITE_MIGRATIONS_DIR)) {
-      if (name < '003') await copyFile(join(SQLITE_MIGRATIONS_DIR, name), join(before, name))
+      if (name < '005') await copyFile(join(SQLITE_MIGRATIONS_DIR, name), join(before, name))
     }
     const path = join(dir, 'folio.db')
     const db = await openDatabase(path)
     await applyMigrations(db, before)
     db.close()
-    // Rows written by a Folio that had no file_counts yet.
+    // Rows written by a Folio that had no folders yet.
     const legacy = await openDatabase(path)
     const insert = legacy.prepare(`INSERT INTO files (id, owner_id, title, title_key, version,
       size, sha256, blob_key, created_at, created_by, updated_at, updated_by, key_version, revision)
@@ -93,7 +96,12 @@ describe('listing totals (file_counts)', () => {
 
     const store = await openSqliteStore({ path })
     try {
-      assert.equal((await store.files.list({ ...page, ownerId: 'carol' })).total, 5)
+      const root = await store.folders.findRoot('carol', 'my')
+      assert.ok(root)
+      const listed = await store.files.list({ ...page, folderId: root.id })
+      assert.equal(listed.total, 5)
+      assert.ok(listed.items.every((file) => file.folderId === root.id))
+      assert.equal(await store.files.titleExists(root.id, 'OLD 1.docx'), true)
     } finally {
       await store.close()
     }

@@ -8,41 +8,10 @@ import type {
   FileRepository,
   FileSortField,
   VersionRecord,
-  VersionSource,
 } from '../../ports/metadata-store.js'
+import { toFile, toVersion, type FileRow, type VersionRow } from '../metadata-shared/file-rows.js'
 import { createGroupCommit } from './group-commit.js'
 import { isUniqueViolation, toFlag } from './sqlite-errors.js'
-
-interface FileRow {
-  id: string
-  owner_id: string
-  title: string
-  title_key: string
-  version: number
-  size: number
-  sha256: string
-  blob_key: string
-  created_at: number
-  created_by: string
-  updated_at: number
-  updated_by: string
-  lock_id: string | null
-  lock_expires_at: number | null
-  key_version: number
-  revision: number
-}
-
-interface VersionRow {
-  file_id: string
-  version: number
-  blob_key: string
-  size: number
-  sha256: string
-  created_at: number
-  created_by: string
-  source: string
-  meta: string
-}
 
 /** Bind values of the fixed patch part of both UPDATE statements. */
 interface PatchParams {
@@ -54,12 +23,20 @@ interface PatchParams {
   setLock: number
   lockId: string | null
   lockExpiresAt: number | null
+  lockUserId: string | null
+  lockLockedAt: number | null
   setUpdatedAt: number
   updatedAt: number | null
   setUpdatedBy: number
   updatedBy: string | null
   setKeyVersion: number
   keyVersion: number | null
+  setFolderId: number
+  folderId: string | null
+  setTrashedAt: number
+  trashedAt: number | null
+  setOriginFolderId: number
+  originFolderId: string | null
 }
 
 interface HeadParams extends PatchParams {
@@ -70,24 +47,14 @@ interface HeadParams extends PatchParams {
 }
 
 interface ListParams {
-  ownerId: string
+  folderId: string
   needle: string
+  suffixes: string
   limit: number
   offset: number
 }
 
-// Keyed by the union, so adding a source to the port fails the typecheck here.
-const VERSION_SOURCES: Record<VersionSource, true> = {
-  create: true,
-  upload: true,
-  wopi: true,
-  'exit-save': true,
-  'force-save': true,
-  restore: true,
-  copy: true,
-}
-
-// The only column names that ever reach ORDER BY; each has an index led by owner_id.
+// The only column names that ever reach ORDER BY; each has an index led by folder_id.
 const SORT_COLUMNS: Record<FileSortField, string> = {
   title: 'title_key',
   created: 'created_at',
@@ -104,82 +71,48 @@ const PATCH_SET = `
   title_key = CASE WHEN @setTitle THEN @titleKey ELSE title_key END,
   lock_id = CASE WHEN @setLock THEN @lockId ELSE lock_id END,
   lock_expires_at = CASE WHEN @setLock THEN @lockExpiresAt ELSE lock_expires_at END,
+  lock_user_id = CASE WHEN @setLock THEN @lockUserId ELSE lock_user_id END,
+  lock_locked_at = CASE WHEN @setLock THEN @lockLockedAt ELSE lock_locked_at END,
   updated_at = CASE WHEN @setUpdatedAt THEN @updatedAt ELSE updated_at END,
   updated_by = CASE WHEN @setUpdatedBy THEN @updatedBy ELSE updated_by END,
   key_version = CASE WHEN @setKeyVersion THEN @keyVersion ELSE key_version END,
+  folder_id = CASE WHEN @setFolderId THEN @folderId ELSE folder_id END,
+  trashed_at = CASE WHEN @setTrashedAt THEN @trashedAt ELSE trashed_at END,
+  origin_folder_id = CASE WHEN @setOriginFolderId THEN @originFolderId ELSE origin_folder_id END,
   revision = revision + 1`
 
-/** The key that makes titles unique per owner without regard to case (any script). */
+/** The key that makes titles unique per folder without regard to case (any script). */
 export function titleKey(title: string): string {
   return title.toLowerCase()
 }
 
 /**
- * The lookup of one file by owner and title key. Exported so a test can check that it
- * is served by the unique (owner_id, title_key) index.
+ * The lookup of one file by folder and title key. Exported so a test can check that it
+ * is served by the unique (folder_id, title_key) index.
  */
-export const FIND_BY_TITLE_SQL = 'SELECT * FROM files WHERE owner_id = ? AND title_key = ?'
+export const FIND_BY_TITLE_SQL = 'SELECT * FROM files WHERE folder_id = ? AND title_key = ?'
+
+// A title matches the suffix filter when it ends with one of the JSON array's strings.
+const SUFFIX_FILTER = `AND EXISTS (SELECT 1 FROM json_each(@suffixes)
+  WHERE substr(title_key, -length(value)) = value)`
 
 /**
  * The SELECT of one page of a listing. Exported so a test can check that
  * every sort is served by an index; only fixed column names go into it.
  */
-export function listSql(sortBy: FileSortField, descending: boolean, filtered: boolean): string {
+export function listSql(
+  sortBy: FileSortField,
+  descending: boolean,
+  filtered: boolean,
+  bySuffix = false,
+): string {
   const column = SORT_COLUMNS[sortBy]
   const direction = descending ? 'DESC' : 'ASC'
   const filter = filtered ? 'AND instr(title_key, @needle) > 0' : ''
+  const suffix = bySuffix ? SUFFIX_FILTER : ''
   // instr() matches the needle literally: % and _ are plain characters here.
-  return `SELECT * FROM files WHERE owner_id = @ownerId ${filter}
+  return `SELECT * FROM files WHERE folder_id = @folderId ${filter} ${suffix}
     ORDER BY ${column} ${direction}, id ${direction} LIMIT @limit OFFSET @offset`
-}
-
-function isVersionSource(value: string): value is VersionSource {
-  return Object.hasOwn(VERSION_SOURCES, value)
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function toFile(row: FileRow): FileRecord {
-  const lock = row.lock_id === null || row.lock_expires_at === null
-    ? null
-    : { lockId: row.lock_id, expiresAt: row.lock_expires_at }
-  return {
-    id: row.id,
-    ownerId: row.owner_id,
-    title: row.title,
-    version: row.version,
-    size: row.size,
-    sha256: row.sha256,
-    blobKey: row.blob_key,
-    createdAt: row.created_at,
-    createdBy: row.created_by,
-    updatedAt: row.updated_at,
-    updatedBy: row.updated_by,
-    lock,
-    keyVersion: row.key_version,
-    revision: row.revision,
-  }
-}
-
-function toVersion(row: VersionRow): VersionRecord {
-  if (!isVersionSource(row.source)) {
-    const which = `version ${row.version} of file ${row.file_id}`
-    throw new Error(`${which} has unknown source ${row.source}`)
-  }
-  const meta: unknown = JSON.parse(row.meta)
-  return {
-    fileId: row.file_id,
-    version: row.version,
-    blobKey: row.blob_key,
-    size: row.size,
-    sha256: row.sha256,
-    createdAt: row.created_at,
-    createdBy: row.created_by,
-    source: row.source,
-    meta: isRecord(meta) ? meta : {},
-  }
 }
 
 function fileParams(file: FileRecord) {
@@ -200,6 +133,9 @@ function fileParams(file: FileRecord) {
     lockExpiresAt: file.lock?.expiresAt ?? null,
     keyVersion: file.keyVersion,
     revision: file.revision,
+    folderId: file.folderId,
+    trashedAt: file.trashedAt,
+    originFolderId: file.originFolderId,
   }
 }
 
@@ -227,12 +163,20 @@ function patchParams(id: string, expectedRevision: number, patch: FilePatch): Pa
     setLock: toFlag(patch.lock !== undefined),
     lockId: patch.lock?.lockId ?? null,
     lockExpiresAt: patch.lock?.expiresAt ?? null,
+    lockUserId: patch.lock?.holderId ?? null,
+    lockLockedAt: patch.lock?.lockedAt ?? null,
     setUpdatedAt: toFlag(patch.updatedAt !== undefined),
     updatedAt: patch.updatedAt ?? null,
     setUpdatedBy: toFlag(patch.updatedBy !== undefined),
     updatedBy: patch.updatedBy ?? null,
     setKeyVersion: toFlag(patch.keyVersion !== undefined),
     keyVersion: patch.keyVersion ?? null,
+    setFolderId: toFlag(patch.folderId !== undefined),
+    folderId: patch.folderId ?? null,
+    setTrashedAt: toFlag(patch.trashedAt !== undefined),
+    trashedAt: patch.trashedAt ?? null,
+    setOriginFolderId: toFlag(patch.originFolderId !== undefined),
+    originFolderId: patch.originFolderId ?? null,
   }
 }
 
@@ -246,7 +190,7 @@ function checkPage(query: FileListQuery): void {
   }
 }
 
-/** Runs `write`, turning a clash on (owner, title key) into NAME_TAKEN. */
+/** Runs `write`, turning a clash on (folder, title key) into NAME_TAKEN. */
 function guardTitle<T>(title: string | undefined, write: () => T): T {
   try {
     return write()
@@ -270,16 +214,18 @@ export function createFileRepository(db: Database.Database): FileRepository {
   const commit = createGroupCommit(db)
   const insertFile = db.prepare<ReturnType<typeof fileParams>>(`INSERT INTO files (id, owner_id,
       title, title_key, version, size, sha256, blob_key, created_at, created_by, updated_at,
-      updated_by, lock_id, lock_expires_at, key_version, revision)
+      updated_by, lock_id, lock_expires_at, key_version, revision, folder_id, trashed_at,
+      origin_folder_id)
     VALUES (@id, @ownerId, @title, @titleKey, @version, @size, @sha256, @blobKey, @createdAt,
-      @createdBy, @updatedAt, @updatedBy, @lockId, @lockExpiresAt, @keyVersion, @revision)`)
+      @createdBy, @updatedAt, @updatedBy, @lockId, @lockExpiresAt, @keyVersion, @revision,
+      @folderId, @trashedAt, @originFolderId)`)
   const insertVersion = db.prepare<ReturnType<typeof versionParams>>(`INSERT INTO versions
       (file_id, version, blob_key, size, sha256, created_at, created_by, source, meta)
     VALUES (@fileId, @version, @blobKey, @size, @sha256, @createdAt, @createdBy, @source, @meta)`)
   const byId = db.prepare<[string], FileRow>('SELECT * FROM files WHERE id = ?')
   const titleTaken = db
     .prepare<[string, string], number>(
-      'SELECT EXISTS (SELECT 1 FROM files WHERE owner_id = ? AND title_key = ?)',
+      'SELECT EXISTS (SELECT 1 FROM files WHERE folder_id = ? AND title_key = ?)',
     )
     .pluck()
   const byTitle = db.prepare<[string, string], FileRow>(FIND_BY_TITLE_SQL)
@@ -295,6 +241,11 @@ export function createFileRepository(db: Database.Database): FileRepository {
   const oneVersion = db.prepare<[string, number], VersionRow>(
     'SELECT * FROM versions WHERE file_id = ? AND version = ?',
   )
+  const keysInUse = db
+    .prepare<[string], string>(
+      'SELECT DISTINCT blob_key FROM versions WHERE blob_key IN (SELECT value FROM json_each(?))',
+    )
+    .pluck()
   const blobKeysOf = db.prepare<[string, string], string>(`SELECT blob_key FROM (
       SELECT blob_key, version FROM versions WHERE file_id = ?
       UNION ALL SELECT blob_key, version FROM files WHERE id = ?
@@ -304,23 +255,30 @@ export function createFileRepository(db: Database.Database): FileRepository {
   const revisionOf = db
     .prepare<[string], number>('SELECT revision FROM files WHERE id = ?')
     .pluck()
-  // One row kept by triggers (migration 003), not a count over the owner's files.
+  // One row kept by triggers (migration 005), not a count over the folder's files.
   const countAll = db
     .prepare<ListParams, number>(
-      'SELECT coalesce((SELECT files FROM file_counts WHERE owner_id = @ownerId), 0)',
+      'SELECT coalesce((SELECT files FROM folder_counts WHERE folder_id = @folderId), 0)',
     )
     .pluck()
   const countFiltered = db
     .prepare<ListParams, number>(
-      'SELECT count(*) FROM files WHERE owner_id = @ownerId AND instr(title_key, @needle) > 0',
+      `SELECT count(*) FROM files WHERE folder_id = @folderId
+        AND (@needle = '' OR instr(title_key, @needle) > 0)
+        AND (@suffixes = '' OR EXISTS (SELECT 1 FROM json_each(@suffixes)
+          WHERE substr(title_key, -length(value)) = value))`,
     )
     .pluck()
+  const trashed = db.prepare<[number, number], FileRow>(`SELECT * FROM files
+    WHERE trashed_at IS NOT NULL AND trashed_at <= ? ORDER BY trashed_at, id LIMIT ?`)
   const pages = new Map<string, Database.Statement<ListParams, FileRow>>()
   for (const sortBy of SORT_FIELDS) {
     for (const descending of [false, true]) {
       for (const filtered of [false, true]) {
-        const sql = listSql(sortBy, descending, filtered)
-        pages.set(sql, db.prepare<ListParams, FileRow>(sql))
+        for (const bySuffix of [false, true]) {
+          const sql = listSql(sortBy, descending, filtered, bySuffix)
+          pages.set(sql, db.prepare<ListParams, FileRow>(sql))
+        }
       }
     }
   }
@@ -329,10 +287,17 @@ export function createFileRepository(db: Database.Database): FileRepository {
     insertFile.run(fileParams(file))
     insertVersion.run(versionParams(firstVersion))
   })
-  const commitTx = db.transaction((params: HeadParams, version: VersionRecord) => {
+  const lockedCount = db
+    .prepare<[number], number>('SELECT count(*) FROM files WHERE lock_expires_at > ?')
+    .pluck()
+  const dropVersions = db.prepare<[string, string]>(
+    'DELETE FROM versions WHERE file_id = ? AND version IN (SELECT value FROM json_each(?))',
+  )
+  const commitTx = db.transaction((params: HeadParams, version: VersionRecord, drop: readonly number[]) => {
     const row = updateHead.get(params)
     if (row === undefined) return undefined
     insertVersion.run(versionParams(version))
+    if (drop.length > 0) dropVersions.run(version.fileId, JSON.stringify(drop))
     return toFile(row)
   })
   // The revision check and the deletes share one transaction (SQLite has one writer),
@@ -352,15 +317,17 @@ export function createFileRepository(db: Database.Database): FileRepository {
   const listTx = db.transaction((query: FileListQuery) => {
     const needle = titleKey(query.titleContains ?? '')
     const filtered = needle !== ''
+    const bySuffix = query.titleEndsWith !== undefined
     const params: ListParams = {
-      ownerId: query.ownerId,
+      folderId: query.folderId,
       needle,
+      suffixes: bySuffix ? JSON.stringify(query.titleEndsWith) : '',
       limit: query.limit,
       offset: query.offset,
     }
-    const page = pages.get(listSql(query.sortBy, query.descending, filtered))
+    const page = pages.get(listSql(query.sortBy, query.descending, filtered, bySuffix))
     if (page === undefined) throw new Error(`no listing statement for sort ${query.sortBy}`)
-    const total = (filtered ? countFiltered : countAll).get(params) ?? 0
+    const total = (filtered || bySuffix ? countFiltered : countAll).get(params) ?? 0
     return { total, items: page.all(params).map(toFile) }
   })
 
@@ -382,13 +349,17 @@ export function createFileRepository(db: Database.Database): FileRepository {
       return listTx.deferred(query)
     },
 
-    async titleExists(ownerId, title) {
-      return titleTaken.get(ownerId, titleKey(title)) === 1
+    async titleExists(folderId, title) {
+      return titleTaken.get(folderId, titleKey(title)) === 1
     },
 
-    async findByTitle(ownerId, title) {
-      const row = byTitle.get(ownerId, titleKey(title))
+    async findByTitle(folderId, title) {
+      const row = byTitle.get(folderId, titleKey(title))
       return row === undefined ? undefined : toFile(row)
+    },
+
+    async trashedBefore(before, limit) {
+      return trashed.all(before, limit).map(toFile)
     },
 
     async update(id, expectedRevision, patch) {
@@ -398,9 +369,12 @@ export function createFileRepository(db: Database.Database): FileRepository {
       return row === undefined ? undefined : toFile(row)
     },
 
-    async commitVersion(id, expectedRevision, version, patch) {
+    async commitVersion(id, expectedRevision, version, patch, drop = []) {
       if (version.fileId !== id) {
         throw new Error(`version belongs to file ${version.fileId}, not ${id}`)
+      }
+      if (drop.includes(version.version)) {
+        throw new Error(`version ${version.version} cannot be committed and dropped at once`)
       }
       const params: HeadParams = {
         ...patchParams(id, expectedRevision, patch),
@@ -409,7 +383,7 @@ export function createFileRepository(db: Database.Database): FileRepository {
         sha256: version.sha256,
         blobKey: version.blobKey,
       }
-      return commit(() => guardTitle(patch.title, () => commitTx(params, version)))
+      return commit(() => guardTitle(patch.title, () => commitTx(params, version, drop)))
     },
 
     async delete(id, expectedRevision) {
@@ -420,9 +394,23 @@ export function createFileRepository(db: Database.Database): FileRepository {
       return versionsOf.all(fileId).map(toVersion)
     },
 
+    async blobKeysInUse(blobKeys) {
+      const found = new Set<string>()
+      // Batches keep each statement's JSON argument small.
+      for (let start = 0; start < blobKeys.length; start += 500) {
+        const batch = JSON.stringify(blobKeys.slice(start, start + 500))
+        for (const key of keysInUse.all(batch)) found.add(key)
+      }
+      return found
+    },
+
     async getVersion(fileId, version) {
       const row = oneVersion.get(fileId, version)
       return row === undefined ? undefined : toVersion(row)
+    },
+
+    async countLocked(now) {
+      return lockedCount.get(now) ?? 0
     },
   }
 }

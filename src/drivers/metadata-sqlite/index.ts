@@ -1,9 +1,12 @@
 import type { MetadataStore } from '../../ports/metadata-store.js'
 import { openDatabase } from './connection.js'
+import { createAuditRepository } from './audit.js'
 import { createEditingRepository } from './editing.js'
 import { createFileRepository } from './files.js'
+import { createFolderRepository } from './folders.js'
 import { applyMigrations, SQLITE_MIGRATIONS_DIR } from './migrations.js'
 import { createSessionRepository } from './sessions.js'
+import { createShareLinkRepository, createShareRepository } from './shares.js'
 import { createSettingsRepository } from './settings.js'
 import { createThrottleRepository } from './throttle.js'
 import { createUserRepository } from './users.js'
@@ -31,8 +34,12 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Meta
       sessions: createSessionRepository(db),
       throttle: createThrottleRepository(db),
       files: createFileRepository(db),
+      folders: createFolderRepository(db),
       settings: createSettingsRepository(db),
       editing: createEditingRepository(db),
+      audit: createAuditRepository(db),
+      shares: createShareRepository(db),
+      shareLinks: createShareLinkRepository(db),
       async close() {
         if (db.open) db.close()
       },

@@ -111,10 +111,10 @@ describe('sqlite driver', () => {
         for (const descending of [false, true]) {
           for (const filtered of [false, true]) {
             const plan = db
-              .prepare<{ ownerId: string; needle: string; limit: number; offset: number }>(
+              .prepare<{ folderId: string; needle: string; limit: number; offset: number }>(
                 `EXPLAIN QUERY PLAN ${listSql(sortBy, descending, filtered)}`,
               )
-              .all({ ownerId: 'u', needle: 'x', limit: 10, offset: 0 })
+              .all({ folderId: 'd', needle: 'x', limit: 10, offset: 0 })
             const text = JSON.stringify(plan)
             assert.match(text, /USING (COVERING )?INDEX/, `${sortBy} ${descending} ${filtered}`)
             assert.doesNotMatch(text, /TEMP B-TREE/, `${sortBy} ${descending} ${filtered}`)
@@ -125,13 +125,13 @@ describe('sqlite driver', () => {
       db.close()
     }
   })
-  test('findByTitle is one lookup in the unique (owner, title key) index', async () => {
+  test('findByTitle is one lookup in the unique (folder, title key) index', async () => {
     const path = join(await makeTempDir(), 'folio.db')
     await (await openSqliteStore({ path })).close()
     const db = new Database(path, { readonly: true })
     try {
       const plan = db.prepare(`EXPLAIN QUERY PLAN ${FIND_BY_TITLE_SQL}`).all('u', 'x.docx')
-      assert.match(JSON.stringify(plan), /SEARCH files USING INDEX files_by_owner_title/)
+      assert.match(JSON.stringify(plan), /SEARCH files USING INDEX files_by_folder_title/)
     } finally {
       db.close()
     }

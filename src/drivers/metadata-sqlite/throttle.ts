@@ -1,54 +1,77 @@
 import type Database from 'better-sqlite3'
-import type { ThrottleRepository, ThrottleWindow } from '../../ports/metadata-store.js'
+import type { ThrottleRepository, ThrottleState } from '../../ports/metadata-store.js'
 
 interface ThrottleRow {
   failures: number
   window_started_at: number
+  last_attempt_at: number
+  blocked_until: number
 }
 
-interface FailureParams {
+interface ThrottleParams extends ThrottleRow {
   key: string
-  now: number
-  windowMs: number
 }
 
-function toWindow(row: ThrottleRow): ThrottleWindow {
-  return { failures: row.failures, windowStartedAt: row.window_started_at }
+function toState(row: ThrottleRow): ThrottleState {
+  return {
+    failures: row.failures,
+    windowStartedAt: row.window_started_at,
+    lastAttemptAt: row.last_attempt_at,
+    blockedUntil: row.blocked_until,
+  }
 }
 
 /**
- * Failed-login counters in SQLite. A window restarts on the first failure
- * recorded more than windowMs after it started (`now - windowStartedAt > windowMs`).
+ * Sign-in throttle state in SQLite. update() runs its read, the pure step and the write
+ * in one IMMEDIATE transaction: it takes the database's write lock before reading, so
+ * neither this process nor another one on the same file can interleave an update of
+ * the key (another writer waits for the busy timeout).
  */
 export function createThrottleRepository(db: Database.Database): ThrottleRepository {
-  // One statement, so two instances counting the same key cannot lose a failure.
-  // In SET, window_started_at on the right-hand side is still the old value.
-  const record = db.prepare<FailureParams, ThrottleRow>(`INSERT INTO login_throttle
-      (key, failures, window_started_at) VALUES (@key, 1, @now)
-    ON CONFLICT (key) DO UPDATE SET
-      failures = CASE WHEN @now - window_started_at > @windowMs THEN 1 ELSE failures + 1 END,
-      window_started_at = CASE WHEN @now - window_started_at > @windowMs
-        THEN @now ELSE window_started_at END
-    RETURNING failures, window_started_at`)
-  const byKey = db.prepare<[string], ThrottleRow>(
-    'SELECT failures, window_started_at FROM login_throttle WHERE key = ?',
-  )
+  const byKey = db.prepare<[string], ThrottleRow>(`SELECT failures, window_started_at,
+      last_attempt_at, blocked_until FROM login_throttle WHERE key = ?`)
+  const upsert = db.prepare<ThrottleParams>(`INSERT INTO login_throttle
+      (key, failures, window_started_at, last_attempt_at, blocked_until)
+    VALUES (@key, @failures, @window_started_at, @last_attempt_at, @blocked_until)
+    ON CONFLICT (key) DO UPDATE SET failures = excluded.failures,
+      window_started_at = excluded.window_started_at,
+      last_attempt_at = excluded.last_attempt_at, blocked_until = excluded.blocked_until`)
   const deleteKey = db.prepare<[string]>('DELETE FROM login_throttle WHERE key = ?')
+  const deleteStale = db.prepare<{ now: number; quietMs: number }>(`DELETE FROM login_throttle
+    WHERE @now - MAX(last_attempt_at, blocked_until) >= @quietMs`)
 
   return {
-    async recordFailure(key, now, windowMs) {
-      const row = record.get({ key, now, windowMs })
-      if (row === undefined) throw new Error('SQLite returned no row from an upsert')
-      return toWindow(row)
+    async update(key, step) {
+      const run = db.transaction(() => {
+        const row = byKey.get(key)
+        const { next, result } = step(row === undefined ? undefined : toState(row))
+        if (next === undefined) {
+          if (row !== undefined) deleteKey.run(key)
+        } else {
+          upsert.run({
+            key,
+            failures: next.failures,
+            window_started_at: next.windowStartedAt,
+            last_attempt_at: next.lastAttemptAt,
+            blocked_until: next.blockedUntil,
+          })
+        }
+        return result
+      })
+      return run.immediate()
     },
 
     async get(key) {
       const row = byKey.get(key)
-      return row === undefined ? undefined : toWindow(row)
+      return row === undefined ? undefined : toState(row)
     },
 
     async clear(key) {
       deleteKey.run(key)
+    },
+
+    async purgeStale(now, quietMs) {
+      return deleteStale.run({ now, quietMs }).changes
     },
   }
 }

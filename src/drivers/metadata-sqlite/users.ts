@@ -11,6 +11,7 @@ interface UserRow {
   is_admin: number
   password_hash: string
   wopi_user_info: string
+  token_generation: number
   created_at: number
   updated_at: number
 }
@@ -27,6 +28,7 @@ interface UserPatchParams {
   passwordHash: string | null
   setWopiUserInfo: number
   wopiUserInfo: string | null
+  bumpTokenGeneration: number
   updatedAt: number
 }
 
@@ -44,6 +46,7 @@ function toUser(row: UserRow): UserRecord {
     isAdmin: row.is_admin === 1,
     passwordHash: row.password_hash,
     wopiUserInfo: row.wopi_user_info,
+    tokenGeneration: row.token_generation,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }
@@ -65,6 +68,7 @@ export function createUserRepository(db: Database.Database): UserRepository {
       is_admin = CASE WHEN @setIsAdmin THEN @isAdmin ELSE is_admin END,
       password_hash = CASE WHEN @setPasswordHash THEN @passwordHash ELSE password_hash END,
       wopi_user_info = CASE WHEN @setWopiUserInfo THEN @wopiUserInfo ELSE wopi_user_info END,
+      token_generation = token_generation + @bumpTokenGeneration,
       updated_at = @updatedAt
     WHERE id = @id`)
   const deleteSessions = db.prepare<[string]>('DELETE FROM sessions WHERE user_id = ?')
@@ -118,6 +122,7 @@ export function createUserRepository(db: Database.Database): UserRepository {
         passwordHash: changes.passwordHash ?? null,
         setWopiUserInfo: toFlag(changes.wopiUserInfo !== undefined),
         wopiUserInfo: changes.wopiUserInfo ?? null,
+        bumpTokenGeneration: toFlag(changes.bumpTokenGeneration === true),
         updatedAt: changes.updatedAt,
       })
       return result.changes > 0

@@ -4,8 +4,7 @@ import type { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { mimeTypeOf } from '../../core/documents/file-types.js'
 import { extensionOf } from '../../core/names/file-names.js'
-import type { AppContext } from '../../app/context.js'
-import { openBlob } from '../../app/files.js'
+import type { AdapterContext } from '../../app/create-app.js'
 
 /** The stored bytes to send and how to name them. */
 export interface Content {
@@ -33,7 +32,7 @@ export interface SendOptions {
  * file name (ASCII fallback plus RFC 5987 filename*).
  */
 export async function sendContent(
-  ctx: AppContext,
+  ctx: AdapterContext,
   request: FastifyRequest,
   reply: FastifyReply,
   content: Content,
@@ -65,7 +64,7 @@ export async function sendContent(
     // One range is served as 206; several (rare) or a malformed header fall back to the whole body.
     if (Array.isArray(ranges) && ranges.length === 1 && ranges[0]) {
       const { start, end } = ranges[0]
-      const stream = await openBlob(ctx, content.blobKey, { start, end })
+      const stream = await ctx.app.files.openBlob(content.blobKey, { start, end })
       reply.header('Content-Range', `bytes ${start}-${end}/${content.size}`)
       reply.header('Content-Length', String(end - start + 1))
       return reply.code(206).send(stream)
@@ -73,7 +72,7 @@ export async function sendContent(
   }
   reply.header('Content-Length', String(content.size))
   if (content.size === 0) return reply.code(200).send(Buffer.alloc(0))
-  const stream = await openBlob(ctx, content.blobKey)
+  const stream = await ctx.app.files.openBlob(content.blobKey)
   if (content.size > SMALL_CONTENT_BYTES) return reply.code(200).send(stream)
   return reply.code(200).send(await readSmall(stream, content.size))
 }

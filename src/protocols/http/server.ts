@@ -1,22 +1,24 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
-import type { AppContext } from '../../app/context.js'
-import { portalApi } from '../portal/index.js'
+import type { AdapterContext } from '../../app/create-app.js'
+import { guardBodyTimes } from './body-timeouts.js'
+import { sendProblemPage, wantsPage } from './error-page.js'
 
-/** Protocol adapters a composition root may add beside the portal (WOPI, callback, web UI). */
+/** Protocol adapters the composition root mounts (portal, WOPI, callback, web UI). */
 export type HttpPlugin = (app: FastifyInstance) => Promise<void>
 
 export interface HttpServerOptions {
   logger: FastifyBaseLogger
-  /** Mounted at the root after the portal; each owns its prefix. */
+  /** Mounted in order at the root; each owns its prefix. */
   plugins?: HttpPlugin[]
+  /** Called on the bare server before any route, so hooks it adds see every request. */
+  observe?: (app: FastifyInstance) => void
 }
 
 /**
- * Assembles the HTTP server: shared settings, health check, the portal API
- * under /api/2.0 and any further protocol plugins.
+ * Assembles the HTTP server: shared settings, observers, and the protocol plugins.
  */
 export async function buildHttpServer(
-  ctx: AppContext,
+  ctx: AdapterContext,
   options: HttpServerOptions,
 ): Promise<FastifyInstance> {
   const app = Fastify({
@@ -27,11 +29,26 @@ export async function buildHttpServer(
     bodyLimit: 1024 * 1024,
     // Editors keep connections open; make idle ones close in good time.
     keepAliveTimeout: 65_000,
+    // No total request deadline (a large upload may take long); guardBodyTimes bounds
+    // small bodies by a deadline and every body by an idle timeout instead.
     requestTimeout: 0,
     return503OnClosing: true,
   })
-  app.get('/healthz', async () => ({ status: 'ok' }))
-  await app.register(portalApi(ctx), { prefix: '/api/2.0' })
+  guardBodyTimes(app, {
+    bodyTimeoutMs: ctx.config.bodyTimeoutMs,
+    uploadIdleTimeoutMs: ctx.config.uploadIdleTimeoutMs,
+  })
+  options.observe?.(app)
+  // A browser that opens an unknown address gets a page with a way back; programs get
+  // Fastify's usual JSON. Adapters with their own wire format (the portal API) set their own.
+  app.setNotFoundHandler((request, reply) => {
+    if (wantsPage(request.method, request.headers.accept)) return sendProblemPage(reply, 'UNKNOWN_PATH')
+    return reply.code(404).send({
+      message: `Route ${request.method}:${request.url.split('?')[0] ?? ''} not found`,
+      error: 'Not Found',
+      statusCode: 404,
+    })
+  })
   for (const plugin of options.plugins ?? []) await app.register(plugin)
   return app
 }

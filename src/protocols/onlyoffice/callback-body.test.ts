@@ -2,7 +2,7 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { parseCallbackBody } from './callback-body.js'
 
-// A real status 2 body (fact sheet A3), shortened.
+// A status 2 body as ONLYOFFICE Docs sends it, shortened.
 const STATUS_2 = {
   key: '-990938696',
   status: 2,

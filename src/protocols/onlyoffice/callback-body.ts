@@ -1,7 +1,8 @@
 import { z } from 'zod'
 
 /**
- * The callback body of the seed ("Callback body") as Folio reads it. Unknown fields
+ * The body ONLYOFFICE Docs posts to the callbackUrl
+ * (https://api.onlyoffice.com/docs/docs-api/usage-api/callback-handler/) as Folio reads it. Unknown fields
  * are ignored, and so is an optional field of the wrong type (Docs versions differ in
  * small ways; a stray field must not cost a save). Only `key` and `status` are required.
  */

@@ -1,10 +1,12 @@
 import { request } from 'undici'
 import { DomainError } from '../../core/errors.js'
 import { errorMessage } from '../../core/ids.js'
+import type { OutboundClient } from '../http/outbound.js'
 import { signDocsToken } from './jwt.js'
 
 /**
- * A client for the Docs command service (fact sheet A8): POST {internalUrl}/command with
+ * A client for the Docs command service
+ * (https://api.onlyoffice.com/docs/docs-api/additional-api/command-service/): POST {internalUrl}/command with
  * `{c, key, ...}`, or `{token}` holding those claims when JWT is on.
  */
 
@@ -34,6 +36,8 @@ export interface CommandClientOptions {
   /** ms for the whole request. */
   timeoutMs: number
   now: () => number
+  /** The process's outbound HTTP client. */
+  client: OutboundClient
 }
 
 /** The commands Folio sends; each resolves with Docs' reply, whatever its `error`. */
@@ -73,6 +77,7 @@ export function docsCommandClient(options: CommandClientOptions): DocsCommandCli
     let status: number
     try {
       const response = await request(url, {
+        dispatcher: options.client,
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify(body),

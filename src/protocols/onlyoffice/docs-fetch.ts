@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream'
 import { request } from 'undici'
 import { DomainError } from '../../core/errors.js'
+import type { OutboundClient } from '../http/outbound.js'
 import { errorMessage } from '../../core/ids.js'
 
 /** A response body on its way in, with its declared length when Docs sent one. */
@@ -16,6 +17,8 @@ export type DocsFetcher = (url: string) => Promise<FetchedBody>
 export interface DocsFetchOptions {
   /** Whole request, headers and body, in ms. */
   timeoutMs: number
+  /** The process's outbound HTTP client. */
+  client: OutboundClient
 }
 
 /**
@@ -29,6 +32,7 @@ export function docsFetcher(options: DocsFetchOptions): DocsFetcher {
     let response: Awaited<ReturnType<typeof request>>
     try {
       response = await request(url, {
+        dispatcher: options.client,
         method: 'GET',
         signal: AbortSignal.timeout(options.timeoutMs),
         headersTimeout: options.timeoutMs,

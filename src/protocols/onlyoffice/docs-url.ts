@@ -1,5 +1,5 @@
 /**
- * Which links from a callback Folio will fetch (fact sheet C2, C3). Docs builds `url`
+ * Which links from a callback Folio will fetch. Docs builds `url`
  * and `changesurl` from the address the browser used, which Folio may not reach, and an
  * unchecked url is a server-side request forgery. So a link is fetched only when it
  * lies under FOLIO_DOCS_URL or FOLIO_DOCS_INTERNAL_URL, and it is then fetched from the

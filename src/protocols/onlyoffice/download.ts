@@ -1,16 +1,16 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { AppContext } from '../../app/context.js'
-import { changesOf } from '../../app/editing.js'
-import { isDomainError } from '../../core/errors.js'
-import { verifyToken, type TokenClaims } from '../../core/tokens/signed-token.js'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { AdapterContext } from '../../app/create-app.js'
+import { DomainError, isDomainError } from '../../core/errors.js'
+import type { TokenClaims } from '../../core/tokens/signed-token.js'
 import { sendContent } from '../http/send-content.js'
 import { bearerToken, verifyDocsToken } from './jwt.js'
 import { ONLYOFFICE_PATHS } from './links.js'
+import { DOWNLOAD_STATUS, sendDownloadRefusal } from './replies.js'
 
 /**
  * document.url and the history links: file contents for Docs, which has no portal
  * session. The signed token in the query names the file and version. Docs adds its own
- * `Bearer` JWT with `{payload: {url}}` (fact sheet A7); that header is no portal
+ * `Bearer` JWT with `{payload: {url}}` when JWT is on; that header is no portal
  * credential and is never refused. When it verifies and names this very link, it also
  * stands in for the link's expiry, so Docs can still fetch a link it was given in time
  * (its signature and file are checked all the same).
@@ -20,7 +20,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-async function docsJwtNamesThisLink(ctx: AppContext, request: FastifyRequest): Promise<boolean> {
+async function docsJwtNamesThisLink(ctx: AdapterContext, request: FastifyRequest): Promise<boolean> {
   const docs = ctx.config.docs
   if (docs?.jwtSecret === undefined) return false
   const token = bearerToken(request.headers[docs.jwtHeader.toLowerCase()])
@@ -38,20 +38,25 @@ async function docsJwtNamesThisLink(ctx: AppContext, request: FastifyRequest): P
 }
 
 async function authorize(
-  ctx: AppContext,
+  ctx: AdapterContext,
   request: FastifyRequest,
   fileId: string,
 ): Promise<TokenClaims | undefined> {
   const query = isRecord(request.query) ? request.query : {}
   const token = typeof query.token === 'string' ? query.token : ''
-  const check = verifyToken(ctx.signingSecret, token, 'download', ctx.clock.now())
+  const check = ctx.app.tokens.verify(token, 'download', ctx.clock.now())
   let claims = check.ok ? check.claims : undefined
   if (!check.ok && check.reason === 'expired' && (await docsJwtNamesThisLink(ctx, request))) {
     // Checked again with the expiry left out (time 0): signature and scope still count.
-    const again = verifyToken(ctx.signingSecret, token, 'download', 0)
+    const again = ctx.app.tokens.verify(token, 'download', 0)
     claims = again.ok ? again.claims : undefined
   }
-  return claims?.fileId === fileId ? claims : undefined
+  if (claims?.fileId !== fileId) return undefined
+  // Links of an editor opened through a share link work only while that link is on.
+  if (claims.link !== undefined && (await ctx.app.sharing.linkAccess(fileId, claims.link)) === 'none') {
+    return undefined
+  }
+  return claims
 }
 
 function fileIdOf(request: FastifyRequest): string {
@@ -59,27 +64,25 @@ function fileIdOf(request: FastifyRequest): string {
   return typeof params.fileId === 'string' ? params.fileId : ''
 }
 
-function refuse(reply: FastifyReply, status: number, message: string): FastifyReply {
-  return reply.code(status).type('text/plain; charset=utf-8').header('Cache-Control', 'no-store').send(message)
-}
+const invalidLink = () => new DomainError('FORBIDDEN', 'this link is not valid (expired or not for this file)')
+const gone = () => new DomainError('NOT_FOUND', 'not found')
 
 /** GET /onlyoffice/download/:fileId and /onlyoffice/changes/:fileId (?token=...). */
-export function downloadRoutes(ctx: AppContext) {
+export function downloadRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
     app.setErrorHandler((error, request, reply) => {
-      if (isDomainError(error) && error.code === 'NOT_FOUND') return refuse(reply, 404, 'not found')
-      ctx.logger.error({ err: error, url: request.url }, 'ONLYOFFICE download failed')
-      return refuse(reply, 500, 'internal error')
+      const status = isDomainError(error) ? DOWNLOAD_STATUS[error.code] : 500
+      if (status >= 500) ctx.logger.error({ err: error, url: request.url }, 'ONLYOFFICE download failed')
+      return sendDownloadRefusal(reply, status)
     })
 
     app.get(`${ONLYOFFICE_PATHS.download}/:fileId`, async (request, reply) => {
       const fileId = fileIdOf(request)
       const claims = await authorize(ctx, request, fileId)
-      if (!claims) return refuse(reply, 403, 'this link is not valid (expired or not for this file)')
-      const file = await ctx.store.files.findById(fileId)
-      if (!file) return refuse(reply, 404, 'not found')
-      const version = await ctx.store.files.getVersion(fileId, claims.version ?? file.version)
-      if (!version) return refuse(reply, 404, 'not found')
+      if (!claims) throw invalidLink()
+      const found = await ctx.app.files.forLink(fileId, claims.version)
+      if (!found) throw gone()
+      const { file, version } = found
       return sendContent(ctx, request, reply, {
         blobKey: version.blobKey,
         size: version.size,
@@ -93,11 +96,11 @@ export function downloadRoutes(ctx: AppContext) {
       const fileId = fileIdOf(request)
       const claims = await authorize(ctx, request, fileId)
       if (!claims || claims.version === undefined) {
-        return refuse(reply, 403, 'this link is not valid (expired or not for this file)')
+        throw invalidLink()
       }
-      const version = await ctx.store.files.getVersion(fileId, claims.version)
-      const changes = version ? changesOf(version) : undefined
-      if (!version || !changes) return refuse(reply, 404, 'not found')
+      const version = (await ctx.app.files.forLink(fileId, claims.version))?.version
+      const changes = version ? ctx.app.editing.changesOf(version) : undefined
+      if (!version || !changes) throw gone()
       return sendContent(ctx, request, reply, {
         blobKey: changes.blobKey,
         size: changes.size,

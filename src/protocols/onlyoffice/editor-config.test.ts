@@ -11,7 +11,7 @@ function input(overrides: Partial<EditorConfigInput> = {}): EditorConfigInput {
     file: { id: FILE_ID, title: 'Report.docx', keyVersion: 3 },
     user: { id: 'u-1', name: 'Ann' },
     requestedMode: 'edit',
-    canWrite: true,
+    access: 'owner',
     downloadUrl: 'http://folio/onlyoffice/download/x?token=d',
     callbackUrl: 'http://folio/onlyoffice/callback/x?token=c',
     lang: 'en',
@@ -52,7 +52,7 @@ describe('buildEditorConfig', () => {
   test('a viewer gets view mode, no edit permissions and no callbackUrl', () => {
     for (const config of [
       buildEditorConfig(input({ requestedMode: 'view' })),
-      buildEditorConfig(input({ canWrite: false })),
+      buildEditorConfig(input({ access: 'read' })),
       buildEditorConfig(input({ file: { id: FILE_ID, title: 'Old.doc', keyVersion: 1 } })),
     ]) {
       assert.equal(config.editorConfig.mode, 'view')
@@ -88,10 +88,24 @@ describe('buildEditorConfig', () => {
   })
 
   test('effectiveMode grants edit only when asked for, allowed and saveable', () => {
-    assert.equal(effectiveMode('docx', 'edit', true), 'edit')
-    assert.equal(effectiveMode('docx', 'edit', false), 'view')
-    assert.equal(effectiveMode('docx', 'view', true), 'view')
-    assert.equal(effectiveMode('pdf', 'edit', true), 'view')
+    assert.equal(effectiveMode('docx', 'edit', 'owner'), 'edit')
+    assert.equal(effectiveMode('docx', 'edit', 'read'), 'view')
+    assert.equal(effectiveMode('docx', 'edit', 'comment'), 'edit')
+    assert.equal(effectiveMode('docx', 'view', 'owner'), 'view')
+    assert.equal(effectiveMode('pdf', 'edit', 'owner'), 'view')
+  })
+
+  test('document.permissions follow the access: edit for ReadWrite, comment or review or fillForms only', () => {
+    const perms = (access: Parameters<typeof effectiveMode>[2]) => {
+      const config = buildEditorConfig(input({ access }))
+      const p = config.document.permissions
+      return { mode: config.editorConfig.mode, edit: p.edit, review: p.review, comment: p.comment, fillForms: p.fillForms }
+    }
+    assert.deepEqual(perms('readwrite'), { mode: 'edit', edit: true, review: true, comment: true, fillForms: true })
+    assert.deepEqual(perms('review'), { mode: 'edit', edit: false, review: true, comment: true, fillForms: false })
+    assert.deepEqual(perms('comment'), { mode: 'edit', edit: false, review: false, comment: true, fillForms: false })
+    assert.deepEqual(perms('fillForms'), { mode: 'edit', edit: false, review: false, comment: false, fillForms: true })
+    assert.deepEqual(perms('read'), { mode: 'view', edit: false, review: false, comment: false, fillForms: false })
   })
 })
 

@@ -1,14 +1,16 @@
-import type { AppContext } from '../../app/context.js'
+import type { AdapterContext } from '../../app/create-app.js'
 import { documentKey } from '../../core/documents/document-key.js'
 import { documentTypeOf, isEditableType, type DocumentType } from '../../core/documents/file-types.js'
 import { DomainError } from '../../core/errors.js'
 import { extensionOf, splitExtension } from '../../core/names/file-names.js'
-import type { FileRecord, UserRecord } from '../../ports/metadata-store.js'
+import type { FileRecord, UserRecord } from '../../core/entities.js'
+import { allows, editsInEditor, type AccessLevel } from '../../core/sharing/access-levels.js'
 import { signDocsToken } from './jwt.js'
 import { callbackLink, downloadLink } from './links.js'
 
 /**
- * The configuration handed to `new DocsAPI.DocEditor(...)` (fact sheet A1). Folio
+ * The configuration handed to `new DocsAPI.DocEditor(...)`
+ * (https://api.onlyoffice.com/docs/docs-api/usage-api/advanced-parameters/). Folio
  * builds it in one pure step and signs it in a second, so the rules can be tested
  * without a server.
  */
@@ -55,18 +57,22 @@ export interface EditorConfigInput {
   user: { id: string; name: string }
   /** What the caller asked for; edit is granted only when allowed and the format can be saved. */
   requestedMode: EditorMode
-  canWrite: boolean
+  /** The user's access to the file: it decides the mode and document.permissions. */
+  access: AccessLevel
   downloadUrl: string
   callbackUrl: string
   lang: string
 }
 
-/** Docs shows at most 128 characters of the title (A1). */
+/** Docs shows at most 128 characters of the title. */
 const MAX_TITLE_LENGTH = 128
 
-/** The mode the editor opens in: edit only when asked for, allowed and saveable. */
-export function effectiveMode(extension: string, requested: EditorMode, canWrite: boolean): EditorMode {
-  return requested === 'edit' && canWrite && isEditableType(extension) ? 'edit' : 'view'
+/**
+ * The mode the editor opens in: edit only when asked for, saveable, and the access allows
+ * some change (editing, reviewing, commenting or filling forms all happen in edit mode).
+ */
+export function effectiveMode(extension: string, requested: EditorMode, access: AccessLevel): EditorMode {
+  return requested === 'edit' && editsInEditor(access) && isEditableType(extension) ? 'edit' : 'view'
 }
 
 function shortTitle(title: string): string {
@@ -88,7 +94,7 @@ export function buildEditorConfig(input: EditorConfigInput): EditorConfig {
   if (!documentType) {
     throw new DomainError('NOT_SUPPORTED', `ONLYOFFICE Docs cannot open .${extension || '(none)'} files`)
   }
-  const mode = effectiveMode(extension, input.requestedMode, input.canWrite)
+  const mode = effectiveMode(extension, input.requestedMode, input.access)
   const editing = mode === 'edit'
   const editorConfig: EditorConfig['editorConfig'] = {
     mode,
@@ -106,10 +112,10 @@ export function buildEditorConfig(input: EditorConfigInput): EditorConfig {
       title: shortTitle(input.file.title),
       url: input.downloadUrl,
       permissions: {
-        edit: editing,
-        review: editing,
-        comment: editing,
-        fillForms: editing,
+        edit: editing && allows(input.access, 'edit'),
+        review: editing && allows(input.access, 'review'),
+        comment: editing && allows(input.access, 'comment'),
+        fillForms: editing && allows(input.access, 'fillForms'),
         download: true,
         print: true,
         copy: true,
@@ -138,14 +144,17 @@ export async function signEditorConfig(
 }
 
 /**
- * The signed config for `user` opening `file`. There is no sharing yet, so the
- * caller has already checked that the user owns the file, which grants write.
+ * The signed config for `user` opening `file` with `access` (the caller has asked the
+ * access policy). Every co-editor of one version gets the same document key.
  */
 export async function editorConfigFor(
-  ctx: AppContext,
+  ctx: AdapterContext,
   file: FileRecord,
   user: Pick<UserRecord, 'id' | 'displayName'>,
   requestedMode: EditorMode,
+  access: AccessLevel,
+  /** The share link's key hash when opened through a link (its links are tied to it). */
+  link?: string,
 ): Promise<EditorConfig> {
   const docs = ctx.config.docs
   if (!docs) throw new DomainError('NOT_SUPPORTED', 'ONLYOFFICE Docs is not configured (FOLIO_DOCS_URL)')
@@ -153,10 +162,10 @@ export async function editorConfigFor(
     file,
     user: { id: user.id, name: user.displayName },
     requestedMode,
-    canWrite: true,
+    access,
     // Pinned to the version being opened: the key and the bytes belong together.
-    downloadUrl: downloadLink(ctx, file.id, user.id, file.version),
-    callbackUrl: callbackLink(ctx, file.id, user.id),
+    downloadUrl: downloadLink(ctx, file.id, user.id, file.version, link),
+    callbackUrl: callbackLink(ctx, file.id, user.id, link),
     lang: 'en',
   })
   return docs.jwtSecret === undefined ? config : signEditorConfig(config, docs.jwtSecret, ctx.clock.now())

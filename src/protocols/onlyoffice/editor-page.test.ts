@@ -23,7 +23,7 @@ describe('editor page', () => {
       file: { id: 'AbCdEfGhIjKlMnOpQrStUv', title: 'a.docx', keyVersion: 1 },
       user: { id: 'u', name: 'U' },
       requestedMode: 'edit',
-      canWrite: true,
+      access: 'owner',
       downloadUrl: 'http://f/d',
       callbackUrl: 'http://f/c',
       lang: 'en',

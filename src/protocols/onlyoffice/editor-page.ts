@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { authenticateToken } from '../../app/accounts.js'
-import type { AppContext } from '../../app/context.js'
+import { userPrincipal } from '../../app/access.js'
+import type { AdapterContext } from '../../app/create-app.js'
 import { isDomainError } from '../../core/errors.js'
 import { extensionOf } from '../../core/names/file-names.js'
-import { readPortalToken } from '../portal/authenticate.js'
+import { sendProblemPage } from '../http/error-page.js'
+import { guestIdOf, guestName } from '../http/guest-identity.js'
+import { readPortalToken } from '../http/session-credentials.js'
 import { editorConfigFor, type EditorConfig } from './editor-config.js'
 
 /**
@@ -172,18 +174,70 @@ function sendHtml(reply: FastifyReply, status: number, html: string, csp?: strin
     .send(html)
 }
 
-function messagePage(title: string, message: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>` +
-    `</head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></body></html>\n`
-}
-
 /** The portal API path as the browser sees it, under FOLIO_PUBLIC_URL's path. */
 function apiBaseOf(publicUrl: string): string {
   return `${new URL(publicUrl).pathname.replace(/\/+$/, '')}/api/2.0`
 }
 
+/** The page asking a link guest for the name co-editors will see, before opening. */
+function guestNamePage(doc: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Open shared document</title>` +
+    `</head><body><h1>Open shared document</h1><form method="get">` +
+    `<input type="hidden" name="doc" value="${escapeHtml(doc)}">` +
+    `<label>Your name <input name="name" maxlength="64" autofocus></label> ` +
+    `<button type="submit">Open</button></form></body></html>\n`
+}
+
+/**
+ * GET /s/:fileId?doc=<key>: a file's share link in the browser. Without an account the
+ * guest first types the name co-editors see (`name`), then gets the editor within the
+ * link's access (edit for ReadWrite, Comment and Review; view for Read). A link that is
+ * off, replaced or not this file's is "Not found".
+ */
+export function shareLinkPageRoutes(ctx: AdapterContext) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.get<{ Params: { fileId: string }; Querystring: { doc?: string; name?: string; mode?: string } }>(
+      '/s/:fileId',
+      async (request, reply) => {
+        const docs = ctx.config.docs
+        const doc = typeof request.query.doc === 'string' ? request.query.doc.slice(0, 256) : ''
+        const notFound = () => sendProblemPage(reply, 'NOT_FOUND')
+        if (!docs || doc === '') return notFound()
+        if (request.query.name === undefined) return sendHtml(reply, 200, guestNamePage(doc))
+        const guest = {
+          id: guestIdOf(request, reply, ctx.config.publicUrl.startsWith('https:')),
+          name: guestName(request.query.name),
+        }
+        const opened = await ctx.app.sharing.linkPrincipal(request.params.fileId, doc, guest).catch((error: unknown) => {
+          if (isDomainError(error) && error.code === 'NOT_FOUND') return undefined
+          throw error
+        })
+        if (!opened || opened.principal.kind !== 'link') return notFound()
+        const mode = request.query.mode === 'view' ? 'view' : 'edit'
+        let config: EditorConfig
+        try {
+          config = await editorConfigFor(ctx, opened.file, opened.principal.user, mode, opened.access, opened.principal.keyHash)
+        } catch (error) {
+          if (!isDomainError(error)) throw error
+          return sendProblemPage(reply, 'NOT_SUPPORTED')
+        }
+        const nonce = randomBytes(16).toString('base64')
+        const html = renderEditorPage({
+          docsUrl: docs.url,
+          apiBase: apiBaseOf(ctx.config.publicUrl),
+          fileId: opened.file.id,
+          title: opened.file.title,
+          config,
+          nonce,
+        })
+        return sendHtml(reply, 200, html, editorPageContentSecurityPolicy(docs.url, nonce))
+      },
+    )
+  }
+}
+
 /** GET /editor/:fileId (?mode=view). Not signed in: redirect to `/?next=/editor/<id>`. */
-export function editorPageRoutes(ctx: AppContext) {
+export function editorPageRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
     app.get<{ Params: { fileId: string }; Querystring: { mode?: string } }>(
       '/editor/:fileId',
@@ -193,22 +247,27 @@ export function editorPageRoutes(ctx: AppContext) {
         const token = readPortalToken(request)
         const user = token === undefined
           ? undefined
-          : await authenticateToken(ctx, token).catch((error: unknown) => {
+          : await ctx.app.accounts.authenticateToken(token).catch((error: unknown) => {
               if (isDomainError(error)) return undefined
               throw error
             })
         if (!user) return reply.redirect(`/?next=/editor/${encodeURIComponent(fileId)}`, 302)
-        const file = await ctx.store.files.findById(fileId)
-        if (!docs || !file || file.ownerId !== user.id) {
-          return sendHtml(reply, 404, messagePage('Not found', 'There is no such file.'))
-        }
+        const principal = userPrincipal(user)
+        const file = await ctx.app.files.get(principal, fileId).catch((error: unknown) => {
+          if (isDomainError(error) && error.code === 'NOT_FOUND') return undefined
+          throw error
+        })
+        if (!docs) return sendProblemPage(reply, 'NO_EDITOR')
+        if (!file) return sendProblemPage(reply, 'NOT_FOUND')
         const mode = request.query.mode === 'view' ? 'view' : 'edit'
         let config: EditorConfig
         try {
-          config = await editorConfigFor(ctx, file, user, mode)
+          config = await editorConfigFor(ctx, file, user, mode, await ctx.app.authorize(principal, 'read', file))
         } catch (error) {
           if (!isDomainError(error)) throw error
-          return sendHtml(reply, 415, messagePage('Cannot open this file', error.message))
+          return sendProblemPage(reply, 'NOT_SUPPORTED', [
+            { href: `${apiBaseOf(ctx.config.publicUrl)}/files/file/${encodeURIComponent(file.id)}/download`, label: 'Download it' },
+          ])
         }
         const nonce = randomBytes(16).toString('base64')
         const html = renderEditorPage({

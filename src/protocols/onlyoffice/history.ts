@@ -1,8 +1,8 @@
-import type { AppContext } from '../../app/context.js'
+import type { AdapterContext } from '../../app/create-app.js'
 import { changesOf } from '../../app/editing.js'
 import { documentKey } from '../../core/documents/document-key.js'
 import { extensionOf } from '../../core/names/file-names.js'
-import type { FileRecord, VersionRecord } from '../../ports/metadata-store.js'
+import type { FileRecord, VersionRecord } from '../../core/entities.js'
 import { signDocsToken } from './jwt.js'
 import { changesLink, downloadLink } from './links.js'
 
@@ -81,7 +81,7 @@ export function refreshHistoryData(
  * every change of the session, also those already in earlier force saves.
  */
 export async function historyData(
-  ctx: AppContext,
+  ctx: AdapterContext,
   file: FileRecord,
   version: VersionRecord,
   userId: string,

@@ -1,7 +1,8 @@
 import { SignJWT, jwtVerify } from 'jose'
 
 /**
- * JWTs shared with ONLYOFFICE Docs (fact sheet A7): HS256 with the one secret an
+ * JWTs shared with ONLYOFFICE Docs
+ * (https://api.onlyoffice.com/docs/docs-api/additional-api/signature/): HS256 with the one secret an
  * installation sets as JWT_SECRET. Docs checks incoming tokens with 60 s of clock
  * tolerance; Folio allows the same for the tokens Docs sends.
  */
@@ -65,7 +66,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Decides which callback fields to believe (fact sheet A4, A7, C4). With a secret,
+ * Decides which callback fields to believe. With a secret,
  * the body `token` is checked first and its flat claims are the callback; without one,
  * the header token's `payload` claim is. Docs trims changesurl and history from the
  * header token (and the plain body) when they are large, so the body token comes first.

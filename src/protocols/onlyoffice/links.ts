@@ -1,5 +1,4 @@
-import type { AppContext } from '../../app/context.js'
-import { signToken } from '../../core/tokens/signed-token.js'
+import type { AdapterContext } from '../../app/create-app.js'
 
 /**
  * The links Folio hands to ONLYOFFICE Docs. Each carries a signed token (HMAC with the
@@ -31,41 +30,56 @@ export const ONLYOFFICE_PATHS = {
 
 /** A signed read link to one version's bytes under one of the download routes. */
 function versionLink(
-  ctx: AppContext,
+  ctx: AdapterContext,
   path: string,
   fileId: string,
   userId: string,
   version: number,
+  link?: string,
 ): string {
-  const token = signToken(ctx.signingSecret, {
+  const token = ctx.app.tokens.sign({
     scope: 'download',
     fileId,
     userId,
     permission: 'read',
     expiresAt: ctx.clock.now() + DOWNLOAD_LINK_TTL_MS,
     version,
+    ...(link === undefined ? {} : { link }),
   })
   return `${ctx.config.internalUrl}${path}/${fileId}?token=${token}`
 }
 
-/** document.url for one version's contents (signed 'download' token). */
-export function downloadLink(ctx: AppContext, fileId: string, userId: string, version: number): string {
-  return versionLink(ctx, ONLYOFFICE_PATHS.download, fileId, userId, version)
+/**
+ * document.url for one version's contents (signed 'download' token). `link` (the share
+ * link's key hash) ties it to the link an editor was opened through.
+ */
+export function downloadLink(
+  ctx: AdapterContext,
+  fileId: string,
+  userId: string,
+  version: number,
+  link?: string,
+): string {
+  return versionLink(ctx, ONLYOFFICE_PATHS.download, fileId, userId, version, link)
 }
 
 /** The changes.zip kept with one version (same token kind as its download link). */
-export function changesLink(ctx: AppContext, fileId: string, userId: string, version: number): string {
+export function changesLink(ctx: AdapterContext, fileId: string, userId: string, version: number): string {
   return versionLink(ctx, ONLYOFFICE_PATHS.changes, fileId, userId, version)
 }
 
-/** editorConfig.callbackUrl: names the file and proves Folio issued it (signed 'callback' token). */
-export function callbackLink(ctx: AppContext, fileId: string, userId: string): string {
-  const token = signToken(ctx.signingSecret, {
+/**
+ * editorConfig.callbackUrl: names the file and proves Folio issued it (signed 'callback'
+ * token); `link` as for downloadLink.
+ */
+export function callbackLink(ctx: AdapterContext, fileId: string, userId: string, link?: string): string {
+  const token = ctx.app.tokens.sign({
     scope: 'callback',
     fileId,
     userId,
     permission: 'write',
     expiresAt: ctx.clock.now() + CALLBACK_LINK_TTL_MS,
+    ...(link === undefined ? {} : { link }),
   })
   return `${ctx.config.internalUrl}${ONLYOFFICE_PATHS.callback}/${fileId}?token=${token}`
 }

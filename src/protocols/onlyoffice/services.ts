@@ -1,5 +1,7 @@
-import type { AppContext } from '../../app/context.js'
+import type { Config } from '../../config/load.js'
+import type { Clock } from '../../app/create-app.js'
 import { DomainError } from '../../core/errors.js'
+import type { OutboundClient } from '../http/outbound.js'
 import { docsCommandClient, type DocsCommandClient } from './command-client.js'
 import { docsFetcher, type DocsFetcher } from './docs-fetch.js'
 
@@ -9,29 +11,38 @@ export const DOCS_DOWNLOAD_TIMEOUT_MS = 120_000
 /** Longest Folio waits for the command service. */
 export const DOCS_COMMAND_TIMEOUT_MS = 10_000
 
-type DocsSettings = NonNullable<AppContext['config']['docs']>
+type DocsSettings = NonNullable<Config['docs']>
 
 /** The Docs settings, or NOT_SUPPORTED when FOLIO_DOCS_URL is not set. */
-export function requireDocsSettings(ctx: AppContext): DocsSettings {
+export function requireDocsSettings(ctx: { config: Config }): DocsSettings {
   const docs = ctx.config.docs
   if (!docs) throw new DomainError('NOT_SUPPORTED', 'ONLYOFFICE Docs is not configured (FOLIO_DOCS_URL)')
   return docs
 }
 
-/** The command service client for this installation. */
-export function commandClientFor(ctx: AppContext): DocsCommandClient {
-  const docs = requireDocsSettings(ctx)
+/**
+ * The command service client of this installation, made once by the composition root;
+ * undefined when ONLYOFFICE Docs is not configured.
+ */
+export function commandClientFor(
+  config: Config,
+  clock: Clock,
+  client: OutboundClient,
+): DocsCommandClient | undefined {
+  const docs = config.docs
+  if (!docs) return undefined
   return docsCommandClient({
     internalUrl: docs.internalUrl,
     jwtSecret: docs.jwtSecret,
     timeoutMs: DOCS_COMMAND_TIMEOUT_MS,
-    now: () => ctx.clock.now(),
+    now: () => clock.now(),
+    client,
   })
 }
 
 /** The fetcher for files Docs serves (links must be vetted with toInternalDocsUrl first). */
-export function fetcherFor(_ctx: AppContext): DocsFetcher {
-  return docsFetcher({ timeoutMs: DOCS_DOWNLOAD_TIMEOUT_MS })
+export function createDocsFetcher(client: OutboundClient): DocsFetcher {
+  return docsFetcher({ timeoutMs: DOCS_DOWNLOAD_TIMEOUT_MS, client })
 }
 
 /** Problems with the Docs settings worth a warning at start-up. */

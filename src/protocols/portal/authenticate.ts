@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify'
-import { authenticateToken } from '../../app/accounts.js'
-import type { AppContext } from '../../app/context.js'
+import { userPrincipal, type Principal } from '../../app/access.js'
+import type { AdapterContext } from '../../app/create-app.js'
 import { DomainError } from '../../core/errors.js'
-import { tokenFromAuthorization } from '../../core/tokens/session-token.js'
-import type { UserRecord } from '../../ports/metadata-store.js'
+import type { UserRecord } from '../../core/entities.js'
+import { assertCsrfHeader, readPortalCredentials } from '../http/session-credentials.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -14,72 +14,16 @@ declare module 'fastify' {
   }
 }
 
-/** Where a request's portal token came from. */
-export interface PortalCredentials {
-  token: string
-  /** 'cookie' only for the web UI's HttpOnly `folio_session` cookie. */
-  source: 'header' | 'cookie'
-}
-
-/** Name of the web UI's session cookie (HttpOnly, SameSite=Strict). */
-export const SESSION_COOKIE = 'folio_session'
-
-/**
- * The header every state-changing web UI request carries. A cross-site page
- * cannot add a custom header without a CORS preflight, which Folio never
- * grants, so a cookie-authenticated write without it is refused.
- */
-export const CSRF_HEADER = 'x-folio-request'
-
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
-
-/**
- * Where a portal token is read: the Authorization header (the token alone, as
- * ONLYOFFICE sends it, or `Bearer <token>`), else the web UI's HttpOnly cookie.
- */
-export function readPortalCredentials(request: FastifyRequest): PortalCredentials | undefined {
-  const fromHeader = tokenFromAuthorization(request.headers.authorization)
-  if (fromHeader) return { token: fromHeader, source: 'header' }
-  const fromCookie = readSessionCookie(request)
-  return fromCookie ? { token: fromCookie, source: 'cookie' } : undefined
-}
-
-/** The portal token of a request, from the Authorization header or the session cookie. */
-export function readPortalToken(request: FastifyRequest): string | undefined {
-  return readPortalCredentials(request)?.token
-}
-
-/** The value of the `folio_session` cookie, when it has the shape of a token. */
-export function readSessionCookie(request: FastifyRequest): string | undefined {
-  const cookie = request.headers.cookie
-  if (!cookie) return undefined
-  const match = /(?:^|;\s*)folio_session=([A-Za-z0-9_-]{16,128})(?:;|$)/.exec(cookie)
-  return match?.[1]
-}
-
-/**
- * CSRF guard for cookie sessions: a request that may change something (not
- * GET/HEAD/OPTIONS) must carry `X-Folio-Request: 1`, else FORBIDDEN.
- */
-export function assertCsrfHeader(request: FastifyRequest): void {
-  if (SAFE_METHODS.has(request.method)) return
-  if (request.headers[CSRF_HEADER] === '1') return
-  throw new DomainError(
-    'FORBIDDEN',
-    'a request authenticated by the session cookie must carry the header X-Folio-Request: 1',
-  )
-}
-
 /**
  * preHandler: resolves the token to a user, or refuses with 401. A token from
  * the cookie also needs the CSRF header on state-changing methods (403).
  */
-export function requirePortalUser(ctx: AppContext) {
+export function requirePortalUser(ctx: AdapterContext) {
   return async (request: FastifyRequest): Promise<void> => {
     const credentials = readPortalCredentials(request)
     if (!credentials) throw new DomainError('UNAUTHENTICATED', 'an Authorization token is required')
     if (credentials.source === 'cookie') assertCsrfHeader(request)
-    request.portalUser = await authenticateToken(ctx, credentials.token)
+    request.portalUser = await ctx.app.accounts.authenticateToken(credentials.token)
     request.portalToken = credentials.token
   }
 }
@@ -88,4 +32,9 @@ export function requirePortalUser(ctx: AppContext) {
 export function currentUser(request: FastifyRequest): UserRecord {
   if (!request.portalUser) throw new DomainError('UNAUTHENTICATED', 'not signed in')
   return request.portalUser
+}
+
+/** The signed-in user of a request behind requirePortalUser, as a principal for the access policy. */
+export function me(request: FastifyRequest): Principal {
+  return { ...userPrincipal(currentUser(request)), address: request.ip }
 }

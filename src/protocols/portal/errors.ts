@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { DomainError, type ErrorCode } from '../../core/errors.js'
-import type { Logger } from '../../ports/logger.js'
+import type { Logger } from '../../app/create-app.js'
 import { failure } from './envelope.js'
 
 /** Portal HTTP status of each domain error code: the one place this mapping lives. */
@@ -46,9 +46,26 @@ function clientErrorOf(error: FastifyError): { status: number; type: string; mes
   return { status, type: 'INVALID_INPUT', message: error.message }
 }
 
+/** True when the error is the client's connection ending mid-request, not a fault of Folio. */
+function clientWentAway(error: unknown, request: FastifyRequest): boolean {
+  if (request.raw.complete) return false
+  if (request.raw.destroyed || request.raw.socket.destroyed) return true
+  if (!(error instanceof Error)) return false
+  const code = 'code' in error ? error.code : undefined
+  return code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || error.message === 'aborted'
+}
+
 /** The portal's one error handler: every thrown error becomes an envelope reply. */
 export function portalErrorHandler(logger: Logger) {
   return (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    // A refused request whose body was not read (401 before an upload, say) closes the
+    // connection, so the client need not send the rest and nothing waits for it.
+    if (!request.raw.complete) reply.header('Connection', 'close')
+    if (clientWentAway(error, request)) {
+      // Routine (a closed tab, a lost network), never an error with a stack: the body
+      // guard (http/body-timeouts.ts) has logged its one info line without the query.
+      return reply.code(400).send(failure(400, 'INVALID_INPUT', 'the request was aborted'))
+    }
     if (error instanceof DomainError) {
       const status = PORTAL_STATUS[error.code]
       if (error.details.retryAfterSeconds !== undefined) {
@@ -61,7 +78,10 @@ export function portalErrorHandler(logger: Logger) {
       const { status, type, message } = clientErrorOf(error)
       return reply.code(status).send(failure(status, type, message))
     }
-    logger.error({ err: error, url: request.url, method: request.method }, 'portal request failed')
+    logger.error(
+      { err: error, path: request.url.split('?')[0], method: request.method },
+      'portal request failed',
+    )
     return reply.code(500).send(failure(500, 'INTERNAL', 'internal server error'))
   }
 }

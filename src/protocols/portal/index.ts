@@ -1,14 +1,21 @@
 import type { FastifyInstance } from 'fastify'
-import type { AppContext } from '../../app/context.js'
+import type { AdapterContext } from '../../app/create-app.js'
 import { portalErrorHandler } from './errors.js'
+import { auditRoutes } from './routes-audit.js'
 import { authRoutes } from './routes-auth.js'
-import { editorRoutes } from './routes-editor.js'
+import { clientRoutes } from './routes-client.js'
+import { editorRoutes, openEditRoutes, type EditorTools } from './routes-editor.js'
 import { fileRoutes } from './routes-files.js'
+import { folderRoutes } from './routes-folders.js'
 import { wopiTokenRoutes } from './routes-wopi.js'
+import { sharingRoutes } from './routes-sharing.js'
 import { peopleRoutes } from './routes-people.js'
 
-/** The portal API under /api/2.0: envelope replies, token authentication, files. */
-export function portalApi(ctx: AppContext) {
+/**
+ * The portal API (mounted under /api/2.0 by the composition root): envelope replies, token
+ * authentication, files. `editorTools` are the ONLYOFFICE pieces the editor routes present.
+ */
+export function portalApi(ctx: AdapterContext, editorTools: EditorTools) {
   return async (app: FastifyInstance): Promise<void> => {
     app.decorateRequest('portalUser', null)
     app.decorateRequest('portalToken', null)
@@ -31,9 +38,14 @@ export function portalApi(ctx: AppContext) {
     )
     // One line per route module; each protocol issue adds its own.
     await app.register(authRoutes(ctx))
+    await app.register(clientRoutes(ctx))
     await app.register(fileRoutes(ctx))
-    await app.register(editorRoutes(ctx))
+    await app.register(folderRoutes(ctx))
+    await app.register(openEditRoutes(ctx, editorTools))
+    await app.register(editorRoutes(ctx, editorTools))
     await app.register(wopiTokenRoutes(ctx))
+    await app.register(sharingRoutes(ctx))
     await app.register(peopleRoutes(ctx))
+    await app.register(auditRoutes(ctx))
   }
 }

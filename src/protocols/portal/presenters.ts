@@ -1,10 +1,15 @@
 import { extensionOf } from '../../core/names/file-names.js'
+import { portalFileTypeOf } from '../../core/documents/portal-file-types.js'
 import type {
   EditingState,
   FileRecord,
+  FolderCounts,
+  FolderRecord,
+  FolderRootType,
   UserRecord,
   VersionRecord,
-} from '../../ports/metadata-store.js'
+} from '../../core/entities.js'
+import type { LockInfo } from '../../app/locks.js'
 import { isoWithOffset } from '../http/timestamps.js'
 
 /** The caller's profile, with the ONLYOFFICE field names that make sense here. */
@@ -41,6 +46,50 @@ function userRef(id: string, names: Map<string, string>) {
   return { id, displayName: names.get(id) ?? '' }
 }
 
+/** ONLYOFFICE's FolderType of each section: USER 5 for 'my', TRASH 3, SHARE 6. */
+export const ROOT_FOLDER_TYPE: Readonly<Record<FolderRootType | 'share', number>> = {
+  my: 5,
+  trash: 3,
+  share: 6,
+}
+
+/** Where an item lies, for its rootFolderType and (when trashed) originId/originTitle. */
+export interface ItemPlace {
+  rootType: FolderRootType
+  /** Title of the folder the item was trashed from, when known. */
+  originTitle?: string
+}
+
+function trashFacts(item: { trashedAt: number | null; originFolderId: string | null }, place?: ItemPlace) {
+  if (item.trashedAt === null || item.originFolderId === null) return {}
+  return { originId: item.originFolderId, originTitle: place?.originTitle ?? '' }
+}
+
+/** A folder as the files API returns it; `access` 0 means the owner's own (no restriction). */
+export function presentFolder(
+  folder: FolderRecord,
+  counts: FolderCounts,
+  names: Map<string, string>,
+  place: ItemPlace,
+) {
+  return {
+    id: folder.id,
+    title: folder.title,
+    parentId: folder.parentId ?? 0,
+    filesCount: counts.files,
+    foldersCount: counts.folders,
+    isShareable: false,
+    created: isoWithOffset(folder.createdAt),
+    updated: isoWithOffset(folder.updatedAt),
+    createdBy: userRef(folder.createdBy, names),
+    updatedBy: userRef(folder.updatedBy, names),
+    rootFolderType: ROOT_FOLDER_TYPE[place.rootType],
+    access: 0,
+    shared: false,
+    ...trashFacts(folder, place),
+  }
+}
+
 /**
  * A file record as the files API returns it. `names` maps user ids to display names
  * (editors included); `editing` is the file's ONLYOFFICE editing state, if any.
@@ -51,6 +100,7 @@ export function presentFile(
   names: Map<string, string>,
   now: number,
   editing?: EditingState,
+  place: ItemPlace = { rootType: 'my' },
 ) {
   const locked = file.lock !== null && file.lock.expiresAt > now
   const error = editing?.lastError
@@ -65,8 +115,19 @@ export function presentFile(
     updated: isoWithOffset(file.updatedAt),
     createdBy: userRef(file.createdBy, names),
     updatedBy: userRef(file.updatedBy, names),
-    folderId: '@my',
+    folderId: file.folderId,
+    rootFolderType: ROOT_FOLDER_TYPE[place.rootType],
+    // The caller's FileShare: 0 for the owner's own items (no restriction).
+    access: 0,
+    shared: false,
+    // fileStatus flags: IsEditing 1.
+    fileStatus: (editing?.editors.length ?? 0) > 0 ? 1 : 0,
+    fileType: portalFileTypeOf(extensionOf(file.title)),
+    ...trashFacts(file, place),
     locked,
+    // Who holds the WOPI lock and since when (null when unlocked or not recorded).
+    lockedBy: locked && file.lock?.holderId !== undefined ? userRef(file.lock.holderId, names) : null,
+    lockedAt: locked && file.lock?.lockedAt !== undefined ? isoWithOffset(file.lock.lockedAt) : null,
     viewUrl: `${publicUrl}/api/2.0/files/file/${file.id}/download`,
     webUrl: `${publicUrl}/editor/${file.id}`,
     // Who has it open in ONLYOFFICE Docs now (callback status 1) and the last failed save.
@@ -74,6 +135,8 @@ export function presentFile(
       const name = names.get(id) || id
       return { id, name, displayName: name }
     }),
+    // The same people as { id, displayName }: who is editing the file now.
+    editors: (editing?.editors ?? []).map((id) => ({ id, displayName: names.get(id) || id })),
     lastSaveError: error
       ? { status: error.status, message: error.message, at: isoWithOffset(error.at) }
       : null,
@@ -91,5 +154,16 @@ export function presentVersion(version: VersionRecord, publicUrl: string, names:
     source: version.source,
     meta: version.meta,
     downloadUrl: `${publicUrl}/api/2.0/files/file/${version.fileId}/version/${version.version}/download`,
+  }
+}
+
+/** A file's WOPI lock for GET/DELETE /files/file/{id}/lock. */
+export function presentLockInfo(info: LockInfo, names: Map<string, string>) {
+  return {
+    id: info.fileId,
+    locked: info.locked,
+    lockedBy: info.holderId === undefined ? null : userRef(info.holderId, names),
+    lockedAt: info.lockedAt === undefined ? null : isoWithOffset(info.lockedAt),
+    expires: info.expiresAt === undefined ? null : isoWithOffset(info.expiresAt),
   }
 }

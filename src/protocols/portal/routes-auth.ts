@@ -1,18 +1,20 @@
 import type { FastifyInstance } from 'fastify'
-import { signIn, signOut } from '../../app/accounts.js'
-import type { AppContext } from '../../app/context.js'
+import type { AdapterContext } from '../../app/create-app.js'
 import { isoWithOffset } from '../http/timestamps.js'
 import { requirePortalUser, currentUser } from './authenticate.js'
 import { success } from './envelope.js'
 import { presentProfile } from './presenters.js'
 import { authenticationBody, parseInput } from './schema.js'
 
-/** Token authentication (seed: "Portal API token") and the caller's profile. */
-export function authRoutes(ctx: AppContext) {
+/**
+ * Token authentication (POST /authentication: user name and password in, a portal token
+ * out, sent back as `Authorization: <token>` or `Bearer <token>`) and the caller's profile.
+ */
+export function authRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
     const authenticate = async (request: import('fastify').FastifyRequest) => {
       const { userName, password } = parseInput(authenticationBody, request.body)
-      const session = await signIn(ctx, userName, password, request.ip)
+      const session = await ctx.app.accounts.signIn(userName, password, request.ip)
       return success({ token: session.token, expires: isoWithOffset(session.expiresAt) }, 201)
     }
     for (const path of ['/authentication.json', '/authentication']) {
@@ -21,13 +23,13 @@ export function authRoutes(ctx: AppContext) {
 
     const requireUser = requirePortalUser(ctx)
     for (const path of ['/authentication/logout', '/authentication/logout.json']) {
-      app.post(path, { preHandler: requireUser }, async (request) => {
-        if (request.portalToken) await signOut(ctx, request.portalToken)
+      app.post(path, { onRequest: requireUser }, async (request) => {
+        if (request.portalToken) await ctx.app.accounts.signOut(request.portalToken, request.ip)
         return success(null)
       })
     }
     for (const path of ['/people/@self.json', '/people/@self']) {
-      app.get(path, { preHandler: requireUser }, async (request) =>
+      app.get(path, { onRequest: requireUser }, async (request) =>
         success(presentProfile(currentUser(request))),
       )
     }

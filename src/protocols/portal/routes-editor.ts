@@ -1,22 +1,87 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import type { AppContext } from '../../app/context.js'
-import { restoreVersion, saveEditorCopy } from '../../app/editing.js'
-import { getOwnFile, getVersion } from '../../app/files.js'
-import { documentKey } from '../../core/documents/document-key.js'
+import type { AdapterContext } from '../../app/create-app.js'
+import type { BodyFetcher } from '../../app/editing.js'
 import { DomainError } from '../../core/errors.js'
-import { COMMAND_ERRORS } from '../onlyoffice/command-client.js'
-import { toInternalDocsUrl } from '../onlyoffice/docs-url.js'
-import { editorConfigFor } from '../onlyoffice/editor-config.js'
-import { historyData, refreshHistoryData } from '../onlyoffice/history.js'
-import { commandClientFor, fetcherFor, requireDocsSettings } from '../onlyoffice/services.js'
-import { currentUser, requirePortalUser } from './authenticate.js'
+import type { FileRecord, UserRecord, VersionRecord } from '../../core/entities.js'
+import type { AccessLevel } from '../../app/access.js'
+import { guestIdOf, guestName } from '../http/guest-identity.js'
+import { readPortalCredentials } from '../http/session-credentials.js'
+import { currentUser, me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
 import { presentFile, presentVersion } from './presenters.js'
 import { fileIdParams, parseInput, versionParams } from './schema.js'
-import { displayNames } from './user-names.js'
 
-const openEditQuery = z.object({ mode: z.enum(['edit', 'view']).default('edit') })
+/**
+ * The ONLYOFFICE pieces the editor routes present: handed in by the composition root (the
+ * ONLYOFFICE adapter implements them), so the portal imports no other adapter.
+ */
+export interface EditorTools {
+  /** NOT_SUPPORTED unless ONLYOFFICE Docs is configured. */
+  requireDocs(): void
+  /** The editor config for `file`, opened by `user` in `mode`. */
+  editorConfig(
+    file: FileRecord,
+    user: UserRecord,
+    mode: 'edit' | 'view',
+    access: AccessLevel,
+    link?: string,
+  ): Promise<unknown>
+  /** Asks Docs to save an open document now (PRECONDITION_FAILED when it is not open). */
+  forcesave(file: FileRecord): Promise<{ key: string; result: 'requested' | 'not-modified' }>
+  /** The history pane's list of versions. */
+  refreshHistoryData(file: FileRecord, versions: VersionRecord[], names: Map<string, string>): unknown
+  /** The history pane's data of one version (NOT_SUPPORTED without Docs). */
+  historyData(file: FileRecord, version: VersionRecord, userId: string): Promise<unknown>
+  /**
+   * A link the browser handed over, rewritten to the Docs server's internal address;
+   * undefined when it is not on the Docs server; NOT_SUPPORTED without Docs.
+   */
+  vetDocsLink(url: string): string | undefined
+  /** Fetches a vetted link from the Docs server. */
+  fetch: BodyFetcher
+}
+
+const openEditQuery = z.object({
+  mode: z.enum(['edit', 'view']).default('edit'),
+  /** A share link's key: opens the file without an account, within the link's access. */
+  doc: z.string().min(1).max(256).optional(),
+  /** The name a link guest typed. */
+  name: z.string().max(256).optional(),
+})
+
+/**
+ * openedit: the editor config of a file (ONLYOFFICE portal path). A signed-in caller gets
+ * the mode and permissions of their access. With `doc=<key>` of the file's share link and
+ * no portal credentials, a guest gets the link's access under a guest identity (a stable
+ * id per browser, kept in a cookie, and the name they typed); the editor's download and
+ * callback links stay tied to the link, so turning it off stops them too.
+ */
+export function openEditRoutes(ctx: AdapterContext, tools: EditorTools) {
+  const authenticate = requirePortalUser(ctx)
+  return async (app: FastifyInstance): Promise<void> => {
+    for (const path of ['/files/file/:fileId/openedit', '/files/file/:fileId/openedit.json']) {
+      app.get(path, async (request, reply) => {
+        const { fileId } = parseInput(fileIdParams, request.params)
+        const { mode, doc, name } = parseInput(openEditQuery, request.query)
+        if (doc !== undefined && readPortalCredentials(request) === undefined) {
+          const secure = ctx.config.publicUrl.startsWith('https:')
+          const guest = { id: guestIdOf(request, reply, secure), name: guestName(name) }
+          const opened = await ctx.app.sharing.linkPrincipal(fileId, doc, guest)
+          const keyHash = opened.principal.kind === 'link' ? opened.principal.keyHash : undefined
+          return success(await tools.editorConfig(opened.file, opened.principal.user, mode, opened.access, keyHash))
+        }
+        await authenticate(request)
+        const file = await ctx.app.files.get(me(request), fileId)
+        if (await ctx.app.folders.isInTrash(file)) {
+          throw new DomainError('INVALID_INPUT', 'the file is in the trash: restore it to open it')
+        }
+        const access = await ctx.app.authorize(me(request), 'read', file)
+        return success(await tools.editorConfig(file, currentUser(request), mode, access))
+      })
+    }
+  }
+}
 
 const restoreBody = z.object({ version: z.coerce.number().int().min(1) })
 
@@ -28,84 +93,64 @@ const saveAsBody = z.object({
 
 /**
  * Portal routes of the ONLYOFFICE editor: the editor config (openedit), force save,
- * the history pane's data, restore and "save copy as". Only the owner reaches a file
- * (there is no sharing yet); `?mode=view` on openedit asks for a viewer's config.
+ * the history pane's data, restore and "save copy as". Whoever may read a file opens it,
+ * with the mode and permissions of their access; `?mode=view` asks for a viewer's config.
  */
-export function editorRoutes(ctx: AppContext) {
+export function editorRoutes(ctx: AdapterContext, tools: EditorTools) {
   return async (app: FastifyInstance): Promise<void> => {
-    app.addHook('preHandler', requirePortalUser(ctx))
-
-    for (const path of ['/files/file/:fileId/openedit', '/files/file/:fileId/openedit.json']) {
-      app.get(path, async (request) => {
-        const { fileId } = parseInput(fileIdParams, request.params)
-        const { mode } = parseInput(openEditQuery, request.query)
-        const user = currentUser(request)
-        const file = await getOwnFile(ctx, fileId, user.id)
-        return success(await editorConfigFor(ctx, file, user, mode))
-      })
-    }
+    app.addHook('onRequest', requirePortalUser(ctx))
 
     app.post('/files/file/:fileId/forcesave', async (request) => {
       const { fileId } = parseInput(fileIdParams, request.params)
-      const file = await getOwnFile(ctx, fileId, currentUser(request).id)
-      const key = documentKey(file.id, file.keyVersion)
-      const reply = await commandClientFor(ctx).forcesave(key)
-      if (reply.error === COMMAND_ERRORS.ok) return success({ key, result: 'requested' })
-      // Nothing changed since the last save: no status 6 will come.
-      if (reply.error === COMMAND_ERRORS.notModified) return success({ key, result: 'not-modified' })
-      if (reply.error === COMMAND_ERRORS.unknownKey) {
-        throw new DomainError('PRECONDITION_FAILED', 'the document is not open in ONLYOFFICE Docs')
-      }
-      throw new DomainError('UPSTREAM_FAILED', `ONLYOFFICE Docs refused the force save (error ${reply.error})`)
+      const file = await ctx.app.files.get(me(request), fileId, 'edit')
+      return success(await tools.forcesave(file))
     })
 
     app.get('/files/file/:fileId/edit-history', async (request) => {
       const { fileId } = parseInput(fileIdParams, request.params)
-      const file = await getOwnFile(ctx, fileId, currentUser(request).id)
-      const versions = await ctx.store.files.listVersions(fileId)
-      const names = await displayNames(ctx, versions.map((v) => v.createdBy))
-      return success(refreshHistoryData(file, versions, names))
+      const file = await ctx.app.files.get(me(request), fileId)
+      const versions = await ctx.app.files.versions(me(request), fileId)
+      const names = await ctx.app.accounts.displayNames(versions.map((v) => v.createdBy))
+      return success(tools.refreshHistoryData(file, versions, names))
     })
 
     app.get('/files/file/:fileId/edit-history/:version/data', async (request) => {
       const { fileId, version } = parseInput(versionParams, request.params)
-      requireDocsSettings(ctx)
-      const user = currentUser(request)
-      const file = await getOwnFile(ctx, fileId, user.id)
-      const record = await getVersion(ctx, fileId, version)
-      return success(await historyData(ctx, file, record, user.id))
+      tools.requireDocs()
+      const user = me(request)
+      const file = await ctx.app.files.get(user, fileId)
+      const record = await ctx.app.files.version(user, fileId, version)
+      return success(await tools.historyData(file, record, user.user.id))
     })
 
     app.post('/files/file/:fileId/restore', async (request) => {
       const { fileId } = parseInput(fileIdParams, request.params)
       const { version } = parseInput(restoreBody, request.body)
-      const user = currentUser(request)
-      await getOwnFile(ctx, fileId, user.id)
-      const file = await restoreVersion(ctx, fileId, version, user.id)
-      const head = await getVersion(ctx, fileId, file.version)
-      const names = await displayNames(ctx, [head.createdBy])
+      const user = me(request)
+      const file = await ctx.app.files.restore(user, fileId, version)
+      const head = await ctx.app.files.version(user, fileId, file.version)
+      const names = await ctx.app.accounts.displayNames([head.createdBy])
       return success(presentVersion(head, ctx.config.publicUrl, names))
     })
 
     app.post('/files/file/:fileId/saveas', async (request, reply) => {
       const { fileId } = parseInput(fileIdParams, request.params)
       const body = parseInput(saveAsBody, request.body)
-      const docs = requireDocsSettings(ctx)
-      const user = currentUser(request)
-      const source = await getOwnFile(ctx, fileId, user.id)
       // The browser hands over the link; it is fetched only from the Docs server.
-      const url = toInternalDocsUrl(body.url, docs)
+      const url = tools.vetDocsLink(body.url)
+      const user = me(request)
+      await ctx.app.files.get(user, fileId)
       if (url === undefined) {
         throw new DomainError('INVALID_INPUT', 'url must be a link on the ONLYOFFICE Docs server', {
           field: 'url',
         })
       }
-      const copy = await saveEditorCopy(
-        ctx,
-        { ownerId: user.id, title: body.title, fileType: body.fileType, url, sourceFileId: source.id },
-        fetcherFor(ctx),
+      const copy = await ctx.app.editing.saveCopy(
+        user,
+        { sourceFileId: fileId, title: body.title, fileType: body.fileType, url },
+        tools.fetch,
       )
-      const names = await displayNames(ctx, [copy.createdBy])
+      const names = await ctx.app.accounts.displayNames([copy.createdBy])
       const presented = presentFile(copy, ctx.config.publicUrl, names, ctx.clock.now())
       return reply.code(201).send(success(presented, 201))
     })

@@ -1,130 +1,87 @@
 import type { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import multipart from '@fastify/multipart'
-import type { AppContext } from '../../app/context.js'
-import { editingStates } from '../../app/editing.js'
-import {
-  createBlankFile,
-  deleteFile,
-  getOwnFile,
-  getVersion,
-  listFiles,
-  renameFile,
-  uploadFile,
-} from '../../app/files.js'
+import type { AdapterContext } from '../../app/create-app.js'
+import type { LockInfo } from '../../app/locks.js'
 import { DomainError } from '../../core/errors.js'
-import type { FileSortField } from '../../ports/metadata-store.js'
+import type { FileRecord } from '../../core/entities.js'
 import { sendContent } from '../http/send-content.js'
-import { announceRename, prepareDrop } from '../onlyoffice/notify.js'
-import { currentUser, requirePortalUser } from './authenticate.js'
+import { currentUser, me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
-import { presentFile, presentVersion } from './presenters.js'
+import { itemPresenter } from './present-items.js'
+import { presentLockInfo, presentVersion } from './presenters.js'
+import { folderRef, toRecord } from './routes-folders.js'
 import {
   fileIdParams,
-  fileListQuery,
+  folderRefParams,
+  immediatelyInput,
   parseInput,
   titleBody,
   versionParams,
 } from './schema.js'
-import { displayNames } from './user-names.js'
-
-const SORT_FIELDS: Record<string, FileSortField> = {
-  DateAndTime: 'updated',
-  updated: 'updated',
-  DateAndTimeCreation: 'created',
-  created: 'created',
-  AZ: 'title',
-  Title: 'title',
-  title: 'title',
-  Size: 'size',
-  size: 'size',
-}
 
 /** The files API (ONLYOFFICE Workspace paths): list, create, upload, info, download, rename, delete. */
-export function fileRoutes(ctx: AppContext) {
+export function fileRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
-    app.addHook('preHandler', requirePortalUser(ctx))
+    app.addHook('onRequest', requirePortalUser(ctx))
 
-    const present = async (files: Parameters<typeof presentFile>[0][]) => {
-      // One query for the whole page's editing states.
-      const editing = await editingStates(ctx, files.map((f) => f.id))
-      const editors = [...editing.values()].flatMap((state) => state.editors)
-      const names = await displayNames(ctx, [
-        ...files.flatMap((f) => [f.createdBy, f.updatedBy]),
-        ...editors,
-      ])
-      const now = ctx.clock.now()
-      return files.map((file) =>
-        presentFile(file, ctx.config.publicUrl, names, now, editing.get(file.id)),
-      )
-    }
+    const present = (request: FastifyRequest, files: FileRecord[]) =>
+      itemPresenter(ctx, me(request)).files(files)
 
-    for (const path of ['/files/@my', '/files/@my.json']) {
-      app.get(path, async (request) => {
-        const query = parseInput(fileListQuery, request.query)
-        const sortBy = SORT_FIELDS[query.sortBy] ?? 'updated'
-        // Newest first by default; names A to Z by default.
-        const descending = query.sortOrder
-          ? query.sortOrder === 'descending'
-          : sortBy === 'updated' || sortBy === 'created' || sortBy === 'size'
-        const page = await listFiles(ctx, {
-          ownerId: currentUser(request).id,
-          offset: query.startIndex,
-          limit: query.count,
-          sortBy,
-          descending,
-          titleContains: query.filterValue || undefined,
-        })
-        const files = await present(page.items)
-        return success({
-          files,
-          folders: [],
-          current: { id: '@my', title: 'My documents', filesCount: page.total },
-          pathParts: ['@my'],
-          startIndex: query.startIndex,
-          count: files.length,
-          total: page.total,
-        })
-      })
-    }
-
-    app.post('/files/@my/file', async (request, reply) => {
+    app.post('/files/:folderId/file', async (request, reply) => {
+      const { folderId } = parseInput(folderRefParams, request.params)
       const { title } = parseInput(titleBody, request.body)
-      const file = await createBlankFile(ctx, currentUser(request).id, title)
-      const [presented] = await present([file])
+      const file = await ctx.app.files.createBlank(me(request), title, folderRef(folderId))
+      const [presented] = await present(request, [file])
       return reply.code(201).send(success(presented, 201))
     })
 
     app.get('/files/file/:fileId', async (request) => {
       const { fileId } = parseInput(fileIdParams, request.params)
-      const file = await getOwnFile(ctx, fileId, currentUser(request).id)
-      const [presented] = await present([file])
+      const file = await ctx.app.files.get(me(request), fileId)
+      const [presented] = await present(request, [file])
       return success(presented)
     })
 
     app.put('/files/file/:fileId', async (request) => {
       const { fileId } = parseInput(fileIdParams, request.params)
       const { title } = parseInput(titleBody, request.body)
-      const user = currentUser(request)
-      await getOwnFile(ctx, fileId, user.id)
-      const file = await renameFile(ctx, fileId, title, user.id)
-      announceRename(ctx, file)
-      const [presented] = await present([file])
+      const file = await ctx.app.files.rename(fileId, { by: me(request), title, onClash: 'refuse' })
+      const [presented] = await present(request, [file])
       return success(presented)
     })
 
+    // Into the caller's trash, or for good with `immediately` (or from the trash).
     app.delete('/files/file/:fileId', async (request) => {
+      const by = me(request)
       const { fileId } = parseInput(fileIdParams, request.params)
-      const file = await getOwnFile(ctx, fileId, currentUser(request).id)
-      const dropEditors = await prepareDrop(ctx, file)
-      await deleteFile(ctx, fileId)
-      dropEditors()
-      return success({ id: fileId, deleted: true })
+      const input = { ...toRecord(request.query), ...toRecord(request.body) }
+      const { immediately } = parseInput(immediatelyInput, input)
+      const op = await ctx.app.folders.delete(by, { folderIds: [], fileIds: [fileId] }, immediately)
+      const file = op.result.files[0]
+      const trashed = file !== undefined && file.trashedAt !== null && !immediately
+      return success({ id: fileId, deleted: true, trashed, ...(trashed ? { folderId: file.folderId } : {}) })
+    })
+
+    // A file's WOPI lock: who holds it and since when, and releasing one left by a closed
+    // browser. The owner may, and admins may for any file.
+    const presentLock = async (info: LockInfo) => {
+      const names = await ctx.app.accounts.displayNames(info.holderId === undefined ? [] : [info.holderId])
+      return presentLockInfo(info, names)
+    }
+    app.get('/files/file/:fileId/lock', async (request) => {
+      const { fileId } = parseInput(fileIdParams, request.params)
+      return success(await presentLock(await ctx.app.locks.info(me(request), fileId)))
+    })
+    app.delete('/files/file/:fileId/lock', async (request) => {
+      const { fileId } = parseInput(fileIdParams, request.params)
+      const released = await ctx.app.locks.release(me(request), fileId)
+      return success({ ...(await presentLock(released)), released: released.locked })
     })
 
     app.get('/files/file/:fileId/download', async (request, reply) => {
       const { fileId } = parseInput(fileIdParams, request.params)
-      const file = await getOwnFile(ctx, fileId, currentUser(request).id)
+      const file = await ctx.app.files.get(me(request), fileId, 'download')
       return sendContent(ctx, request, reply, {
         blobKey: file.blobKey,
         size: file.size,
@@ -136,16 +93,15 @@ export function fileRoutes(ctx: AppContext) {
 
     app.get('/files/file/:fileId/history', async (request) => {
       const { fileId } = parseInput(fileIdParams, request.params)
-      await getOwnFile(ctx, fileId, currentUser(request).id)
-      const versions = await ctx.store.files.listVersions(fileId)
-      const names = await displayNames(ctx, versions.map((v) => v.createdBy))
+      const versions = await ctx.app.files.versions(me(request), fileId)
+      const names = await ctx.app.accounts.displayNames(versions.map((v) => v.createdBy))
       return success(versions.reverse().map((v) => presentVersion(v, ctx.config.publicUrl, names)))
     })
 
     app.get('/files/file/:fileId/version/:version/download', async (request, reply) => {
       const { fileId, version } = parseInput(versionParams, request.params)
-      const file = await getOwnFile(ctx, fileId, currentUser(request).id)
-      const record = await getVersion(ctx, fileId, version)
+      const file = await ctx.app.files.get(me(request), fileId, 'download')
+      const record = await ctx.app.files.version(me(request), fileId, version)
       return sendContent(ctx, request, reply, {
         blobKey: record.blobKey,
         size: record.size,
@@ -163,32 +119,81 @@ export function fileRoutes(ctx: AppContext) {
       await upload.register(multipart, {
         // One byte over the limit, so the blob store itself sees the overflow and
         // refuses (busboy would silently truncate at the limit).
-        limits: { fileSize: ctx.config.maxFileSize + 1, files: 1, fields: 10, fieldSize: 4096 },
+        limits: { fileSize: ctx.config.maxFileSize + 1, files: MAX_FILES_PER_UPLOAD, fields: 10, fieldSize: 4096 },
       })
-      upload.post('/files/@my/upload', async (request, reply) => {
-        const ownerId = currentUser(request).id
-        const file = request.isMultipart()
-          ? await uploadMultipart(ctx, request, ownerId)
-          : await uploadRaw(ctx, request, ownerId)
-        const [presented] = await present([file])
-        return reply.code(201).send(success(presented, 201))
+      upload.post('/files/:folderId/upload', async (request, reply) => {
+        const { folderId } = parseInput(folderRefParams, request.params)
+        const folder = folderRef(folderId)
+        if (!request.isMultipart()) {
+          const [presented] = await present(request, [await uploadRaw(ctx, request, folder)])
+          return reply.code(201).send(success(presented, 201))
+        }
+        // One file answers its record; several answer the list, as ONLYOFFICE's upload does.
+        const files = await uploadMultipart(ctx, request, folder)
+        const presented = await present(request, files)
+        return reply.code(201).send(success(presented.length === 1 ? presented[0] : presented, 201))
       })
     })
   }
 }
 
-async function uploadMultipart(ctx: AppContext, request: FastifyRequest, ownerId: string) {
-  const part = await request.file()
-  if (!part || part.fieldname !== 'file') {
-    throw new DomainError('INVALID_INPUT', 'multipart upload needs one file in the field "file"')
+/** Most files one multipart upload may carry; more is refused with 400. */
+const MAX_FILES_PER_UPLOAD = 20
+
+/** Errors the multipart parser raises for a body that is not well-formed multipart. */
+function malformedMultipart(error: unknown): DomainError | undefined {
+  if (error instanceof DomainError) return undefined
+  if (!(error instanceof Error)) return undefined
+  if ('statusCode' in error && typeof error.statusCode === 'number') {
+    if (error.statusCode === 413 && 'code' in error && error.code === 'FST_FILES_LIMIT') {
+      return new DomainError(
+        'INVALID_INPUT',
+        `one upload may carry at most ${MAX_FILES_PER_UPLOAD} files`,
+        { field: 'file' },
+      )
+    }
+    return undefined
   }
-  const query = request.query as Record<string, unknown>
-  const title = typeof query.title === 'string' && query.title ? query.title : part.filename
-  if (!title) throw new DomainError('INVALID_INPUT', 'the uploaded file has no name', { field: 'file' })
-  return uploadFile(ctx, ownerId, title, part.file)
+  // busboy: 'Multipart: Boundary not found', 'Unexpected end of multipart data',
+  // 'Malformed part header', 'Part terminated early', ...
+  return new DomainError('INVALID_INPUT', `malformed multipart body: ${error.message}`, { field: 'file' })
 }
 
-async function uploadRaw(ctx: AppContext, request: FastifyRequest, ownerId: string) {
+/**
+ * Stores every file of a multipart upload, in the order sent, each as it arrives (so a
+ * large one is never held in memory): parts in the field "file" are files; other fields
+ * are ignored. ?title= names the first file; the others keep their own names. A body that
+ * is not well-formed multipart is 400; a file already stored before the malformation
+ * stays stored and listed.
+ */
+async function uploadMultipart(ctx: AdapterContext, request: FastifyRequest, folder: string) {
+  const query = request.query as Record<string, unknown>
+  const stored: FileRecord[] = []
+  try {
+    for await (const part of request.parts()) {
+      if (part.type !== 'file') continue
+      if (part.fieldname !== 'file') {
+        part.file.resume()
+        throw new DomainError('INVALID_INPUT', 'files must be sent in the field "file"', { field: 'file' })
+      }
+      const named: boolean = stored.length === 0 && typeof query.title === 'string' && query.title !== ''
+      const title: string = named ? String(query.title) : part.filename
+      if (!title) {
+        part.file.resume()
+        throw new DomainError('INVALID_INPUT', 'the uploaded file has no name', { field: 'file' })
+      }
+      stored.push(await ctx.app.files.upload(me(request), title, part.file, undefined, folder))
+    }
+  } catch (error) {
+    throw malformedMultipart(error) ?? error
+  }
+  if (stored.length === 0) {
+    throw new DomainError('INVALID_INPUT', 'multipart upload needs a file in the field "file"', { field: 'file' })
+  }
+  return stored
+}
+
+async function uploadRaw(ctx: AdapterContext, request: FastifyRequest, folder: string) {
   const query = request.query as Record<string, unknown>
   const title = typeof query.title === 'string' ? query.title : ''
   if (!title) {
@@ -197,5 +202,5 @@ async function uploadRaw(ctx: AppContext, request: FastifyRequest, ownerId: stri
   }
   const length = request.headers['content-length']
   const expected = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined
-  return uploadFile(ctx, ownerId, title, request.body as Readable, expected)
+  return ctx.app.files.upload(me(request), title, request.body as Readable, expected, folder)
 }

@@ -1,15 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import {
-  assertAdmin,
-  createUser,
-  listUsers,
-  removeUserById,
-  requireUserById,
-  setPassword,
-  updateUser,
-} from '../../app/accounts.js'
-import type { AppContext } from '../../app/context.js'
+import type { AdapterContext } from '../../app/create-app.js'
+import { actorOf } from '../../app/audit.js'
 import { currentUser, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
 import { presentProfile } from './presenters.js'
@@ -41,42 +33,42 @@ const userIdParams = z.object({ userId: z.string().min(1).max(128) })
  * User management for admins (ONLYOFFICE portal paths under /people): list,
  * add, change, reset a password, remove. Every route answers 403 to non-admins.
  */
-export function peopleRoutes(ctx: AppContext) {
+export function peopleRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
-    app.addHook('preHandler', requirePortalUser(ctx))
-    app.addHook('preHandler', async (request) => assertAdmin(currentUser(request)))
+    app.addHook('onRequest', requirePortalUser(ctx))
+    app.addHook('onRequest', async (request) => ctx.app.accounts.assertAdmin(currentUser(request)))
 
     for (const path of ['/people', '/people.json']) {
-      app.get(path, async () => success((await listUsers(ctx)).map(presentProfile)))
+      app.get(path, async () => success((await ctx.app.accounts.listUsers()).map(presentProfile)))
       app.post(path, async (request, reply) => {
         const input = parseInput(newPersonBody, request.body)
-        const user = await createUser(ctx, input)
+        const user = await ctx.app.accounts.createUser(input, actorOf(currentUser(request), request.ip))
         return reply.code(201).send(success(presentProfile(user), 201))
       })
     }
 
     app.get('/people/:userId', async (request) => {
       const { userId } = parseInput(userIdParams, request.params)
-      return success(presentProfile(await requireUserById(ctx, userId)))
+      return success(presentProfile(await ctx.app.accounts.requireUserById(userId)))
     })
 
     app.put('/people/:userId', async (request) => {
       const { userId } = parseInput(userIdParams, request.params)
       const changes = parseInput(personPatchBody, request.body)
-      const user = await updateUser(ctx, currentUser(request), userId, changes)
+      const user = await ctx.app.accounts.updateUser(currentUser(request), userId, changes, request.ip)
       return success(presentProfile(user))
     })
 
     app.put('/people/:userId/password', async (request) => {
       const { userId } = parseInput(userIdParams, request.params)
       const { password } = parseInput(passwordBody, request.body)
-      await setPassword(ctx, userId, password)
-      return success(presentProfile(await requireUserById(ctx, userId)))
+      await ctx.app.accounts.setPassword(userId, password, actorOf(currentUser(request), request.ip))
+      return success(presentProfile(await ctx.app.accounts.requireUserById(userId)))
     })
 
     app.delete('/people/:userId', async (request) => {
       const { userId } = parseInput(userIdParams, request.params)
-      await removeUserById(ctx, currentUser(request), userId)
+      await ctx.app.accounts.removeUserById(currentUser(request), userId, request.ip)
       return success({ id: userId, deleted: true })
     })
   }

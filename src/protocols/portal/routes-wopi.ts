@@ -1,12 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { AppContext } from '../../app/context.js'
-import { getOwnFile } from '../../app/files.js'
+import type { AdapterContext } from '../../app/create-app.js'
 import { DomainError } from '../../core/errors.js'
-import { extensionOf } from '../../core/names/file-names.js'
 import type { Permission } from '../../core/tokens/signed-token.js'
-import { issueWopiToken, wopiSrcOf } from '../wopi/access-token.js'
-import { actionUrlsFor } from '../wopi/discovery.js'
-import { currentUser, requirePortalUser } from './authenticate.js'
+import { me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
 import { fileIdParams, parseInput } from './schema.js'
 
@@ -29,28 +25,17 @@ function requestedPermission(request: FastifyRequest): Permission {
  * a WOPI access token for the caller (write, or read with mode=view) and its expiry
  * (accessTokenTtl, ms since epoch, WOPI's access_token_ttl), plus the discovery's `edit`
  * and `view` action URLs when a WOPI client is configured and handles the extension. The
- * page must post the token as a form field, never in the query (fact sheet B2, C9).
+ * page must post the token as a form field, never in the query, so it stays out of logs and
+ * Referer headers (Microsoft's host page guidance).
  */
-export function wopiTokenRoutes(ctx: AppContext) {
+export function wopiTokenRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
-    const options = { preHandler: requirePortalUser(ctx) }
+    const options = { onRequest: requirePortalUser(ctx) }
     app.post('/files/file/:fileId/wopi', options, async (request) => {
       const { fileId } = parseInput(fileIdParams, request.params)
-      const user = currentUser(request)
-      const file = await getOwnFile(ctx, fileId, user.id)
-      const permission = requestedPermission(request)
-      const { token, expiresAt } = issueWopiToken(ctx, file.id, user.id, permission)
-      const wopiSrc = wopiSrcOf(ctx, file.id)
-      const actions = await actionUrlsFor(ctx, extensionOf(file.title), wopiSrc)
-      return success({
-        fileId: file.id,
-        wopiSrc,
-        accessToken: token,
-        accessTokenTtl: expiresAt,
-        permission,
-        ...(permission === 'write' && actions.edit !== undefined ? { edit: actions.edit } : {}),
-        ...(actions.view !== undefined ? { view: actions.view } : {}),
-      })
+      const by = me(request)
+      await ctx.app.files.get(by, fileId)
+      return success(await ctx.app.wopi.launch(by, fileId, requestedPermission(request)))
     })
   }
 }

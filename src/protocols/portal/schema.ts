@@ -45,3 +45,96 @@ export function parseInput<T extends z.ZodType>(schema: T, value: unknown): z.ou
     .join('; ')
   throw new DomainError('INVALID_INPUT', message)
 }
+
+/** Names and numbers of ONLYOFFICE's SortedByType, and what Folio sorts by for each. */
+const SORTS: Record<string, 'updated' | 'created' | 'title' | 'size'> = {
+  dateandtime: 'updated', '0': 'updated', updated: 'updated',
+  az: 'title', '1': 'title', title: 'title',
+  size: 'size', '2': 'size',
+  // Author and Type have no index of their own: they fall back to the name.
+  author: 'title', '3': 'title',
+  type: 'title', '4': 'title',
+  new: 'updated', '5': 'updated',
+  dateandtimecreation: 'created', '6': 'created', created: 'created',
+}
+
+/** Names and numbers of the FilterType values Folio serves. */
+const FILTERS: Record<string, 'none' | 'files' | 'folders' | 'documents' | 'presentations' | 'spreadsheets'> = {
+  none: 'none', '0': 'none',
+  filesonly: 'files', '1': 'files',
+  foldersonly: 'folders', '2': 'folders',
+  documentsonly: 'documents', '3': 'documents',
+  presentationsonly: 'presentations', '4': 'presentations',
+  spreadsheetsonly: 'spreadsheets', '5': 'spreadsheets',
+}
+
+/** Query of a folder listing: paging, sort (names or numbers, any case) and filters. */
+export const folderListQuery = z.object({
+  startIndex: z.coerce.number().int().min(0).default(0),
+  count: z.coerce.number().int().min(1).max(1000).default(100),
+  sortBy: z
+    .string()
+    .max(64)
+    .optional()
+    .refine((value) => value === undefined || value === '' || Object.hasOwn(SORTS, value.toLowerCase()), {
+      message: 'unknown sortBy (DateAndTime, AZ, Size, Author, Type, New, DateAndTimeCreation or 0-6)',
+    })
+    .transform((value) => (value ? SORTS[value.toLowerCase()] : undefined)),
+  sortOrder: z
+    .string()
+    .max(16)
+    .optional()
+    .refine((value) => value === undefined || ['ascending', 'descending', 'asc', 'desc', ''].includes(value.toLowerCase()), {
+      message: 'sortOrder is ascending or descending',
+    })
+    .transform((value) => (value ? value.toLowerCase().startsWith('desc') : undefined)),
+  filterValue: z.string().max(256).optional(),
+  filterType: z
+    .string()
+    .max(32)
+    .optional()
+    .refine((value) => value === undefined || value === '' || Object.hasOwn(FILTERS, value.toLowerCase()), {
+      message: 'unsupported filterType (None, FilesOnly, FoldersOnly, DocumentsOnly, PresentationsOnly, SpreadsheetsOnly or 0-5)',
+    })
+    .transform((value) => (value ? FILTERS[value.toLowerCase()] ?? 'none' : 'none')),
+})
+
+/** An id in a path: a folder id, or an @ alias with an optional .json suffix. */
+export const folderRefParams = z.object({ folderId: z.string().min(1).max(128) })
+
+const idList = z.array(z.string().min(1).max(128)).max(10_000).default([])
+
+/** ONLYOFFICE's conflictResolveType: Skip 0, Overwrite 1, Duplicate 2 (names also accepted). */
+const conflict = z
+  .union([z.number().int(), z.string().max(16)])
+  .optional()
+  .transform((value, ctx) => {
+    const key = String(value ?? 2).toLowerCase()
+    const found = ({ '0': 'skip', skip: 'skip', '1': 'overwrite', overwrite: 'overwrite', '2': 'duplicate', duplicate: 'duplicate' } as const)[key]
+    if (found === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'conflictResolveType is 0 (Skip), 1 (Overwrite) or 2 (Duplicate)' })
+      return z.NEVER
+    }
+    return found
+  })
+
+export const moveCopyBody = z.object({
+  destFolderId: z.union([z.string().min(1).max(128), z.number()]).transform(String),
+  folderIds: idList,
+  fileIds: idList,
+  conflictResolveType: conflict,
+  deleteAfter: z.boolean().optional(),
+})
+
+export const deleteItemsBody = z.object({
+  folderIds: idList,
+  fileIds: idList,
+  immediately: z.boolean().default(false),
+  deleteAfter: z.boolean().optional(),
+})
+
+/** `immediately` of a DELETE, in the body or the query (true/false). */
+export const immediatelyInput = z.object({
+  immediately: z.union([z.boolean(), z.enum(['true', 'false'])]).optional()
+    .transform((value) => value === true || value === 'true'),
+})

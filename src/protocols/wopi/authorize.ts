@@ -4,23 +4,25 @@
  * user present (401). Write operations additionally need a write token (401 otherwise).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { AppContext } from '../../app/context.js'
+import type { Principal } from '../../app/access.js'
+import type { AdapterContext } from '../../app/create-app.js'
 import { DomainError } from '../../core/errors.js'
-import { isWellFormedId } from '../../core/ids.js'
-import { verifyToken, type Permission, type TokenClaims } from '../../core/tokens/signed-token.js'
-import type { FileRecord, UserRecord } from '../../ports/metadata-store.js'
-import { checkProof } from './discovery.js'
+import type { Permission } from '../../core/tokens/signed-token.js'
+import type { FileRecord, UserRecord } from '../../core/entities.js'
+import type { ProofChecker } from './discovery.js'
 import { readAccessToken } from './headers.js'
 
 /** One authorized WOPI request: what every operation handler receives. */
 export interface WopiCall {
-  ctx: AppContext
+  ctx: AdapterContext
   request: FastifyRequest
   reply: FastifyReply
   /** The file as read when the request was authorized (may be stale for CAS decisions). */
   file: FileRecord
   user: UserRecord
   permission: Permission
+  /** The token's user acting with the token's permission, for the access policy. */
+  principal: Principal
   /** The access token exactly as sent. */
   token: string
 }
@@ -34,9 +36,30 @@ function fileIdParam(request: FastifyRequest): string {
   return ''
 }
 
+/**
+ * The URL a WOPI client requested, as it saw it, for checking its proof: the path and
+ * query exactly as sent (request.url is the raw request target: every parameter, such as
+ * access_token_ttl, and the token in the client's own percent-encoding) after the address
+ * WOPI clients reach Folio at, FOLIO_INTERNAL_URL (whose path, if any, is a prefix a proxy
+ * removed). With FOLIO_TRUST_PROXY on, the scheme and host the proxy reports
+ * (X-Forwarded-Proto, X-Forwarded-Host) are a second candidate; without it, client-supplied
+ * headers never shape the URL.
+ */
+export function requestUrlsForProof(ctx: AdapterContext, request: FastifyRequest): string[] {
+  const internal = ctx.config.internalUrl.replace(/\/+$/, '')
+  const urls = [internal + request.url]
+  if (ctx.config.trustProxy) {
+    const prefix = new URL(internal).pathname.replace(/\/+$/, '')
+    const forwarded = `${request.protocol}://${request.host}${prefix}${request.url}`
+    if (!urls.includes(forwarded)) urls.push(forwarded)
+  }
+  return urls
+}
+
 /** Authorizes a request to /wopi/files/{id} ('file') or /wopi/files/{id}/contents ('contents'). */
 export async function authorize(
-  ctx: AppContext,
+  ctx: AdapterContext,
+  proofs: ProofChecker,
   request: FastifyRequest,
   reply: FastifyReply,
   target: 'file' | 'contents',
@@ -44,54 +67,14 @@ export async function authorize(
   const fileId = fileIdParam(request)
   const token = readAccessToken(request.query, request.headers)
   if (token === undefined) throw new DomainError('UNAUTHENTICATED', 'an access_token is required')
-  await checkProof(ctx, { accessToken: token, fileId, target, headers: request.headers })
-  const claims = verifyAccessToken(ctx, token)
-  if (claims.fileId !== fileId) {
-    throw new DomainError('UNAUTHENTICATED', 'the access token was issued for another file')
-  }
-  const file = isWellFormedId(fileId) ? await ctx.store.files.findById(fileId) : undefined
-  if (!file) throw new DomainError('NOT_FOUND', 'file not found')
-  // Read on every call: a removed user's tokens stop working at once, on every instance.
-  const user = await ctx.store.users.findById(claims.userId)
-  if (!user) throw new DomainError('UNAUTHENTICATED', 'the user of this token no longer exists')
-  return { ctx, request, reply, file, user, permission: claims.permission, token }
+  await proofs.checkProof({ accessToken: token, urls: requestUrlsForProof(ctx, request), headers: request.headers })
+  const access = await ctx.app.wopi.access(token, fileId)
+  // The client address rides with the principal, for the audit trail.
+  const principal = { ...access.principal, address: request.ip }
+  return { ctx, request, reply, ...access, principal, token }
 }
 
-/** Tokens remembered per signing secret; beyond this the oldest is forgotten (~0.5 KB each). */
-const MAX_REMEMBERED_TOKENS = 2048
-
-const rememberedTokens = new WeakMap<Buffer, Map<string, TokenClaims>>()
-
-/**
- * The claims of a genuine, unexpired WOPI token; 401 otherwise. An editor sends the same
- * token on every call of a session, so a token whose HMAC verified once is remembered by
- * its exact text and only its expiry is checked again: the HMAC was about a tenth of the
- * CPU of a lock call. Tokens are stateless (nothing revokes one before it expires), so
- * remembering the verdict changes no answer.
- */
-function verifyAccessToken(ctx: AppContext, token: string): TokenClaims {
-  const now = ctx.clock.now()
-  let remembered = rememberedTokens.get(ctx.signingSecret)
-  if (remembered === undefined) {
-    remembered = new Map()
-    rememberedTokens.set(ctx.signingSecret, remembered)
-  }
-  const known = remembered.get(token)
-  if (known !== undefined && now < known.expiresAt) return known
-  remembered.delete(token)
-  const check = verifyToken(ctx.signingSecret, token, 'wopi', now)
-  if (!check.ok) throw new DomainError('UNAUTHENTICATED', `access token rejected: ${check.reason}`)
-  if (remembered.size >= MAX_REMEMBERED_TOKENS) {
-    const oldest = remembered.keys().next()
-    if (oldest.done !== true) remembered.delete(oldest.value)
-  }
-  remembered.set(token, check.claims)
-  return check.claims
-}
-
-/** Refuses (401, as WOPI has no 403) unless the token allows changes. */
-export function requireWrite(call: WopiCall): void {
-  if (call.permission !== 'write') {
-    throw new DomainError('FORBIDDEN', 'this access token is read-only')
-  }
+/** Refuses (401, as WOPI has no 403) unless the token allows changes to the file. */
+export async function requireWrite(call: WopiCall): Promise<void> {
+  await call.ctx.app.authorize(call.principal, 'edit', call.file)
 }

@@ -5,15 +5,11 @@
  * content and version exactly as they were.
  */
 import type { FastifyReply } from 'fastify'
-import { commitNewVersion, storeBody } from '../../app/files.js'
 import { DomainError } from '../../core/errors.js'
-import { decideWrite } from '../../core/lock/lock-rules.js'
-import type { FileRecord } from '../../ports/metadata-store.js'
 import { sendContent } from '../http/send-content.js'
 import { requireWrite, type WopiCall } from './authorize.js'
 import { bodyStream } from './body.js'
 import { readContentLength, readLock, readMaxExpectedSize, readSaveFacts } from './headers.js'
-import { lockConflictError } from './lock-operations.js'
 import { itemVersion, lastModifiedTime } from './presenters.js'
 
 /** Microsoft: without X-WOPI-MaxExpectedSize "use the maximum value of a 4-byte integer". */
@@ -44,31 +40,24 @@ export async function getFile(call: WopiCall): Promise<FastifyReply> {
   )
 }
 
-/** Throws 409 unless the lock table lets this PutFile write `file` now. */
-function assertMayPut(call: WopiCall, file: FileRecord, lockId: string | undefined): void {
-  const decision = decideWrite(file.lock, lockId, file.size, call.ctx.clock.now(), 'put')
-  if (decision.kind === 'conflict') throw lockConflictError(decision)
-}
-
 /**
- * POST /contents with X-WOPI-Override: PUT. A cheap lock check runs before the body is
- * read, so a doomed upload is refused at once; the authoritative check runs again on the
- * fresh row inside the commit. X-WOPI-Editors and the save flags are kept on the version.
+ * POST /contents with X-WOPI-Override: PUT. The application's storeNewContents asks the lock
+ * policy before the body is read (a doomed upload is refused at once) and again on the fresh
+ * row inside the commit. X-WOPI-Editors and the save flags are kept on the version.
  */
 export async function putFile(call: WopiCall): Promise<FastifyReply> {
   const { ctx, request, reply } = call
-  requireWrite(call)
+  await requireWrite(call)
   const lockId = readLock(request.headers)
   const facts = readSaveFacts(request.headers)
   const expectedSize = readContentLength(request.headers)
-  assertMayPut(call, call.file, lockId)
-  const blob = await storeBody(ctx, bodyStream(request), expectedSize)
-  const file = await commitNewVersion(ctx, call.file.id, {
-    blob,
-    userId: call.user.id,
+  const file = await ctx.app.files.storeNewContents(call.file.id, {
+    by: call.principal,
+    body: bodyStream(request),
+    ...(expectedSize !== undefined ? { expectedSize } : {}),
     source: 'wopi',
     meta: { operation: 'PutFile', ...facts },
-    precondition: (fresh) => assertMayPut(call, fresh, lockId),
+    claim: { kind: 'wopi', lockId },
     // The row authorize read: if anything changed it during the upload, the CAS re-reads.
     current: call.file,
   })

@@ -1,22 +1,28 @@
 /**
  * The WOPI client's discovery document, held in memory: a cache of a remote document, so
- * every instance keeps its own copy. It is fetched from FOLIO_WOPI_DISCOVERY_URL on first
- * use, refreshed in the background once it is an hour old, and refreshed at once (at most
- * once a minute) when a proof fails to verify, since the client may have rotated its keys.
+ * every instance keeps its own copy. That is safe with several instances: the copy only
+ * mirrors the WOPI client's published document, each instance refreshes its own, and no
+ * decision of one instance depends on another's copy. It is fetched from
+ * FOLIO_WOPI_DISCOVERY_URL on first use, refreshed in the background once it is an hour
+ * old, and refreshed at once (at most once a minute) when a proof fails to verify, since
+ * the client may have rotated its keys.
  * This module also decides whether a request's proof headers are acceptable.
  */
-import type { AppContext } from '../../app/context.js'
+import type { Config } from '../../config/load.js'
+import type { ActionUrls, Clock, Logger, WopiActions } from '../../app/create-app.js'
 import { errorMessage } from '../../core/ids.js'
 import type { IncomingHttpHeaders } from 'node:http'
-import { wopiSrcOf } from './access-token.js'
+import { request } from 'undici'
+import type { OutboundClient } from '../http/outbound.js'
 import { readProofHeaders } from './headers.js'
 import {
-  buildProofUrl,
   parseDiscovery,
   verifyProof,
   wopiActionUrl,
   type Discovery,
+  type ProofCheck,
   type ProofFailure,
+  type ProofKeys,
 } from './proof-keys.js'
 
 /** A discovery older than this is fetched again in the background. */
@@ -36,16 +42,25 @@ export class ProofRejectedError extends Error {
   }
 }
 
+/** What the discovery cache needs around it. */
+export interface DiscoverySurroundings {
+  config: Config
+  clock: Clock
+  logger: Logger
+  /** The process's outbound HTTP client. */
+  client: OutboundClient
+}
+
 /** The in-memory discovery of one configured WOPI client. */
 export class DiscoveryCache {
   readonly url: string
-  readonly #ctx: AppContext
+  readonly #ctx: DiscoverySurroundings
   #discovery: Discovery | undefined
   #fetchedAt = 0
   #lastAttemptAt = Number.NEGATIVE_INFINITY
   #inFlight: Promise<Discovery | undefined> | undefined
 
-  constructor(ctx: AppContext, url: string) {
+  constructor(ctx: DiscoverySurroundings, url: string) {
     this.#ctx = ctx
     this.url = url
   }
@@ -93,61 +108,56 @@ export class DiscoveryCache {
   }
 
   async #fetch(): Promise<Discovery> {
-    const response = await fetch(this.url, {
-      redirect: 'error',
+    // A redirect is not followed: it answers 3xx, which is refused like any other status.
+    const response = await request(this.url, {
+      dispatcher: this.#ctx.client,
+      method: 'GET',
       signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
       headers: { Accept: 'text/xml, application/xml' },
     })
-    if (response.status !== 200) {
-      await response.body?.cancel()
-      throw new Error(`discovery answered HTTP ${response.status}`)
+    if (response.statusCode !== 200) {
+      await response.body.dump().catch(() => undefined)
+      throw new Error(`discovery answered HTTP ${response.statusCode}`)
     }
-    const declared = Number(response.headers.get('content-length') ?? '0')
+    const header = response.headers['content-length']
+    const declared = Number((Array.isArray(header) ? header[0] : header) ?? '0')
     if (declared > MAX_DISCOVERY_BYTES) {
-      await response.body?.cancel()
+      await response.body.dump().catch(() => undefined)
       throw new Error('discovery document is too large')
     }
-    const text = await response.text()
+    const text = await response.body.text()
     if (text.length > MAX_DISCOVERY_BYTES) throw new Error('discovery document is too large')
     return parseDiscovery(text)
   }
 }
 
-const caches = new WeakMap<AppContext, DiscoveryCache>()
-
-/**
- * The discovery cache shared by everything built on `ctx` (the WOPI host and the portal's
- * token endpoint), or undefined when no WOPI client is configured.
- */
-export function discoveryFor(ctx: AppContext): DiscoveryCache | undefined {
-  const url = ctx.config.wopi.discoveryUrl
-  if (url === undefined) return undefined
-  let cache = caches.get(ctx)
-  if (cache === undefined) {
-    cache = new DiscoveryCache(ctx, url)
-    caches.set(ctx, cache)
-  }
-  return cache
-}
-
 export interface ProofRequest {
   /** The access token as the client sent it (decoded from the query). */
   accessToken: string
-  fileId: string
-  target: 'file' | 'contents'
+  /**
+   * The request URL as the client requested it, each way Folio may have been reached
+   * (see requestUrlsForProof); the proof must verify against one of them.
+   */
+  urls: readonly string[]
   headers: IncomingHttpHeaders
 }
 
 /**
- * Checks the proof headers of a WOPI request (MS-WOPI "proof keys"; fact sheet B8, C10).
- * The signed URL is rebuilt from the WOPISrc Folio issued (internal URL + path), never from
- * the Host header. Without a configured WOPI client nothing is checked. A request without
- * X-WOPI-Proof, or one that arrives while no proof keys are known, passes unless
- * FOLIO_WOPI_PROOF_REQUIRED is set. A present proof must verify: a key mismatch first
- * refreshes discovery (at most once a minute) and tries again. Throws ProofRejectedError.
+ * Checks the proof headers of a WOPI request (MS-WOPI proof keys:
+ * https://learn.microsoft.com/microsoft-365/cloud-storage-partner-program/online/scenarios/proofkeys).
+ * The client signs the full URL it requested, query string included as sent
+ * (access_token_ttl and any other parameter, the token in its own encoding), so the proof
+ * is checked against that URL, never against one rebuilt from the token. Without a
+ * configured WOPI client nothing is checked. A request without X-WOPI-Proof, or one that
+ * arrives while no proof keys are known, passes unless FOLIO_WOPI_PROOF_REQUIRED is set. A
+ * present proof must verify: a key mismatch first refreshes discovery (at most once a
+ * minute) and tries again. Throws ProofRejectedError.
  */
-export async function checkProof(ctx: AppContext, request: ProofRequest): Promise<void> {
-  const cache = discoveryFor(ctx)
+async function checkProof(
+  ctx: DiscoverySurroundings,
+  cache: DiscoveryCache | undefined,
+  request: ProofRequest,
+): Promise<void> {
   if (cache === undefined) return
   const required = ctx.config.wopi.proofRequired
   const headers = readProofHeaders(request.headers)
@@ -162,37 +172,36 @@ export async function checkProof(ctx: AppContext, request: ProofRequest): Promis
     if (required) throw new ProofRejectedError('no-keys')
     return
   }
-  // The client signs the WOPISrc it was given, so rebuild it exactly as it was issued.
-  const url = buildProofUrl(wopiSrcOf(ctx, request.fileId), request.accessToken, request.target)
-  const input = { accessToken: request.accessToken, url, ...headers, now: ctx.clock.now() }
-  let check = verifyProof({ ...input, keys })
+  const now = ctx.clock.now()
+  const verifyAny = (candidate: ProofKeys): ProofCheck => {
+    let check: ProofCheck = { ok: false, reason: 'mismatch' }
+    for (const url of request.urls) {
+      check = verifyProof({ accessToken: request.accessToken, url, ...headers, now, keys: candidate })
+      if (check.ok || check.reason !== 'mismatch') return check
+    }
+    return check
+  }
+  let check = verifyAny(keys)
   if (!check.ok && check.reason === 'mismatch') {
     const fresh = await cache.refreshAfterFailure()
-    if (fresh?.proofKey !== undefined && fresh.proofKey !== keys) {
-      check = verifyProof({ ...input, keys: fresh.proofKey })
-    }
+    if (fresh?.proofKey !== undefined && fresh.proofKey !== keys) check = verifyAny(fresh.proofKey)
   }
   if (!check.ok) throw new ProofRejectedError(check.reason)
   // The client signs with a key newer than ours: it rotated, so learn the new pair soon.
   if (check.matched === 'proofold-current') void cache.refreshAfterFailure()
 }
 
-/** The `edit` and `view` action URLs discovery offers for a file's extension (when any). */
-export interface ActionUrls {
-  edit?: string
-  view?: string
-}
-
 /**
  * Fills discovery's urlsrc for a file's extension. Answers {} when no WOPI client is
  * configured, discovery cannot be fetched, or it has no such action for the extension.
  */
-export async function actionUrlsFor(
-  ctx: AppContext,
+async function actionUrlsFor(
+  ctx: DiscoverySurroundings,
+  cache: DiscoveryCache | undefined,
   extension: string,
   wopiSrc: string,
 ): Promise<ActionUrls> {
-  const discovery = await discoveryFor(ctx)?.current()
+  const discovery = await cache?.current()
   if (discovery === undefined || extension === '') return {}
   const find = (name: string) => {
     const matching = discovery.actions.filter(
@@ -208,4 +217,30 @@ export async function actionUrlsFor(
   if (edit) urls.edit = wopiActionUrl(edit.urlsrc, { wopiSrc })
   if (view) urls.view = wopiActionUrl(view.urlsrc, { wopiSrc })
   return urls
+}
+
+/** Checks the proof headers of WOPI requests (see checkProof). */
+export interface ProofChecker {
+  checkProof(request: ProofRequest): Promise<void>
+}
+
+/** The configured WOPI client's discovery: proof checks for the host, action URLs for the app. */
+export interface WopiDiscovery extends ProofChecker, WopiActions {
+  /** Learns the client's keys ahead of its first request (failures are logged and retried). */
+  warmUp(): void
+}
+
+/**
+ * The one discovery cache of this process, made by the composition root and shared by the
+ * WOPI host (proofs) and the application (action URLs). Without FOLIO_WOPI_DISCOVERY_URL
+ * nothing is fetched: proofs are not checked and no action URLs are offered.
+ */
+export function createWopiDiscovery(ctx: DiscoverySurroundings): WopiDiscovery {
+  const url = ctx.config.wopi.discoveryUrl
+  const cache = url === undefined ? undefined : new DiscoveryCache(ctx, url)
+  return {
+    warmUp: () => void cache?.current(),
+    checkProof: (request) => checkProof(ctx, cache, request),
+    actionUrlsFor: (extension, wopiSrc) => actionUrlsFor(ctx, cache, extension, wopiSrc),
+  }
 }

@@ -13,7 +13,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { DomainError, type ErrorCode } from '../../core/errors.js'
 import { encodeUtf7 } from '../../core/names/utf7.js'
-import type { Logger } from '../../ports/logger.js'
+import type { Logger } from '../../app/create-app.js'
 import { releaseBody } from './body.js'
 import { ProofRejectedError } from './discovery.js'
 
@@ -38,12 +38,16 @@ export const WOPI_STATUS: Record<ErrorCode, number> = {
   UPSTREAM_FAILED: 500,
 }
 
-/** The operation a request was dispatched to, so errors can add that operation's headers. */
-const operations = new WeakMap<FastifyRequest, string>()
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The WOPI operation a request was dispatched to ('' before dispatch), for error headers. */
+    wopiOperation: string
+  }
+}
 
 /** Remembers which WOPI operation (CheckFileInfo, RenameFile, ...) a request is. */
 export function markOperation(request: FastifyRequest, operation: string): void {
-  operations.set(request, operation)
+  request.wopiOperation = operation
 }
 
 /** Header values must be visible ASCII; anything else is replaced (they are for logs only). */
@@ -90,7 +94,7 @@ function isFastifyClientError(error: unknown): error is FastifyError {
 export function wopiErrorHandler(logger: Logger) {
   return (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     releaseBody(request, reply)
-    const operation = operations.get(request)
+    const operation = request.wopiOperation || undefined
     if (error instanceof DomainError) {
       const { status, headers } = wopiErrorReply(error, operation)
       const facts = { code: error.code, operation, status, message: error.message }

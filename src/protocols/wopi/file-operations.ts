@@ -3,15 +3,11 @@
  * record rather than its bytes or lock.
  */
 import type { FastifyReply } from 'fastify'
-import { deleteFile as deleteStoredFile, mutateFile } from '../../app/files.js'
 import { DomainError, isDomainError } from '../../core/errors.js'
-import { decideDelete, decideWrite } from '../../core/lock/lock-rules.js'
-import { candidateNames, sanitizeFileName, splitExtension } from '../../core/names/file-names.js'
-import type { FileRecord } from '../../ports/metadata-store.js'
+import { sanitizeFileName, splitExtension } from '../../core/names/file-names.js'
 import { requireWrite, type WopiCall } from './authorize.js'
 import { readSmallBody } from './body.js'
 import { readLock, readRequestedName } from './headers.js'
-import { lockConflictError } from './lock-operations.js'
 import { presentCheckFileInfo } from './presenters.js'
 
 /** Microsoft: the UserInfo string "has a maximum size of 1024 ASCII characters". */
@@ -31,7 +27,7 @@ export async function checkFileInfo(call: WopiCall): Promise<FastifyReply> {
  */
 export async function renameFile(call: WopiCall): Promise<FastifyReply> {
   const { ctx, request, file: original } = call
-  requireWrite(call)
+  await requireWrite(call)
   const lockId = readLock(request.headers)
   const requested = readRequestedName(request.headers)
   // The requested base must survive repair on its own, or '\u0001' would become '.docx'.
@@ -43,50 +39,32 @@ export async function renameFile(call: WopiCall): Promise<FastifyReply> {
       { field: 'X-WOPI-RequestedName' },
     )
   }
-  const assertMayRename = (file: FileRecord) => {
-    const decision = decideWrite(file.lock, lockId, file.size, ctx.clock.now(), 'rename')
-    if (decision.kind === 'conflict') throw lockConflictError(decision)
-  }
-  assertMayRename(original)
   const extension = splitExtension(original.title).extension
-  for (const title of candidateNames(base + extension)) {
-    const isOwnName = title.toLowerCase() === original.title.toLowerCase()
-    if (!isOwnName && (await ctx.store.files.titleExists(original.ownerId, title))) continue
-    try {
-      const renamed = await mutateFile(ctx, original.id, (fresh) => {
-        assertMayRename(fresh)
-        if (fresh.title === title) return undefined
-        return { title, updatedAt: ctx.clock.now(), updatedBy: call.user.id }
-      })
-      return call.reply.code(200).send({ Name: splitExtension(renamed.title).base })
-    } catch (error) {
-      // Taken by another file between the check and the write: try the next name.
-      if (isDomainError(error) && error.code === 'NAME_TAKEN') continue
-      throw error
+  try {
+    const renamed = await ctx.app.files.rename(original.id, {
+      by: call.principal,
+      title: base + extension,
+      onClash: 'next-free',
+      claim: { kind: 'wopi', lockId },
+      current: original,
+    })
+    return call.reply.code(200).send({ Name: splitExtension(renamed.title).base })
+  } catch (error) {
+    if (isDomainError(error) && error.code === 'NAME_INVALID') {
+      throw new DomainError('NAME_INVALID', error.message, { field: 'X-WOPI-RequestedName' })
     }
+    throw error
   }
-  throw new DomainError(
-    'NAME_INVALID',
-    'no legal, free file name can be derived from the requested name',
-    { field: 'X-WOPI-RequestedName' },
-  )
 }
 
 /**
  * DELETE (POST with X-WOPI-Override: DELETE): 409 with the current lock when the file is
- * locked (Microsoft's DeleteFile), otherwise the file and all its versions are removed.
- * The lock is judged on the row the delete is conditional on, so a Lock that lands in
- * between makes the delete decide again (409) instead of removing a locked file.
+ * locked (Microsoft's DeleteFile), otherwise the file and all its versions are removed and
+ * open ONLYOFFICE editors are dropped, exactly as a delete through the portal.
  */
 export async function deleteFile(call: WopiCall): Promise<FastifyReply> {
-  const { ctx } = call
-  requireWrite(call)
-  await deleteStoredFile(ctx, call.file.id, {
-    precondition: (fresh) => {
-      const decision = decideDelete(fresh.lock, ctx.clock.now())
-      if (decision.kind === 'conflict') throw lockConflictError(decision)
-    },
-  })
+  await requireWrite(call)
+  await call.ctx.app.files.delete(call.file.id, { by: call.principal, claim: { kind: 'wopi', lockId: undefined } })
   return call.reply.code(200).send()
 }
 
@@ -96,7 +74,7 @@ export async function deleteFile(call: WopiCall): Promise<FastifyReply> {
  * the user's own data, not the file.
  */
 export async function putUserInfo(call: WopiCall): Promise<FastifyReply> {
-  const { ctx, request, user } = call
+  const { ctx, request } = call
   const body = await readSmallBody(request, MAX_USER_INFO_BYTES)
   let text: string
   try {
@@ -104,6 +82,6 @@ export async function putUserInfo(call: WopiCall): Promise<FastifyReply> {
   } catch {
     throw new DomainError('INVALID_INPUT', 'UserInfo must be UTF-8 text')
   }
-  await ctx.store.users.update(user.id, { wopiUserInfo: text, updatedAt: ctx.clock.now() })
+  await ctx.app.locks.setUserInfo(call.principal, text)
   return call.reply.code(200).send()
 }

@@ -6,10 +6,10 @@
  * every error is answered by the one WOPI error table (errors.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { AppContext } from '../../app/context.js'
+import type { AdapterContext } from '../../app/create-app.js'
 import type { HttpPlugin } from '../http/server.js'
 import { authorize } from './authorize.js'
-import { discoveryFor } from './discovery.js'
+import type { WopiDiscovery } from './discovery.js'
 import { markOperation, wopiErrorHandler } from './errors.js'
 import { readOverride } from './headers.js'
 import { CHECK_FILE_INFO_SCHEMA } from './presenters.js'
@@ -23,13 +23,14 @@ import {
 } from './operations.js'
 
 /** The WOPI host plugin for the composition root; it owns the /wopi prefix. */
-export function wopiHost(ctx: AppContext): HttpPlugin {
+export function wopiHost(ctx: AdapterContext, discovery: WopiDiscovery): HttpPlugin {
   return async (app: FastifyInstance): Promise<void> => {
     // Learn the client's keys before its first request arrives; failures are logged and retried.
-    void discoveryFor(ctx)?.current()
+    discovery.warmUp()
     await app.register(
       async (wopi) => {
         // No parser may touch a WOPI body, whatever its Content-Type: the bytes are the file.
+        wopi.decorateRequest('wopiOperation', '')
         wopi.removeAllContentTypeParsers()
         wopi.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
         wopi.setErrorHandler(wopiErrorHandler(ctx.logger))
@@ -40,32 +41,35 @@ export function wopiHost(ctx: AppContext): HttpPlugin {
         // request logging is off and WOPI errors are logged through ctx.logger anyway.
         wopi.setChildLoggerFactory((logger) => logger)
 
+        // The token is checked before the operation is picked: a request without a valid
+        // token is 401 whatever its X-WOPI-Override (never 400 or 501 first).
         const run = async (
           request: FastifyRequest,
           reply: FastifyReply,
           target: 'file' | 'contents',
-          operation: WopiOperation,
+          pick: () => WopiOperation,
         ) => {
+          const call = await authorize(ctx, discovery, request, reply, target)
+          const operation = pick()
           markOperation(request, operation.name)
-          const call = await authorize(ctx, request, reply, target)
           return operation.handler(call)
         }
 
         const checkFileInfoSchema = { response: { 200: CHECK_FILE_INFO_SCHEMA } }
         wopi.get('/files/:fileId', { schema: checkFileInfoSchema }, async (request, reply) =>
-          run(request, reply, 'file', CHECK_FILE_INFO),
+          run(request, reply, 'file', () => CHECK_FILE_INFO),
         )
         wopi.get('/files/:fileId/contents', async (request, reply) =>
-          run(request, reply, 'contents', GET_FILE),
+          run(request, reply, 'contents', () => GET_FILE),
         )
-        wopi.post('/files/:fileId', async (request, reply) => {
-          const operation = operationFor(FILE_OVERRIDES, readOverride(request.headers))
-          return run(request, reply, 'file', operation)
-        })
-        wopi.post('/files/:fileId/contents', async (request, reply) => {
-          const operation = operationFor(CONTENTS_OVERRIDES, readOverride(request.headers))
-          return run(request, reply, 'contents', operation)
-        })
+        wopi.post('/files/:fileId', async (request, reply) =>
+          run(request, reply, 'file', () => operationFor(FILE_OVERRIDES, readOverride(request.headers))),
+        )
+        wopi.post('/files/:fileId/contents', async (request, reply) =>
+          run(request, reply, 'contents', () =>
+            operationFor(CONTENTS_OVERRIDES, readOverride(request.headers)),
+          ),
+        )
       },
       { prefix: '/wopi' },
     )

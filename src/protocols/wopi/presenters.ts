@@ -3,16 +3,17 @@
  * Types are strict: integers are JSON numbers, ids and versions strings, flags real
  * booleans, and nothing is ever null (Microsoft: omit a property rather than send null).
  */
-import type { AppContext } from '../../app/context.js'
+import type { AdapterContext } from '../../app/create-app.js'
 import { MAX_FILE_NAME_BYTES, splitExtension } from '../../core/names/file-names.js'
 import type { Permission } from '../../core/tokens/signed-token.js'
-import type { FileRecord, UserRecord } from '../../ports/metadata-store.js'
+import type { FileRecord, UserRecord } from '../../core/entities.js'
 import { hostPageUrl, wopiFileUrl } from './access-token.js'
 
 /**
  * The file's version as WOPI sees it (CheckFileInfo Version, X-WOPI-ItemVersion): derived
  * from the version counter, which moves on every PutFile even with identical bytes, so a
- * client never reuses a stale cache (fact sheet B6, C7). Never repeats for a file.
+ * client never reuses a stale cache (WOPI clients, ONLYOFFICE Docs among them, cache a
+ * document by this value). Never repeats for a file.
  */
 export function itemVersion(file: FileRecord): string {
   return `v${file.version}`
@@ -102,9 +103,13 @@ export const CHECK_FILE_INFO_SCHEMA = {
   additionalProperties: false,
 }
 
-/** Builds CheckFileInfo for `user` holding a token with `permission` on `file`. */
+/**
+ * Builds CheckFileInfo for `user` holding a token with `permission` on `file`: the write
+ * flags (UserCanWrite, UserCanRename, SupportsUpdate, ReadOnly, UserCanNotWriteRelative)
+ * follow it, and the caller has narrowed it to their current access.
+ */
 export function presentCheckFileInfo(
-  ctx: AppContext,
+  ctx: AdapterContext,
   file: FileRecord,
   user: UserRecord,
   permission: Permission,
@@ -126,7 +131,7 @@ export function presentCheckFileInfo(
     SupportsLocks: true,
     SupportsGetLock: true,
     SupportsExtendedLockLength: true,
-    SupportsUpdate: true,
+    SupportsUpdate: canWrite,
     SupportsRename: true,
     SupportsDeleteFile: true,
     SupportsUserInfo: true,
@@ -144,7 +149,7 @@ export function presentCheckFileInfo(
 }
 
 /** The PutRelativeFile body for the file that was written. */
-export function presentRelativeFile(ctx: AppContext, file: FileRecord, token: string) {
+export function presentRelativeFile(ctx: AdapterContext, file: FileRecord, token: string) {
   return {
     Name: file.title,
     Url: wopiFileUrl(ctx, file.id, token),

@@ -5,10 +5,13 @@ const KIND_COLORS: Record<FileKind, string> = {
   spreadsheet: '#2f855a',
   presentation: '#c05621',
   pdf: '#c53030',
+  text: '#4a5568',
+  image: '#6b46c1',
+  archive: '#975a16',
   other: '#718096',
 }
 
-/** White marks drawn on the page: lines, a grid, a slide, the letters PDF. */
+/** White marks drawn on the page: lines, a grid, a slide, the letters PDF, plain text, a picture, a zipper. */
 function KindMark(props: { kind: FileKind }) {
   const mark = { fill: 'none', stroke: '#fff', 'stroke-width': 1.6, 'stroke-linecap': 'round' } as const
   switch (props.kind) {
@@ -24,6 +27,13 @@ function KindMark(props: { kind: FileKind }) {
           PDF
         </text>
       )
+    case 'text':
+      // Plain lines with a ragged right edge: text without formatting.
+      return <path d="M6 12h6M6 15h10M6 18h4M6 21h8" {...mark} stroke-width={1.3} />
+    case 'image':
+      return <path d="M5.5 21l4-5 3 3.5 2-2 2 3.5zM14.5 13.2h.01" {...mark} stroke-width={1.4} />
+    case 'archive':
+      return <path d="M11 9v2M11 13v2M11 17v2M9.5 20.5h3v2h-3z" {...mark} stroke-width={1.3} />
     default:
       return null
   }

@@ -33,7 +33,7 @@ function errorText(error: unknown): string {
 }
 
 /** The documents screen: list, sort, filter, page, upload, create, rename, delete, open. */
-export function DocumentsScreen(props: { capabilities: api.Capabilities }) {
+export function DocumentsScreen(props: { capabilities: api.Capabilities; isAdmin: boolean }) {
   const [sortBy, setSortBy] = useState<SortField>('DateAndTime')
   const [sortOrder, setSortOrder] = useState<SortOrder>('descending')
   const [filterText, setFilterText] = useState('')
@@ -44,8 +44,8 @@ export function DocumentsScreen(props: { capabilities: api.Capabilities }) {
   const [loadError, setLoadError] = useState('')
   const [renaming, setRenaming] = useState<string | null>(null)
   const [deleting, setDeleting] = useState<api.FileItem | null>(null)
+  const [releasing, setReleasing] = useState<api.FileItem | null>(null)
   const [creating, setCreating] = useState<NewKind | null>(null)
-  const [noEditor, setNoEditor] = useState(false)
   const [uploads, setUploads] = useState<Upload[]>([])
   const [dragging, setDragging] = useState(false)
   const heading = useRef<HTMLHeadingElement>(null)
@@ -107,10 +107,14 @@ export function DocumentsScreen(props: { capabilities: api.Capabilities }) {
     void load()
   }, [sortBy, sortOrder, filter, page])
 
-  // Filter as the user types, without a request per key press.
+  // Filter as the user types, without a request per key press. Only a changed filter goes
+  // back to the first page: on the first render nothing was typed, and a "Next page" clicked
+  // within the debounce must not be undone.
   useEffect(() => {
+    const wanted = filterText.trim()
+    if (wanted === params.current.filter) return
     const timer = setTimeout(() => {
-      setFilter(filterText.trim())
+      setFilter(wanted)
       setPage(0)
     }, 250)
     return () => clearTimeout(timer)
@@ -259,6 +263,7 @@ export function DocumentsScreen(props: { capabilities: api.Capabilities }) {
               key={file.id}
               file={file}
               capabilities={props.capabilities}
+              isAdmin={props.isAdmin}
               renaming={renaming === file.id}
               onRename={() => setRenaming(file.id)}
               onRenameDone={(renamed) => {
@@ -269,7 +274,7 @@ export function DocumentsScreen(props: { capabilities: api.Capabilities }) {
                 }
               }}
               onDelete={() => setDeleting(file)}
-              onNoEditor={() => setNoEditor(true)}
+              onReleaseLock={() => setReleasing(file)}
             />
           ))}
         </tbody>
@@ -320,18 +325,16 @@ export function DocumentsScreen(props: { capabilities: api.Capabilities }) {
           }}
         />
       ) : null}
-      {noEditor ? (
-        <Dialog title="No editor is set up" onClose={() => setNoEditor(false)}>
-          <p>Folio stores your files, but opening them needs an online editor, and none is configured.</p>
-          <p>
-            Ask whoever runs Folio to set <code>FOLIO_DOCS_URL</code> to the address of ONLYOFFICE Docs, or{' '}
-            <code>FOLIO_WOPI_DISCOVERY_URL</code> to the discovery address of a WOPI client such as Collabora
-            Online, and restart Folio. Until then you can download files and edit them on your computer.
-          </p>
-          <form method="dialog" class="dialog-actions">
-            <button class="button primary">Close</button>
-          </form>
-        </Dialog>
+      {releasing ? (
+        <ReleaseLockDialog
+          file={releasing}
+          onClose={() => setReleasing(null)}
+          onReleased={() => {
+            announce(`Released the lock on ${releasing.title}`)
+            setReleasing(null)
+            void load({ quiet: true })
+          }}
+        />
       ) : null}
     </section>
   )
@@ -377,7 +380,8 @@ function FileRow(props: {
   onRename: () => void
   onRenameDone: (renamed?: api.FileItem) => void
   onDelete: () => void
-  onNoEditor: () => void
+  onReleaseLock: () => void
+  isAdmin: boolean
 }) {
   const { file } = props
   const kind = fileKind(file.fileExst)
@@ -400,7 +404,9 @@ function FileRow(props: {
             <RenameForm file={file} onDone={props.onRenameDone} />
           ) : (
             <div class="name-text">
-              <span class="file-name">{file.title}</span>
+              <a class="file-name" href={href ?? api.downloadUrl(file.id)} {...(href ? { target: '_blank', rel: 'noopener' } : { download: file.title })}>
+                {file.title}
+              </a>
               <span class="meta-line">
                 {formatSize(file.pureContentLength)} · {formatDate(file.updated)}
                 {file.updatedBy.displayName ? ` · ${file.updatedBy.displayName}` : ''}
@@ -424,10 +430,15 @@ function FileRow(props: {
           </span>
         ) : null}
         {file.locked ? (
-          <span class="badge locked">
+          <span class="badge locked" title={lockDescription(file)}>
             <Icon name="lock" />
             Locked
           </span>
+        ) : null}
+        {file.locked ? (
+          <button type="button" class="button small" aria-label={`Release the lock on ${file.title}`} onClick={props.onReleaseLock}>
+            Release lock
+          </button>
         ) : null}
       </td>
       <td class="col-actions">
@@ -436,11 +447,12 @@ function FileRow(props: {
             <a class="icon-button" href={href} target="_blank" rel="noopener" aria-label={`Open ${file.title} in the editor`} title="Open in the editor">
               <Icon name="open" />
             </a>
-          ) : (
-            <button type="button" class="icon-button" aria-label={`Open ${file.title} in the editor`} title="Open in the editor" onClick={props.onNoEditor}>
+          ) : props.isAdmin ? (
+            // Admins see why the editor is missing; others are not offered it at all.
+            <button type="button" class="icon-button" disabled aria-label={`Open ${file.title} in the editor (no online editor is connected)`} title="No online editor is connected to Folio (see Configuration in the README)">
               <Icon name="open" />
             </button>
-          )}
+          ) : null}
           <a class="icon-button" href={api.downloadUrl(file.id)} download={file.title} aria-label={`Download ${file.title}`} title="Download">
             <Icon name="download" />
           </a>
@@ -567,6 +579,37 @@ function CreateDialog(props: { kind: NewKind; onClose: () => void; onCreated: (f
         </div>
       </form>
     </Dialog>
+  )
+}
+
+/** 'Locked by Ann since 12 May, 10:04' as far as the lock was recorded. */
+function lockDescription(file: api.FileItem): string {
+  const by = file.lockedBy?.displayName ? ` by ${file.lockedBy.displayName}` : ''
+  const since = file.lockedAt ? ` since ${formatDate(file.lockedAt)}` : ''
+  return `Locked by an online editor${by}${since}`
+}
+
+function ReleaseLockDialog(props: { file: api.FileItem; onClose: () => void; onReleased: () => void }) {
+  return (
+    <ConfirmDialog
+      title="Release the lock?"
+      confirmLabel="Release lock"
+      tone="danger"
+      action={async () => {
+        await api.releaseLock(props.file.id)
+        props.onReleased()
+      }}
+      errorText={errorText}
+      onClose={props.onClose}
+    >
+      <p>
+        “<span class="file-name">{props.file.title}</span>” is locked by an online editor
+        {props.file.lockedBy?.displayName ? ` of ${props.file.lockedBy.displayName}` : ''}
+        {props.file.lockedAt ? ` since ${formatDate(props.file.lockedAt)}` : ''}. Release it only if
+        that editor was closed: an editor still open loses the lock and must reload, and
+        changes it has not saved yet may be lost.
+      </p>
+    </ConfirmDialog>
   )
 }
 

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
-import { Dialog } from '../components/dialog'
+import { ConfirmDialog, Dialog } from '../components/dialog'
 import { Icon } from '../components/icons'
 import { formatDate } from '../format'
 import { announce } from '../notices'
@@ -19,6 +19,7 @@ export function PeopleScreen(props: { self: api.Profile }) {
   const [error, setError] = useState('')
   const [resetting, setResetting] = useState<api.Profile | null>(null)
   const [removing, setRemoving] = useState<api.Profile | null>(null)
+  const [changingAdmin, setChangingAdmin] = useState<api.Profile | null>(null)
   const heading = useRef<HTMLHeadingElement>(null)
 
   const load = async () => {
@@ -35,13 +36,10 @@ export function PeopleScreen(props: { self: api.Profile }) {
   useEffect(() => heading.current?.focus(), [])
 
   const toggleAdmin = async (person: api.Profile) => {
-    try {
-      const updated = await api.updatePerson(person.id, { isAdmin: !person.isAdmin })
-      announce(updated.isAdmin ? `${updated.userName} is now an admin.` : `${updated.userName} is no longer an admin.`)
-      await load()
-    } catch (failure) {
-      announce(messageOf(failure), 'error')
-    }
+    const updated = await api.updatePerson(person.id, { isAdmin: !person.isAdmin })
+    announce(updated.isAdmin ? `${updated.userName} is now an admin.` : `${updated.userName} is no longer an admin.`)
+    setChangingAdmin(null)
+    await load()
   }
 
   return (
@@ -89,7 +87,7 @@ export function PeopleScreen(props: { self: api.Profile }) {
                   </td>
                   <td>{person.displayName}</td>
                   <td class="col-email">{person.email}</td>
-                  <td>
+                  <td class="col-admin">
                     <label class="switch">
                       <input
                         type="checkbox"
@@ -97,7 +95,11 @@ export function PeopleScreen(props: { self: api.Profile }) {
                         disabled={isSelf}
                         aria-label={`${person.userName} is an admin`}
                         title={isSelf ? 'You cannot withdraw your own admin rights' : undefined}
-                        onChange={() => void toggleAdmin(person)}
+                        onClick={(event) => {
+                          // The switch changes only once the admin confirms.
+                          event.preventDefault()
+                          setChangingAdmin(person)
+                        }}
                       />
                     </label>
                   </td>
@@ -133,6 +135,22 @@ export function PeopleScreen(props: { self: api.Profile }) {
             setResetting(null)
           }}
         />
+      ) : null}
+      {changingAdmin ? (
+        <ConfirmDialog
+          title={changingAdmin.isAdmin ? `Withdraw admin rights from ${changingAdmin.userName}?` : `Make ${changingAdmin.userName} an admin?`}
+          confirmLabel={changingAdmin.isAdmin ? 'Withdraw admin rights' : 'Make admin'}
+          tone={changingAdmin.isAdmin ? 'danger' : 'primary'}
+          action={() => toggleAdmin(changingAdmin)}
+          errorText={messageOf}
+          onClose={() => setChangingAdmin(null)}
+        >
+          <p>
+            {changingAdmin.isAdmin
+              ? 'They will no longer be able to manage people. Their documents stay theirs.'
+              : 'Admins can add and remove people, reset passwords and make others admins.'}
+          </p>
+        </ConfirmDialog>
       ) : null}
       {removing ? (
         <Dialog title={`Remove ${removing.userName}?`} onClose={() => setRemoving(null)}>

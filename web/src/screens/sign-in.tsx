@@ -85,6 +85,15 @@ export function SignInScreen(props: { onSignedIn: (profile: api.Profile) => Prom
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
+      <details class="first-sign-in">
+        <summary>First time here?</summary>
+        <p>
+          Ask whoever runs Folio for your user name and password. If that is you: the first admin account (usually{' '}
+          <code>admin</code>) has a password that is printed in the server's log when Folio starts for the first time
+          (look for <code>generatedPassword</code>). To set a new one, run <code>folio user passwd admin --password-stdin</code>{' '}
+          on the server.
+        </p>
+      </details>
     </section>
   )
 }

@@ -3,7 +3,7 @@ import * as api from '../api'
 import { ConfirmDialog } from '../components/dialog'
 import { Icon } from '../components/icons'
 import { Link } from '../components/link'
-import { formatDate, formatSize, versionSourceLabel } from '../format'
+import { formatDates, formatSize, versionSourceLabel } from '../format'
 import { announce } from '../notices'
 
 /** A file's version history: every version, its download, and restore. */
@@ -31,6 +31,7 @@ export function VersionsScreen(props: { fileId: string }) {
   useEffect(() => heading.current?.focus(), [])
 
   const current = file?.version
+  const times = formatDates((versions ?? []).map((v) => v.created))
   return (
     <section class="versions">
       <p class="back">
@@ -60,18 +61,25 @@ export function VersionsScreen(props: { fileId: string }) {
             </tr>
           </thead>
           <tbody>
-            {versions.map((version) => (
+            {versions.map((version, index) => (
               <tr key={version.version} data-version={version.version}>
                 <td>
                   {version.version}
                   {version.version === current ? <span class="badge">current</span> : null}
                 </td>
                 <td>
-                  <time dateTime={version.created}>{formatDate(version.created)}</time>
+                  <time dateTime={version.created}>{times[index]}</time>
                 </td>
                 <td>{version.author.displayName}</td>
                 <td>{formatSize(version.size)}</td>
-                <td>{versionSourceLabel(version.source)}</td>
+                <td>
+                  {versionSourceLabel(version.source)}
+                  {version.meta?.conflict === true ? (
+                    <span class="badge" title="The editor had an older version open while the file changed; nothing was lost: the other versions are in this list">
+                      conflict: made from version {version.meta.baseVersion ?? '?'}
+                    </span>
+                  ) : null}
+                </td>
                 <td>
                   <div class="actions">
                     <a class="button" href={api.versionDownloadUrl(props.fileId, version.version)} download aria-label={`Download version ${version.version}`}>

@@ -1,22 +1,22 @@
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { authenticateToken, signIn, signOut } from '../../app/accounts.js'
-import type { AppContext } from '../../app/context.js'
-import { getOwnFile } from '../../app/files.js'
-import { DomainError } from '../../core/errors.js'
-import type { UserRecord } from '../../ports/metadata-store.js'
-import type { HttpPlugin } from '../http/server.js'
+import { userPrincipal } from '../../../app/access.js'
+import type { AdapterContext } from '../../../app/create-app.js'
+import { DomainError } from '../../../core/errors.js'
+import type { UserRecord } from '../../../core/entities.js'
+import { sendProblemPage, type PageLink } from '../../http/error-page.js'
+import type { HttpPlugin } from '../../http/server.js'
 import {
   SESSION_COOKIE,
   assertCsrfHeader,
   readPortalCredentials,
   readSessionCookie,
-  requirePortalUser,
-} from '../portal/authenticate.js'
-import { success } from '../portal/envelope.js'
-import { portalErrorHandler } from '../portal/errors.js'
-import { presentProfile } from '../portal/presenters.js'
-import { authenticationBody, fileIdParams, parseInput } from '../portal/schema.js'
+} from '../../http/session-credentials.js'
+import { requirePortalUser } from '../authenticate.js'
+import { success } from '../envelope.js'
+import { portalErrorHandler } from '../errors.js'
+import { presentProfile } from '../presenters.js'
+import { authenticationBody, fileIdParams, parseInput } from '../schema.js'
 import {
   UI_CONTENT_SECURITY_POLICY,
   setCommonSecurityHeaders,
@@ -28,13 +28,12 @@ import {
   WOPI_HOST_SCRIPT_PATH,
   WOPI_HOST_STYLE,
   WOPI_HOST_STYLE_PATH,
-  renderWopiErrorPage,
   renderWopiHostPage,
   resolveActionUrl,
 } from './wopi-host-page.js'
 
 /** Where `npm run build:web` writes the front end (dist/web at the package root). */
-export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../../dist/web/', import.meta.url))
+export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../../../dist/web/', import.meta.url))
 
 /**
  * Paths the front end routes itself (history API); each answers index.html.
@@ -59,7 +58,7 @@ export interface UiCapabilities {
 }
 
 /** The UI's view of the configuration. */
-export function uiCapabilities(ctx: AppContext): UiCapabilities {
+export function uiCapabilities(ctx: AdapterContext): UiCapabilities {
   return {
     onlyofficeEditor: ctx.config.docs !== undefined,
     wopiEditor: ctx.config.wopi.discoveryUrl !== undefined,
@@ -73,7 +72,7 @@ export function uiCapabilities(ctx: AppContext): UiCapabilities {
  * endpoints `/ui/session`, the capabilities the UI adapts to, and the WOPI
  * host page `/wopi-host/<fileId>`.
  */
-export function webUi(ctx: AppContext, options: WebUiOptions = {}): HttpPlugin {
+export function webUi(ctx: AdapterContext, options: WebUiOptions = {}): HttpPlugin {
   const root = options.root ?? DEFAULT_WEB_ROOT
   return async (app: FastifyInstance): Promise<void> => {
     app.decorateRequest('portalUser', null)
@@ -83,12 +82,13 @@ export function webUi(ctx: AppContext, options: WebUiOptions = {}): HttpPlugin {
 
     await app.register(sessionRoutes(ctx))
     await app.register(wopiHostRoutes(ctx))
+    if (ctx.config.docs === undefined) await app.register(editorFallbackRoutes(ctx))
     await app.register(staticRoutes(ctx, root))
   }
 }
 
 /** Sign-in and sign-out for the browser: the portal token lives only in an HttpOnly cookie. */
-function sessionRoutes(ctx: AppContext) {
+function sessionRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
     const secure = ctx.config.publicUrl.toLowerCase().startsWith('https:')
     const cookie = (value: string, maxAgeSeconds: number) =>
@@ -105,7 +105,7 @@ function sessionRoutes(ctx: AppContext) {
       // A cross-site form cannot sign a victim into the attacker's account either.
       assertCsrfHeader(request)
       const { userName, password } = parseInput(authenticationBody, request.body)
-      const session = await signIn(ctx, userName, password, request.ip)
+      const session = await ctx.app.accounts.signIn(userName, password, request.ip)
       const maxAge = Math.max(0, Math.floor((session.expiresAt - ctx.clock.now()) / 1000))
       reply.header('Set-Cookie', cookie(session.token, maxAge))
       reply.header('Cache-Control', 'no-store')
@@ -115,7 +115,7 @@ function sessionRoutes(ctx: AppContext) {
     app.delete('/ui/session', async (request, reply) => {
       assertCsrfHeader(request)
       const token = readSessionCookie(request)
-      if (token) await signOut(ctx, token)
+      if (token) await ctx.app.accounts.signOut(token, request.ip)
       reply.header('Set-Cookie', cookie('', 0))
       reply.header('Cache-Control', 'no-store')
       return success(null)
@@ -123,7 +123,7 @@ function sessionRoutes(ctx: AppContext) {
 
     app.get(
       '/api/2.0/settings/capabilities',
-      { preHandler: requirePortalUser(ctx) },
+      { onRequest: requirePortalUser(ctx) },
       async (_request, reply) => {
         reply.header('Cache-Control', 'private, no-cache')
         return success(uiCapabilities(ctx))
@@ -132,32 +132,13 @@ function sessionRoutes(ctx: AppContext) {
   }
 }
 
-/** What POST /api/2.0/files/file/{id}/wopi answers (the WOPI adapter's contract). */
-interface WopiLaunch {
-  wopiSrc: string
-  accessToken: string
-  accessTokenTtl: number
-  edit?: string
-  view?: string
-}
-
-function isWopiLaunch(value: unknown): value is WopiLaunch {
-  if (typeof value !== 'object' || value === null) return false
-  const record: Record<string, unknown> = { ...value }
-  return (
-    typeof record.wopiSrc === 'string' &&
-    typeof record.accessToken === 'string' &&
-    typeof record.accessTokenTtl === 'number'
-  )
-}
-
 function preferredLanguage(request: FastifyRequest): string {
   const first = (request.headers['accept-language'] ?? '').split(',')[0]?.split(';')[0]?.trim() ?? ''
   return /^[a-z]{2}(-[A-Z]{2})?$/.test(first) ? first : 'en-US'
 }
 
 /** The WOPI host page (Microsoft's "host page"), which opens a file in the WOPI client. */
-function wopiHostRoutes(ctx: AppContext) {
+function wopiHostRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
     app.get(WOPI_HOST_SCRIPT_PATH, async (_request, reply) => {
       reply.header('Content-Type', 'text/javascript; charset=utf-8')
@@ -185,7 +166,7 @@ function wopiHostRoutes(ctx: AppContext) {
       const credentials = readPortalCredentials(request)
       let user: UserRecord | undefined
       try {
-        user = credentials ? await authenticateToken(ctx, credentials.token) : undefined
+        user = credentials ? await ctx.app.accounts.authenticateToken(credentials.token) : undefined
       } catch (error) {
         if (!(error instanceof DomainError) || error.code !== 'UNAUTHENTICATED') throw error
       }
@@ -193,47 +174,18 @@ function wopiHostRoutes(ctx: AppContext) {
         const next = `/wopi-host/${encodeURIComponent(fileId)}?action=${action}`
         return reply.redirect(`/sign-in?next=${encodeURIComponent(next)}`, 303)
       }
-      if (ctx.config.wopi.discoveryUrl === undefined) {
-        return html(
-          501,
-          renderWopiErrorPage(
-            'No WOPI client is configured. Set FOLIO_WOPI_DISCOVERY_URL to the discovery address of ' +
-              'a WOPI client (ONLYOFFICE Docs, Collabora Online) and restart Folio.',
-          ),
-        )
-      }
-      const file = await getOwnFile(ctx, fileId, user.id).catch((error: unknown) => {
+      const principal = userPrincipal(user)
+      const file = await ctx.app.files.get(principal, fileId).catch((error: unknown) => {
         if (error instanceof DomainError && error.code === 'NOT_FOUND') return undefined
         throw error
       })
-      if (!file) return html(404, renderWopiErrorPage('This file does not exist, or it is not yours.'))
+      if (!file) return sendProblemPage(reply, 'NOT_FOUND')
+      if (ctx.config.wopi.discoveryUrl === undefined) return sendProblemPage(reply, 'NO_EDITOR', fileLinks(file.id))
 
-      // The WOPI adapter mints the token; going through its public endpoint keeps
-      // one place that decides permissions and lifetimes.
-      const minted = await app.inject({
-        method: 'POST',
-        url: `/api/2.0/files/file/${encodeURIComponent(fileId)}/wopi`,
-        headers: { authorization: `Bearer ${credentials.token}` },
-      })
-      const envelope: unknown = minted.statusCode < 300 ? minted.json() : undefined
-      const launch =
-        typeof envelope === 'object' && envelope !== null && 'response' in envelope
-          ? envelope.response
-          : undefined
-      if (!isWopiLaunch(launch)) {
-        ctx.logger.warn({ status: minted.statusCode, fileId }, 'WOPI token endpoint gave no launch data')
-        return html(502, renderWopiErrorPage('Folio could not issue a WOPI access token for this file.'))
-      }
+      // The application mints the token: one place decides permissions and lifetimes.
+      const launch = await ctx.app.wopi.launch(principal, file.id, 'write')
       const urlsrc = action === 'view' ? (launch.view ?? launch.edit) : (launch.edit ?? launch.view)
-      if (!urlsrc) {
-        return html(
-          501,
-          renderWopiErrorPage(
-            `The WOPI client offers no way to ${action} files of this type. ` +
-              'Check that FOLIO_WOPI_DISCOVERY_URL points at a working WOPI client.',
-          ),
-        )
-      }
+      if (!urlsrc) return sendProblemPage(reply, 'EDITOR_UNAVAILABLE', fileLinks(file.id))
       const actionUrl = resolveActionUrl(urlsrc, launch.wopiSrc, preferredLanguage(request))
       const page = renderWopiHostPage({
         title: file.title,
@@ -246,8 +198,46 @@ function wopiHostRoutes(ctx: AppContext) {
   }
 }
 
+/** What a person can still do with a file the browser cannot open: download it, see its versions. */
+function fileLinks(fileId: string): PageLink[] {
+  const id = encodeURIComponent(fileId)
+  return [
+    { href: `/api/2.0/files/file/${id}/download`, label: 'Download it' },
+    { href: `/versions/${id}`, label: 'Its versions' },
+  ]
+}
+
+/**
+ * `/editor/<id>` (every file's webUrl) when ONLYOFFICE Docs is not configured: on to the
+ * WOPI host page when a WOPI client is, else a page saying there is no editor, with the
+ * file's download and versions. Not signed in: to the sign-in page and back.
+ */
+function editorFallbackRoutes(ctx: AdapterContext) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.get('/editor/:fileId', async (request, reply) => {
+      const { fileId } = parseInput(fileIdParams, request.params)
+      const id = encodeURIComponent(fileId)
+      const credentials = readPortalCredentials(request)
+      const user = credentials
+        ? await ctx.app.accounts.authenticateToken(credentials.token).catch((error: unknown) => {
+            if (error instanceof DomainError && error.code === 'UNAUTHENTICATED') return undefined
+            throw error
+          })
+        : undefined
+      if (!user) return reply.redirect(`/sign-in?next=${encodeURIComponent(`/editor/${id}`)}`, 303)
+      const file = await ctx.app.files.get(userPrincipal(user), fileId).catch((error: unknown) => {
+        if (error instanceof DomainError && error.code === 'NOT_FOUND') return undefined
+        throw error
+      })
+      if (!file) return sendProblemPage(reply, 'NOT_FOUND')
+      if (ctx.config.wopi.discoveryUrl !== undefined) return reply.redirect(`/wopi-host/${id}`, 302)
+      return sendProblemPage(reply, 'NO_EDITOR', fileLinks(file.id))
+    })
+  }
+}
+
 /** The built front end, from memory. */
-function staticRoutes(ctx: AppContext, root: string) {
+function staticRoutes(ctx: AdapterContext, root: string) {
   return async (app: FastifyInstance): Promise<void> => {
     let assets: StaticAssets | undefined = await loadStaticAssets(root)
     if (!assets) {

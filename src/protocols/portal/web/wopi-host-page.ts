@@ -19,7 +19,6 @@ export const WOPI_HOST_STYLE = `html, body { margin: 0; padding: 0; height: 100%
 body.host { overflow: hidden; }
 #office_frame { display: block; width: 100%; height: 100%; border: 0; }
 form { display: none; }
-.error { font: 16px/1.5 system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem; }
 `
 
 /** Escapes text for HTML element content and double-quoted attribute values. */
@@ -87,23 +86,3 @@ export function renderWopiHostPage(input: WopiHostPageInput): string {
 `
 }
 
-/** A plain page that explains why the editor cannot open (the text is escaped). */
-export function renderWopiErrorPage(message: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Cannot open the editor - Folio</title>
-<link rel="stylesheet" href="${WOPI_HOST_STYLE_PATH}">
-</head>
-<body>
-<main class="error">
-<h1>Cannot open the editor</h1>
-<p>${escapeHtml(message)}</p>
-<p><a href="/">Back to your documents</a></p>
-</main>
-</body>
-</html>
-`
-}

@@ -1,0 +1,272 @@
+import { startBaseline } from '../baselines/launch.js'
+import { bodyChunks, bodySha256 } from '../body.js'
+import type { ChildServer } from '../child.js'
+import { currentLock, uploadFile, wopiAccess, wopiPost, type WopiAccess } from '../folio-api.js'
+import { startFolioProcess, type FolioProcess } from '../folio-process.js'
+import { downloadHash, jsonCall, send } from '../http.js'
+import { describeLoad, runLoad, type LoadResult, type LoadStep } from '../load.js'
+import { MiB } from '../options.js'
+import { ratioFigure, type Recorder } from '../results.js'
+import { median, SkipScenario, type Scenario, type ScenarioContext } from '../scenario.js'
+import {
+  dropSchema,
+  postgresSkipReason,
+  TEST_DATABASE_URL,
+  uniqueSchemaName,
+} from '../../test/support/postgres.js'
+import {
+  findS3TestServer,
+  removeBucket,
+  s3TestClient,
+  uniqueBucketName,
+  type S3TestSettings,
+} from '../../test/support/s3-test-server.js'
+
+const PUT_SIZE = 100 * MiB
+
+/** The lock cycle one connection runs on its own file, with its own lock id. */
+function lockCycle(access: WopiAccess, index: number): LoadStep[] {
+  const headers = (override: string) => ({ 'X-WOPI-Override': override, 'X-WOPI-Lock': `scale-lock-${index}` })
+  return ['LOCK', 'REFRESH_LOCK', 'UNLOCK'].map((override) => ({
+    method: 'POST',
+    path: access.filePath,
+    headers: headers(override),
+  }))
+}
+
+/** What one storage setup measured. */
+interface Measured {
+  lock: LoadResult
+  checkFileInfo: LoadResult
+  putMs: number[]
+}
+
+/**
+ * Scenario 8: the lock cycle, CheckFileInfo and a 100 MiB PutFile with the metadata in
+ * PostgreSQL and the contents in S3, each against the same run's SQLite + disk figure and
+ * the bare baselines; then the lock cycle over two instances against one. Needs the test
+ * PostgreSQL and S3 servers (skipped without them, failed under CI=true).
+ */
+export const scale: Scenario = {
+  id: 8,
+  title: 'PostgreSQL + S3 against SQLite + disk; two instances against one',
+  async run(ctx: ScenarioContext, record: Recorder) {
+    const pgSkip = await postgresSkipReason()
+    if (pgSkip !== undefined) throw new SkipScenario(pgSkip)
+    const found = await findS3TestServer()
+    if ('unreachable' in found) {
+      if (process.env.CI === 'true') throw new Error(found.unreachable)
+      throw new SkipScenario(found.unreachable)
+    }
+    const schema = uniqueSchemaName('folio_bench')
+    const bucket = uniqueBucketName()
+    const env = sharedEnv(found.settings, schema, bucket)
+    const servers: ChildServer[] = []
+    const started = <T extends ChildServer>(server: T): T => {
+      servers.push(server)
+      return server
+    }
+    try {
+      const bare = started(await startBaseline('bare-server'))
+      const raw = started(await startBaseline('raw-save', { SAVE_DIR: await ctx.workDir('scale-raw') }))
+      const local = started(await startFolioProcess({ dataDir: await ctx.workDir('scale-local'), label: 'Folio SQLite' }))
+      const a = started(await startFolioProcess({ dataDir: await ctx.workDir('scale-a'), env, label: 'Folio A' }))
+
+      const localFiles = await prepare(local, ctx.options.connections)
+      const sharedFiles = await prepare(a, ctx.options.connections)
+      const spec = (files: WopiAccess[]) => ({
+        connections: files.length,
+        seconds: ctx.options.loadSeconds,
+        warmupSeconds: ctx.options.warmupSeconds,
+        sequences: files.map(lockCycle),
+      })
+
+      ctx.log('lock cycle: bare server, SQLite + disk, PostgreSQL + S3')
+      const bareLock = await runLoad({ ...spec(localFiles), url: bare.url })
+      const checkStep = (files: WopiAccess[]): LoadStep[][] => [[{ method: 'GET', path: files[0]?.filePath ?? '/' }]]
+      const loadSpec = { connections: ctx.options.connections, seconds: ctx.options.loadSeconds, warmupSeconds: ctx.options.warmupSeconds }
+      ctx.log('CheckFileInfo: bare server')
+      const bareInfo = await runLoad({ ...loadSpec, url: bare.url, sequences: checkStep(localFiles) })
+
+      const results: Record<'local' | 'shared', Measured> = {
+        local: await measure(ctx, local, localFiles, spec(localFiles), loadSpec),
+        shared: await measure(ctx, a, sharedFiles, spec(sharedFiles), loadSpec),
+      }
+      const rawMs: number[] = []
+      for (let rep = 0; rep < repetitions(ctx); rep++) {
+        const saved = await send(raw.url + '/', 'POST', lengthHeader(), bodyChunks(PUT_SIZE))
+        rawMs.push(saved.ms)
+        await jsonCall(raw.url, 'DELETE', '/')
+      }
+
+      for (const [name, result] of Object.entries(results)) {
+        for (const [what, load] of [['lock cycle', result.lock], ['CheckFileInfo', result.checkFileInfo]] as const) {
+          record.check(
+            `${name === 'local' ? 'SQLite + disk' : 'PostgreSQL + S3'}: every ${what} request of the load run answered 200`,
+            load.failedStatus === 0 && load.socketErrors === 0 && load.completed > 0,
+            describeLoad(load),
+          )
+        }
+      }
+
+      ctx.log('lock cycle over two instances (PostgreSQL + S3)')
+      const b = started(await startFolioProcess({ dataDir: await ctx.workDir('scale-b'), env, label: 'Folio B' }))
+      const half = Math.ceil(sharedFiles.length / 2)
+      const [onA, onB] = await Promise.all([
+        runLoad({ ...spec(sharedFiles.slice(0, half)), url: a.url }),
+        runLoad({
+          ...spec(sharedFiles.slice(half)),
+          sequences: sharedFiles.slice(half).map((file, i) => lockCycle(file, half + i)),
+          url: b.url,
+        }),
+      ])
+      record.check(
+        'two instances: every lock-cycle request answered 200',
+        [onA, onB].every((load) => load.failedStatus === 0 && load.socketErrors === 0 && load.completed > 0),
+        `A: ${describeLoad(onA)}; B: ${describeLoad(onB)}`,
+      )
+      const strays: string[] = []
+      for (const [index, file] of sharedFiles.entries()) {
+        // Asked of the instance that did not run this file's cycle.
+        const lock = await currentLock(index < half ? b : a, file)
+        if (lock !== '' && lock !== `scale-lock-${index}`) strays.push(`file ${index}: "${lock}"`)
+      }
+      record.check(
+        'two instances: every file is unlocked or locked by its own connection, seen from the other instance',
+        strays.length === 0,
+        strays.length === 0 ? `${sharedFiles.length} files checked` : strays.slice(0, 5).join(', '),
+      )
+      await checkPutAcross(a, b, sharedFiles, record)
+
+      addFigures(record, results, { bareLock, bareInfo, rawMs }, onA.rps + onB.rps)
+    } finally {
+      for (const server of servers.reverse()) await server.stop().catch(() => undefined)
+      await dropSchema(schema).catch(() => undefined)
+      const client = s3TestClient(found.settings)
+      await removeBucket(client, bucket).catch(() => undefined)
+      client.destroy()
+    }
+  },
+}
+
+function sharedEnv(s3: S3TestSettings, schema: string, bucket: string): Record<string, string> {
+  return {
+    FOLIO_DATABASE_URL: TEST_DATABASE_URL,
+    FOLIO_DATABASE_SCHEMA: schema,
+    FOLIO_S3_BUCKET: bucket,
+    FOLIO_S3_ENDPOINT: s3.endpoint,
+    FOLIO_S3_REGION: s3.region,
+    FOLIO_S3_ACCESS_KEY_ID: s3.accessKeyId,
+    FOLIO_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    FOLIO_S3_FORCE_PATH_STYLE: 'true',
+  }
+}
+
+async function prepare(folio: FolioProcess, count: number): Promise<WopiAccess[]> {
+  const token = await folio.signIn()
+  const files: WopiAccess[] = []
+  for (let i = 0; i < count; i++) {
+    const { id } = await uploadFile(folio, token, `scale-${i}.docx`, 1024)
+    files.push(await wopiAccess(folio, token, id))
+  }
+  return files
+}
+
+function repetitions(ctx: ScenarioContext): number {
+  return ctx.options.quick ? 1 : 3
+}
+
+function lengthHeader(): Record<string, string> {
+  return { 'content-type': 'application/octet-stream', 'content-length': String(PUT_SIZE) }
+}
+
+/** Lock cycle, CheckFileInfo and 100 MiB PutFiles on one instance. */
+async function measure(
+  ctx: ScenarioContext,
+  folio: FolioProcess,
+  files: WopiAccess[],
+  lockSpec: { connections: number; seconds: number; warmupSeconds: number; sequences: LoadStep[][] },
+  loadSpec: { connections: number; seconds: number; warmupSeconds: number },
+): Promise<Measured> {
+  ctx.log(`${folio.label}: lock cycle, CheckFileInfo, PutFile of 100 MiB`)
+  const lock = await runLoad({ ...lockSpec, url: folio.url })
+  const checkFileInfo = await runLoad({
+    ...loadSpec,
+    url: folio.url,
+    sequences: [[{ method: 'GET', path: files[0]?.filePath ?? '/' }]],
+  })
+  const target = files[files.length - 1]
+  const putMs: number[] = []
+  if (target) {
+    // The load run may have stopped with this file locked by its own connection.
+    await wopiPost(folio, target, 'UNLOCK', `scale-lock-${files.length - 1}`)
+    const locked = await wopiPost(folio, target, 'LOCK', 'scale-put')
+    if (locked.status !== 200) throw new Error(`${folio.label}: Lock before PutFile answered ${locked.status}`)
+    for (let rep = 0; rep < repetitions(ctx); rep++) {
+      const put = await send(
+        folio.url + target.contentsPath,
+        'POST',
+        { ...lengthHeader(), 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'scale-put' },
+        bodyChunks(PUT_SIZE),
+      )
+      if (put.status !== 200) throw new Error(`${folio.label}: PutFile answered ${put.status} ${put.text}`)
+      putMs.push(put.ms)
+    }
+    await wopiPost(folio, target, 'UNLOCK', 'scale-put')
+  }
+  return { lock, checkFileInfo, putMs }
+}
+
+/** A 100 MiB PutFile through A is what B's GetFile returns (SHA-256). */
+async function checkPutAcross(a: FolioProcess, b: FolioProcess, files: WopiAccess[], record: Recorder) {
+  const target = files[0]
+  if (!target) return
+  await wopiPost(a, target, 'UNLOCK', 'scale-lock-0')
+  const locked = await wopiPost(a, target, 'LOCK', 'scale-across')
+  const put = await send(
+    a.url + target.contentsPath,
+    'POST',
+    { ...lengthHeader(), 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'scale-across' },
+    bodyChunks(PUT_SIZE),
+  )
+  const content = await downloadHash(b.url + target.contentsPath)
+  record.check(
+    'a 100 MiB PutFile through instance A is what instance B returns (SHA-256)',
+    locked.status === 200 && put.status === 200 && content.status === 200 &&
+      content.sha256 === bodySha256(PUT_SIZE) && content.bytes === PUT_SIZE,
+    `Lock ${locked.status}, PutFile ${put.status}, GetFile on B ${content.status} with ${content.bytes} bytes`,
+  )
+}
+
+function addFigures(
+  record: Recorder,
+  results: Record<'local' | 'shared', Measured>,
+  baselines: { bareLock: LoadResult; bareInfo: LoadResult; rawMs: number[] },
+  twoInstanceRps: number,
+): void {
+  const { local, shared } = results
+  const pair = (metric: string, unit: string, value: number, sqlite: number, bare: number, bareName: string) => {
+    record.figure(ratioFigure({ metric: `${metric} (vs SQLite + disk)`, value, baseline: sqlite, baselineName: 'SQLite + disk, same run', unit }))
+    record.figure(ratioFigure({ metric: `${metric} (vs ${bareName})`, value, baseline: bare, baselineName: bareName, unit }))
+  }
+  pair('PG + S3 lock-cycle requests/s', 'req/s', shared.lock.rps, local.lock.rps, baselines.bareLock.rps, 'bare node:http')
+  pair('PG + S3 CheckFileInfo requests/s', 'req/s', shared.checkFileInfo.rps, local.checkFileInfo.rps, baselines.bareInfo.rps, 'bare node:http')
+  const throughput = (ms: number[]) => PUT_SIZE / MiB / (median(ms) / 1000)
+  pair(
+    'PG + S3 PutFile 100 MiB throughput',
+    'MiB/s',
+    throughput(shared.putMs),
+    throughput(local.putMs),
+    throughput(baselines.rawMs),
+    'raw stream to disk + fsync',
+  )
+  record.figure(
+    ratioFigure({
+      metric: 'PG + S3 lock-cycle requests/s, two instances',
+      value: twoInstanceRps,
+      baseline: shared.lock.rps,
+      baselineName: 'one instance, same run',
+      unit: 'req/s',
+    }),
+  )
+}

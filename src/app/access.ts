@@ -1,0 +1,108 @@
+import { DomainError } from '../core/errors.js'
+import type { Permission } from '../core/tokens/signed-token.js'
+import type { FileRecord, FolderRecord, UserRecord } from '../core/entities.js'
+import { allows, levelOfShare, userLevel, type AccessLevel, type FileAction } from '../core/sharing/access-levels.js'
+import type { AppContext } from './context.js'
+
+export type { AccessLevel, FileAction } from '../core/sharing/access-levels.js'
+
+/**
+ * Who is acting: a signed-in user, or a guest who came in through a file's link. `grant`
+ * narrows what they may do through the door they came in by (a read-only WOPI token
+ * grants 'read'). A link principal carries a guest identity in `user` (a stable id per
+ * browser and the name the guest typed), never an account.
+ */
+export type Principal =
+  | {
+      kind: 'user'
+      user: UserRecord
+      /** The most the credential allows ('write' when absent). */
+      grant?: Permission
+      /** The client address the request came from, as the adapter saw it (for the audit trail). */
+      address?: string
+    }
+  | { kind: 'link'; user: UserRecord; fileId: string; keyHash: string; grant?: Permission; address?: string }
+
+/** A principal for a signed-in user acting with full rights of their account. */
+export function userPrincipal(user: UserRecord, grant?: Permission): Principal {
+  return grant === undefined ? { kind: 'user', user } : { kind: 'user', user, grant }
+}
+
+
+/**
+ * The ids of the folders holding a file, nearest first (its folder, then each one up);
+ * undefined when the file is in its owner's trash, where nobody else reaches it.
+ */
+async function foldersAbove(ctx: AppContext, file: FileRecord): Promise<string[] | undefined> {
+  const path = await ctx.store.folders.path(file.folderId)
+  if (path[0]?.rootType === 'trash') return undefined
+  return path.map((folder) => folder.id).reverse()
+}
+
+/**
+ * What `principal` may do with `file`, read from the stored shares and link on every call
+ * (nothing is remembered between calls, so a revoked share or link is refused at once).
+ * A user: the owner has every right, else the most specific share wins (the file's own
+ * entry, then the nearest folder's). A link guest: the link's current access while the
+ * link is on and its key is the one presented, for that file only.
+ */
+export async function accessLevel(ctx: AppContext, principal: Principal, file: FileRecord): Promise<AccessLevel> {
+  if (principal.kind === 'link') {
+    if (principal.fileId !== file.id) return 'none'
+    const link = await ctx.store.shareLinks.find(file.id)
+    if (!link || link.revokedAt !== null || link.keyHash !== principal.keyHash) return 'none'
+    return levelOfShare(link.access)
+  }
+  const userId = principal.user.id
+  if (file.ownerId === userId) return 'owner'
+  const folders = await foldersAbove(ctx, file)
+  if (folders === undefined) return 'none'
+  const entries: (number | undefined)[] = [(await ctx.store.shares.find('file', file.id, userId))?.access]
+  for (const folderId of folders) {
+    entries.push((await ctx.store.shares.find('folder', folderId, userId))?.access)
+  }
+  return userLevel(false, entries)
+}
+
+const READ_ACTIONS: ReadonlySet<FileAction> = new Set(['read', 'download'])
+
+/**
+ * The one access decision of Folio: may `principal` do `action` on `file`? Returns the
+ * caller's access level when yes. Someone with no access at all gets NOT_FOUND exactly
+ * like for a missing file, so ids of other people's files cannot be probed; someone who
+ * may see the file but not do this gets FORBIDDEN. Administrators manage the sharing of
+ * any file (action 'share') but otherwise see only what is theirs or shared with them.
+ * A read-only credential may only read and download.
+ */
+export async function authorize(
+  ctx: AppContext,
+  principal: Principal,
+  action: FileAction,
+  file: FileRecord,
+): Promise<AccessLevel> {
+  const level = await accessLevel(ctx, principal, file)
+  const admin = principal.kind === 'user' && principal.user.isAdmin
+  if (admin && action === 'share') return level
+  if (level === 'none') throw new DomainError('NOT_FOUND', 'file not found')
+  if (principal.grant === 'read' && !READ_ACTIONS.has(action)) {
+    throw new DomainError('FORBIDDEN', 'this access token is read-only')
+  }
+  if (!allows(level, action)) {
+    throw new DomainError('FORBIDDEN', `your access to this file does not allow ${action}`)
+  }
+  return level
+}
+
+/** What a principal may want to do with a folder. */
+export type FolderAction = 'read' | 'create' | 'rename' | 'delete' | 'move'
+
+/**
+ * The access decision for folders, by the same rule as files: only the owner, and a
+ * read-only credential may only read. Another user's folder answers NOT_FOUND.
+ */
+export function authorizeFolder(principal: Principal, action: FolderAction, folder: FolderRecord): void {
+  if (folder.ownerId !== principal.user.id) throw new DomainError('NOT_FOUND', 'folder not found')
+  if (principal.grant === 'read' && action !== 'read') {
+    throw new DomainError('FORBIDDEN', 'this access token is read-only')
+  }
+}

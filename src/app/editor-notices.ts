@@ -1,0 +1,77 @@
+import { documentKey } from '../core/documents/document-key.js'
+import type { FileRecord } from '../core/entities.js'
+import type { AppContext } from './context.js'
+
+/**
+ * Best-effort messages to open ONLYOFFICE editors when a file changes under them, whatever
+ * door the change came through: a rename is sent as `meta` (editors show the new title), a
+ * delete as `drop` (editors lose the right to save). Neither is awaited by the user's
+ * request nor can fail it; problems are logged.
+ */
+
+async function openSession(ctx: AppContext, file: FileRecord) {
+  if (!ctx.config.docs || !ctx.docsCommands) return undefined
+  const state = await ctx.store.editing.get(file.id)
+  if (!state || state.editors.length === 0) return undefined
+  return { key: state.documentKey || documentKey(file.id, file.keyVersion), editors: state.editors }
+}
+
+function logFailure(ctx: AppContext, command: string, fileId: string) {
+  return (error: unknown) => {
+    ctx.logger.warn({ err: error, fileId, command }, 'could not tell ONLYOFFICE Docs editors')
+  }
+}
+
+/** After a rename: tells the open editors (if any) the new title. Returns at once. */
+export function announceRename(ctx: AppContext, file: FileRecord): void {
+  const commands = ctx.docsCommands
+  if (!commands) return
+  void (async () => {
+    const session = await openSession(ctx, file)
+    if (!session) return
+    const reply = await commands.meta(session.key, file.title)
+    if (reply.error !== 0) {
+      ctx.logger.info({ fileId: file.id, error: reply.error }, 'Docs did not take the new title')
+    }
+  })().catch(logFailure(ctx, 'meta', file.id))
+}
+
+/**
+ * Before a delete: reads who is editing (the delete removes that record) and returns
+ * the step to run after it, which drops those editors. Never throws.
+ */
+export async function prepareDrop(ctx: AppContext, file: FileRecord): Promise<() => void> {
+  const commands = ctx.docsCommands
+  if (!commands) return () => undefined
+  const session = await openSession(ctx, file).catch((error: unknown) => {
+    logFailure(ctx, 'drop', file.id)(error)
+    return undefined
+  })
+  if (!session) return () => undefined
+  return () => {
+    commands
+      .drop(session.key, session.editors)
+      .then((reply) => {
+        if (reply.error !== 0) ctx.logger.info({ fileId: file.id, error: reply.error }, 'Docs did not drop')
+      })
+      .catch(logFailure(ctx, 'drop', file.id))
+  }
+}
+
+/**
+ * After a new version came in through another door (a WOPI PutFile, a restore): the
+ * editors of a session opened on an older version are dropped, so they reload the new
+ * contents instead of typing on a stale copy. Docs' `drop` carries no text, so the reason
+ * is logged here. Returns at once; never throws.
+ */
+export function dropStaleEditors(ctx: AppContext, file: FileRecord, reason: string): void {
+  const commands = ctx.docsCommands
+  if (!commands) return
+  void (async () => {
+    const session = await openSession(ctx, file)
+    if (!session || session.key === documentKey(file.id, file.keyVersion)) return
+    ctx.logger.info({ fileId: file.id, key: session.key, reason }, 'dropping editors of a superseded version')
+    const reply = await commands.drop(session.key, session.editors)
+    if (reply.error !== 0) ctx.logger.info({ fileId: file.id, error: reply.error }, 'Docs did not drop')
+  })().catch(logFailure(ctx, 'drop', file.id))
+}

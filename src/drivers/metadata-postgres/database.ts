@@ -1,0 +1,65 @@
+import type pg from 'pg'
+import { DomainError } from '../../core/errors.js'
+
+/** One parameterised statement; what repositories run, on the pool or in a transaction. */
+export interface Queryable {
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    sql: string,
+    params?: unknown[],
+  ): Promise<pg.QueryResult<R>>
+}
+
+/** The pool as the repositories see it. */
+export interface Database extends Queryable {
+  /**
+   * Runs `work` in one transaction on one connection: COMMIT when it resolves, ROLLBACK
+   * when it throws (the error is passed on). A connection whose ROLLBACK failed is
+   * discarded instead of going back to the pool.
+   */
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>
+}
+
+/**
+ * PostgreSQL text cannot hold U+0000 (SQLite can), so a value carrying it is refused
+ * as bad input before it reaches the server, instead of failing there as an internal error.
+ */
+function checkParams(params: unknown[] | undefined): void {
+  for (const value of params ?? []) {
+    if (typeof value === 'string' && value.includes('\u0000')) {
+      throw new DomainError('INVALID_INPUT', 'text must not contain the NUL character (U+0000)')
+    }
+  }
+}
+
+function checked(target: pg.Pool | pg.PoolClient): Queryable {
+  return {
+    async query<R extends pg.QueryResultRow>(sql: string, params?: unknown[]) {
+      checkParams(params)
+      return target.query<R>(sql, params)
+    },
+  }
+}
+
+/** Wraps `pool` as the Database the repositories use. */
+export function createDatabase(pool: pg.Pool): Database {
+  return {
+    ...checked(pool),
+    async transaction(work) {
+      const client = await pool.connect()
+      let broken = false
+      try {
+        await client.query('BEGIN')
+        const result = await work(checked(client))
+        await client.query('COMMIT')
+        return result
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {
+          broken = true
+        })
+        throw error
+      } finally {
+        client.release(broken)
+      }
+    },
+  }
+}

@@ -1,0 +1,18 @@
+import pg from 'pg'
+
+/** SQLSTATE of a unique violation. */
+const UNIQUE_VIOLATION = '23505'
+/** SQLSTATE of a foreign key violation. */
+const FOREIGN_KEY_VIOLATION = '23503'
+
+/** True when `error` is PostgreSQL refusing a duplicate in the constraint or unique index `name`. */
+export function isUniqueViolation(error: unknown, name: string): boolean {
+  return error instanceof pg.DatabaseError
+    && error.code === UNIQUE_VIOLATION
+    && error.constraint === name
+}
+
+/** True when `error` is PostgreSQL refusing a row whose foreign key points nowhere. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return error instanceof pg.DatabaseError && error.code === FOREIGN_KEY_VIOLATION
+}

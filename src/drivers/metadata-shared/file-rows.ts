@@ -1,0 +1,107 @@
+import type { FileLock, FileRecord, VersionRecord, VersionSource } from '../../core/entities.js'
+
+/**
+ * The rows of the files and versions tables and their mapping to records, the same in
+ * every SQL driver (SQLite and PostgreSQL store the same columns under the same names).
+ */
+
+export interface FileRow {
+  id: string
+  owner_id: string
+  title: string
+  title_key: string
+  version: number
+  size: number
+  sha256: string
+  blob_key: string
+  created_at: number
+  created_by: string
+  updated_at: number
+  updated_by: string
+  lock_id: string | null
+  lock_expires_at: number | null
+  lock_user_id: string | null
+  lock_locked_at: number | null
+  key_version: number
+  revision: number
+  folder_id: string
+  trashed_at: number | null
+  origin_folder_id: string | null
+}
+
+export interface VersionRow {
+  file_id: string
+  version: number
+  blob_key: string
+  size: number
+  sha256: string
+  created_at: number
+  created_by: string
+  source: string
+  meta: string
+}
+
+// Keyed by the union, so adding a source to the port fails the typecheck here.
+const VERSION_SOURCES: Record<VersionSource, true> = {
+  create: true,
+  upload: true,
+  wopi: true,
+  'exit-save': true,
+  'force-save': true,
+  restore: true,
+  copy: true,
+}
+
+function isVersionSource(value: string): value is VersionSource {
+  return Object.hasOwn(VERSION_SOURCES, value)
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+export function toFile(row: FileRow): FileRecord {
+  const lock: FileLock | null = row.lock_id === null || row.lock_expires_at === null
+    ? null
+    : { lockId: row.lock_id, expiresAt: row.lock_expires_at }
+  if (lock !== null && row.lock_user_id !== null) lock.holderId = row.lock_user_id
+  if (lock !== null && row.lock_locked_at !== null) lock.lockedAt = row.lock_locked_at
+  return {
+    id: row.id,
+    ownerId: row.owner_id,
+    title: row.title,
+    version: row.version,
+    size: row.size,
+    sha256: row.sha256,
+    blobKey: row.blob_key,
+    createdAt: row.created_at,
+    createdBy: row.created_by,
+    updatedAt: row.updated_at,
+    updatedBy: row.updated_by,
+    lock,
+    keyVersion: row.key_version,
+    revision: row.revision,
+    folderId: row.folder_id,
+    trashedAt: row.trashed_at,
+    originFolderId: row.origin_folder_id,
+  }
+}
+
+export function toVersion(row: VersionRow): VersionRecord {
+  if (!isVersionSource(row.source)) {
+    const which = `version ${row.version} of file ${row.file_id}`
+    throw new Error(`${which} has unknown source ${row.source}`)
+  }
+  const meta: unknown = JSON.parse(row.meta)
+  return {
+    fileId: row.file_id,
+    version: row.version,
+    blobKey: row.blob_key,
+    size: row.size,
+    sha256: row.sha256,
+    createdAt: row.created_at,
+    createdBy: row.created_by,
+    source: row.source,
+    meta: isRecord(meta) ? meta : {},
+  }
+}

@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify'
+
+/** The outcome of one readiness check, per dependency. */
+export interface ReadinessReport {
+  ready: boolean
+  /** 'ok' or 'failed' per dependency (database, blobs); the reasons go to the log only. */
+  checks: Record<string, 'ok' | 'failed'>
+}
+
+/** Asks the storage whether it can serve; provided by the composition root. */
+export type ReadinessCheck = () => Promise<ReadinessReport>
+
+/**
+ * GET /healthz: 200 {"status":"ok"} while the process answers (no I/O).
+ * GET /readyz: 200 {"status":"ready", checks} when the checks pass, else 503
+ * {"status":"unavailable", checks}. Concurrent /readyz calls share one run of the checks.
+ */
+export function healthRoutes(check: ReadinessCheck) {
+  let running: Promise<ReadinessReport> | undefined
+  const once = (): Promise<ReadinessReport> => {
+    running ??= check().finally(() => {
+      running = undefined
+    })
+    return running
+  }
+  return async (app: FastifyInstance): Promise<void> => {
+    app.get('/healthz', async (_request, reply) => {
+      reply.header('cache-control', 'no-store')
+      return { status: 'ok' }
+    })
+    app.get('/readyz', async (_request, reply) => {
+      const report = await once()
+      reply.header('cache-control', 'no-store')
+      reply.code(report.ready ? 200 : 503)
+      return { status: report.ready ? 'ready' : 'unavailable', checks: report.checks }
+    })
+  }
+}

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify'
+import { healthRoutes, type ReadinessCheck } from './health.js'
+import type { FolioMetrics } from './metrics.js'
+import { metricsRoute } from './metrics-endpoint.js'
+import { requestFacts } from './request-facts.js'
+
+export { healthRoutes, type ReadinessCheck, type ReadinessReport } from './health.js'
+export { createFolioMetrics, type FolioMetrics } from './metrics.js'
+export { startMetricsListener, type MetricsListener } from './metrics-endpoint.js'
+
+/** What the operations adapter needs from the composition root. */
+export interface OpsOptions {
+  /** The readiness check behind /readyz (database query, blob probe). */
+  ready: ReadinessCheck
+  /** Metrics to count into; undefined when metrics are off. */
+  metrics?: FolioMetrics
+  /** Serve /metrics on the main server (false when a separate listener serves it). */
+  metricsOnMainServer: boolean
+  /** Bearer token /metrics requires, if any. */
+  metricsToken?: string
+}
+
+/**
+ * Hooks on the bare server, added before any route so they see every request: one
+ * access log line per request at info (method, route pattern, status, duration in ms,
+ * user id when known, bytes; never the URL, whose query may hold a token) and, when
+ * metrics are on, the request counted.
+ */
+export function observeRequests(app: FastifyInstance, metrics: FolioMetrics | undefined): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const facts = requestFacts(request, reply)
+    request.log.info(
+      {
+        method: facts.method,
+        route: facts.route,
+        status: facts.status,
+        durationMs: facts.durationMs,
+        userId: facts.userId,
+        bytes: facts.bytes,
+      },
+      'request',
+    )
+    metrics?.observe(request, reply, facts)
+  })
+}
+
+/** Routes of the operations adapter: /healthz, /readyz and (when so configured) /metrics. */
+export function opsRoutes(options: OpsOptions) {
+  return async (app: FastifyInstance): Promise<void> => {
+    await app.register(healthRoutes(options.ready))
+    if (options.metrics && options.metricsOnMainServer) {
+      await app.register(metricsRoute(options.metrics.registry, options.metricsToken))
+    }
+  }
+}

@@ -1,0 +1,165 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { Telemetry } from '../../app/create-app.js'
+import { callbackStatusLabel } from './callback-status.js'
+import {
+  isEditorCallback,
+  isSignIn,
+  signInOutcome,
+  wopiOperation,
+  type RequestFacts,
+} from './request-facts.js'
+
+/** Latency buckets in seconds: WOPI calls take milliseconds, saves of large files seconds. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+
+/** Folio's Prometheus metrics, on a registry of their own. */
+export interface FolioMetrics {
+  registry: Registry
+  /** Counts one finished request (an onResponse hook). */
+  observe(request: FastifyRequest, reply: FastifyReply, facts: RequestFacts): void
+  /** What the application reports: ONLYOFFICE saves, storage failures. */
+  telemetry: Telemetry
+}
+
+/** Where the metrics read values computed at scrape time. */
+export interface MetricsSources {
+  /** Files holding an unexpired WOPI lock now (one indexed count per scrape). */
+  lockCount?: () => Promise<number>
+}
+
+/** Sizes of saved files in bytes, 1 KiB to 1 GiB. */
+const SIZE_BUCKETS = [1024, 16 * 1024, 256 * 1024, 1024 ** 2, 4 * 1024 ** 2, 16 * 1024 ** 2, 64 * 1024 ** 2, 256 * 1024 ** 2, 1024 ** 3]
+
+/**
+ * Creates the metrics: HTTP requests by method, route pattern and status with a latency
+ * histogram; WOPI operations by operation and status; ONLYOFFICE callbacks by callback
+ * status and HTTP status; sign-ins by route and outcome; and the process and event-loop
+ * metrics of prom-client's collectDefaultMetrics. Labels take a bounded set of values.
+ */
+export function createFolioMetrics(sources: MetricsSources = {}): FolioMetrics {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+  const { lockCount } = sources
+  new Gauge({
+    name: 'folio_wopi_locks',
+    help: 'Files holding a WOPI lock that has not expired, counted at scrape time',
+    registers: [registry],
+    ...(lockCount
+      ? {
+          async collect(this: Gauge) {
+            this.set(await lockCount())
+          },
+        }
+      : {}),
+  })
+  const saves = new Counter({
+    name: 'folio_onlyoffice_saves_total',
+    help: 'ONLYOFFICE Docs saves stored, by kind (exit: status 2, force: status 6)',
+    labelNames: ['kind'],
+    registers: [registry],
+  })
+  const saveBytes = new Histogram({
+    name: 'folio_onlyoffice_save_bytes',
+    help: 'Size of each stored ONLYOFFICE Docs save in bytes, by kind',
+    labelNames: ['kind'],
+    buckets: SIZE_BUCKETS,
+    registers: [registry],
+  })
+  const saveDuration = new Histogram({
+    name: 'folio_onlyoffice_save_duration_seconds',
+    help: 'Time to fetch and store an ONLYOFFICE Docs save, by kind',
+    labelNames: ['kind'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  })
+  const storageErrors = new Counter({
+    name: 'folio_storage_errors_total',
+    help: 'Failures of the metadata database or the blob store seen by the application, by store',
+    labelNames: ['store'],
+    registers: [registry],
+  })
+  // Both stores start at zero, so an alert on a rate sees the series before the first failure.
+  storageErrors.inc({ store: 'database' }, 0)
+  storageErrors.inc({ store: 'blob' }, 0)
+  const requests = new Counter({
+    name: 'folio_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  })
+  const latency = new Histogram({
+    name: 'folio_http_request_duration_seconds',
+    help: 'Time from request to the end of the response, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  })
+  const wopi = new Counter({
+    name: 'folio_wopi_operations_total',
+    help: 'WOPI operations, by operation (X-WOPI-Override, CheckFileInfo, GetFile) and status',
+    labelNames: ['operation', 'status'],
+    registers: [registry],
+  })
+  const wopiLatency = new Histogram({
+    name: 'folio_wopi_operation_duration_seconds',
+    help: 'Time to answer a WOPI operation, by operation',
+    labelNames: ['operation'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  })
+  const callbacks = new Counter({
+    name: 'folio_onlyoffice_callbacks_total',
+    help: 'ONLYOFFICE Docs editing callbacks, by callback status (1 editing, 2 save, 6 force save, ...) and HTTP status',
+    labelNames: ['callback_status', 'status'],
+    registers: [registry],
+  })
+  const callbackLatency = new Histogram({
+    name: 'folio_onlyoffice_callback_duration_seconds',
+    help: 'Time to answer an editing callback (a save includes fetching and storing the file), by callback status',
+    labelNames: ['callback_status'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  })
+  const signIns = new Counter({
+    name: 'folio_sign_ins_total',
+    help: 'Sign-in attempts, by route, HTTP status and outcome (success, failure, throttled)',
+    labelNames: ['route', 'status', 'outcome'],
+    registers: [registry],
+  })
+
+  return {
+    registry,
+    telemetry: {
+      editorSave(kind, bytes, seconds) {
+        saves.inc({ kind })
+        saveBytes.observe({ kind }, bytes)
+        saveDuration.observe({ kind }, seconds)
+      },
+      storageError(store) {
+        storageErrors.inc({ store })
+      },
+    },
+    observe(request, reply, facts) {
+      const status = String(facts.status)
+      const seconds = facts.durationMs / 1000
+      requests.inc({ method: facts.method, route: facts.route, status })
+      latency.observe({ method: facts.method, route: facts.route, status }, seconds)
+      const operation = wopiOperation(request, facts.route)
+      if (operation !== undefined) {
+        wopi.inc({ operation, status })
+        wopiLatency.observe({ operation }, seconds)
+        return
+      }
+      if (isEditorCallback(facts.route)) {
+        const callbackStatus = callbackStatusLabel(request.body)
+        callbacks.inc({ callback_status: callbackStatus, status })
+        callbackLatency.observe({ callback_status: callbackStatus }, seconds)
+        return
+      }
+      if (isSignIn(request, facts.route)) {
+        signIns.inc({ route: facts.route, status, outcome: signInOutcome(facts.status) })
+      }
+    },
+  }
+}

@@ -1,0 +1,237 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { AdapterContext, FileOperation } from '../../app/create-app.js'
+import type { Principal } from '../../app/access.js'
+import type { FolderRecord, FolderRootType } from '../../core/entities.js'
+import { suffixesOf } from '../../core/documents/portal-file-types.js'
+import { me, requirePortalUser } from './authenticate.js'
+import { success } from './envelope.js'
+import { itemPresenter } from './present-items.js'
+import { ROOT_FOLDER_TYPE } from './presenters.js'
+import { shareListing } from './routes-sharing.js'
+import {
+  deleteItemsBody,
+  folderListQuery,
+  folderRefParams,
+  immediatelyInput,
+  moveCopyBody,
+  parseInput,
+  titleBody,
+} from './schema.js'
+
+const OPERATION_TYPE: Record<FileOperation['kind'], number> = { move: 0, copy: 1, delete: 2 }
+
+/** A folder reference from a path: '@my', '@trash', '@share', '@root' or an id; '.json' dropped. */
+export function folderRef(raw: string): string {
+  return raw.endsWith('.json') ? raw.slice(0, -'.json'.length) : raw
+}
+
+/** The '@share' section's own record (its contents come from shareListing). */
+function shareSection(by: Principal) {
+  return {
+    id: '@share',
+    title: 'Shared with me',
+    parentId: 0,
+    filesCount: 0,
+    foldersCount: 0,
+    isShareable: false,
+    rootFolderType: ROOT_FOLDER_TYPE.share,
+    access: 0,
+    shared: false,
+    createdBy: { id: by.user.id, displayName: by.user.displayName },
+    updatedBy: { id: by.user.id, displayName: by.user.displayName },
+  }
+}
+
+function listFilter(kind: ReturnType<typeof parseInput<typeof folderListQuery>>['filterType']) {
+  switch (kind) {
+    case 'files': return { kind: 'files-only' } as const
+    case 'folders': return { kind: 'folders-only' } as const
+    case 'documents': return { kind: 'files-only', suffixes: suffixesOf(7) } as const
+    case 'presentations': return { kind: 'files-only', suffixes: suffixesOf(6) } as const
+    case 'spreadsheets': return { kind: 'files-only', suffixes: suffixesOf(5) } as const
+    default: return { kind: 'all' } as const
+  }
+}
+
+function presentOperation(op: FileOperation, files: unknown[], folders: unknown[]) {
+  return {
+    id: op.id,
+    operation: OPERATION_TYPE[op.kind],
+    progress: 100,
+    error: op.error,
+    processed: String(op.result.files.length + op.result.folders.length),
+    finished: true,
+    url: '',
+    files,
+    folders,
+  }
+}
+
+/**
+ * Folders, the trash and file operations (ONLYOFFICE Workspace paths under
+ * /api/2.0/files). Operations finish before the reply, which carries them finished.
+ */
+export function folderRoutes(ctx: AdapterContext) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.addHook('preHandler', requirePortalUser(ctx))
+
+    async function contents(request: FastifyRequest, ref: string) {
+      const by = me(request)
+      const query = parseInput(folderListQuery, request.query)
+      const sortBy = query.sortBy ?? 'updated'
+      // Newest first by default; names A to Z by default.
+      const descending = query.sortOrder ?? sortBy !== 'title'
+      const listing = await ctx.app.folders.list(by, ref, {
+        offset: query.startIndex,
+        limit: query.count,
+        sortBy,
+        descending,
+        titleContains: query.filterValue || undefined,
+        filter: listFilter(query.filterType),
+      })
+      const present = itemPresenter(ctx, by)
+      const folders = await present.folders(listing.folders, listing.counts, listing.rootType)
+      const files = await present.files(listing.files, listing.rootType)
+      const counts = new Map([[listing.current.id, listing.currentCounts]])
+      const [current] = await present.folders([listing.current], counts, listing.rootType)
+      return {
+        files,
+        folders,
+        current,
+        pathParts: listing.path.map((f) => f.id),
+        startIndex: query.startIndex,
+        count: files.length + folders.length,
+        total: listing.total,
+        new: 0,
+      }
+    }
+
+    async function shared(request: FastifyRequest) {
+      const by = me(request)
+      const listing = await shareListing(ctx, by)
+      const current = {
+        ...shareSection(by),
+        filesCount: listing.current.filesCount,
+        foldersCount: listing.current.foldersCount,
+      }
+      return { ...listing, current }
+    }
+
+    app.get('/files/:folderId', async (request) => {
+      const ref = folderRef(parseInput(folderRefParams, request.params).folderId)
+      if (ref === '@root') {
+        return success([await contents(request, '@my'), await shared(request), await contents(request, '@trash')])
+      }
+      if (ref === '@share') return success(await shared(request))
+      return success(await contents(request, ref))
+    })
+
+    async function presentOne(by: Principal, folder: FolderRecord, rootType?: FolderRootType) {
+      const { counts } = await ctx.app.folders.get(by, folder.id)
+      const [presented] = await itemPresenter(ctx, by).folders([folder], new Map([[folder.id, counts]]), rootType)
+      return presented
+    }
+
+    app.get('/files/folder/:folderId', async (request) => {
+      const by = me(request)
+      const { folder, rootType } = await ctx.app.folders.get(by, folderRef(parseInput(folderRefParams, request.params).folderId))
+      return success(await presentOne(by, folder, rootType))
+    })
+
+    app.get('/files/folder/:folderId/path', async (request) => {
+      const by = me(request)
+      const { path, rootType } = await ctx.app.folders.get(by, folderRef(parseInput(folderRefParams, request.params).folderId))
+      const presented = []
+      for (const folder of path) presented.push(await presentOne(by, folder, rootType))
+      return success(presented)
+    })
+
+    app.post('/files/folder/:folderId', async (request, reply) => {
+      const by = me(request)
+      const { title } = parseInput(titleBody, request.body)
+      const created = await ctx.app.folders.create(by, folderRef(parseInput(folderRefParams, request.params).folderId), title)
+      return reply.code(201).send(success(await presentOne(by, created), 201))
+    })
+
+    app.put('/files/folder/:folderId', async (request) => {
+      const by = me(request)
+      const { title } = parseInput(titleBody, request.body)
+      const renamed = await ctx.app.folders.rename(by, parseInput(folderRefParams, request.params).folderId, title)
+      return success(await presentOne(by, renamed))
+    })
+
+    async function reportOperation(by: Principal, op: FileOperation) {
+      const present = itemPresenter(ctx, by)
+      const deleted = op.kind === 'delete'
+      // Items deleted for good are gone: they are reported by id only.
+      const files = deleted
+        ? op.result.files.map((f) => ({ id: f.id, title: f.title }))
+        : await present.files(op.result.files)
+      const folders = deleted
+        ? op.result.folders.map((f) => ({ id: f.id, title: f.title }))
+        : await present.folders(op.result.folders, new Map())
+      return presentOperation(op, files, folders)
+    }
+
+    async function operationsReply(by: Principal) {
+      const ops = ctx.app.folders.takeOperations(by)
+      const presented = []
+      for (const op of ops) presented.push(await reportOperation(by, op))
+      return success(presented)
+    }
+
+    app.delete('/files/folder/:folderId', async (request) => {
+      const by = me(request)
+      const { immediately } = parseInput(immediatelyInput, { ...toRecord(request.query), ...toRecord(request.body) })
+      const folderId = parseInput(folderRefParams, request.params).folderId
+      await ctx.app.folders.delete(by, { folderIds: [folderId], fileIds: [] }, immediately)
+      return operationsReply(by)
+    })
+
+    app.put('/files/fileops/move', async (request) => {
+      const by = me(request)
+      const body = parseInput(moveCopyBody, request.body)
+      const items = { folderIds: body.folderIds, fileIds: body.fileIds }
+      await ctx.app.folders.move(by, items, folderRef(body.destFolderId), body.conflictResolveType)
+      return operationsReply(by)
+    })
+
+    app.put('/files/fileops/copy', async (request) => {
+      const by = me(request)
+      const body = parseInput(moveCopyBody, request.body)
+      const items = { folderIds: body.folderIds, fileIds: body.fileIds }
+      await ctx.app.folders.copy(by, items, folderRef(body.destFolderId), body.conflictResolveType)
+      return operationsReply(by)
+    })
+
+    app.put('/files/fileops/delete', async (request) => {
+      const by = me(request)
+      const body = parseInput(deleteItemsBody, request.body)
+      await ctx.app.folders.delete(by, { folderIds: body.folderIds, fileIds: body.fileIds }, body.immediately)
+      return operationsReply(by)
+    })
+
+    app.put('/files/fileops/emptytrash', async (request) => {
+      const by = me(request)
+      await ctx.app.folders.emptyTrash(by)
+      return operationsReply(by)
+    })
+
+    // Folio's own: puts trashed items back where they were deleted from.
+    app.put('/files/fileops/restore', async (request) => {
+      const by = me(request)
+      const body = parseInput(deleteItemsBody, request.body)
+      await ctx.app.folders.restore(by, { folderIds: body.folderIds, fileIds: body.fileIds })
+      return operationsReply(by)
+    })
+
+    app.get('/files/fileops', async (request) => operationsReply(me(request)))
+  }
+}
+
+/** The object `value` is, or an empty one (a query or body of another shape). */
+export function toRecord(value: unknown): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {}
+  return Object.fromEntries(Object.entries(value))
+}
+

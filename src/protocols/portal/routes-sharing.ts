@@ -1,0 +1,147 @@
+import type { FastifyInstance } from 'fastify'
+import { z } from 'zod'
+import type { Principal } from '../../app/access.js'
+import type { AdapterContext } from '../../app/create-app.js'
+import type { ShareEntry, ShareLink } from '../../app/sharing.js'
+import { shareOfLevel } from '../../core/sharing/access-levels.js'
+import { me, requirePortalUser } from './authenticate.js'
+import { success } from './envelope.js'
+import { presentFile } from './presenters.js'
+import { fileIdParams, parseInput } from './schema.js'
+
+const shareBody = z.object({
+  share: z
+    .array(
+      z.object({
+        shareTo: z.string().min(1).max(128),
+        access: z.coerce.number().int().min(0).max(7),
+      }),
+    )
+    .max(1000),
+  notify: z.boolean().optional(),
+})
+
+const folderIdParams = z.object({ folderId: z.string().min(1).max(128) })
+
+const linkBody = z.object({ share: z.coerce.number().int().min(0).max(7) })
+
+const peopleQuery = z.object({ filterValue: z.string().max(256).default('') })
+
+/** An entry of a sharing list in the portal's shape, the owner first. */
+function presentShare(entry: ShareEntry) {
+  return {
+    access: entry.access,
+    sharedTo: { id: entry.user.id, displayName: entry.user.displayName },
+    isOwner: entry.isOwner,
+    // The owner's line cannot be changed.
+    isLocked: entry.isOwner,
+  }
+}
+
+/** The link a guest opens: the browser page of the link, with the file id and its key. */
+function presentLink(ctx: AdapterContext, link: ShareLink) {
+  const url = `${ctx.config.publicUrl}/s/${encodeURIComponent(link.fileId)}?doc=${encodeURIComponent(link.key)}`
+  return { access: link.access, sharedTo: { id: link.fileId, shareLink: url, title: 'Link' }, isOwner: false, isLocked: false }
+}
+
+/**
+ * The '@share' section: the files and folders others shared with `by`, in the shape of a
+ * folder listing (also the share part of '@root').
+ */
+export async function shareListing(ctx: AdapterContext, by: Principal) {
+  const { files: shared, folders: sharedFolders } = await ctx.app.sharing.sharedWith(by)
+  const editing = await ctx.app.editing.states(shared.map((s) => s.file.id))
+  const names = await ctx.app.accounts.displayNames([
+    ...shared.flatMap((s) => [s.file.createdBy, s.file.updatedBy, s.file.ownerId]),
+    ...sharedFolders.map((s) => s.folder.ownerId),
+    ...[...editing.values()].flatMap((state) => state.editors),
+  ])
+  const now = ctx.clock.now()
+  const files = shared.map(({ file, access }) => ({
+    ...presentFile(file, ctx.config.publicUrl, names, now, editing.get(file.id)),
+    folderId: '@share',
+    access: shareOfLevel(access),
+    owner: { id: file.ownerId, displayName: names.get(file.ownerId) ?? '' },
+  }))
+  const folders = sharedFolders.map(({ folder, access }) => ({
+    id: folder.id,
+    title: folder.title,
+    parentId: '@share',
+    access: shareOfLevel(access),
+    owner: { id: folder.ownerId, displayName: names.get(folder.ownerId) ?? '' },
+    created: new Date(folder.createdAt).toISOString(),
+    updated: new Date(folder.updatedAt).toISOString(),
+  }))
+  return {
+    files,
+    folders,
+    current: { id: '@share', title: 'Shared with me', filesCount: files.length, foldersCount: folders.length },
+    pathParts: ['@share'],
+    startIndex: 0,
+    count: files.length + folders.length,
+    total: files.length + folders.length,
+    new: 0,
+  }
+}
+
+/**
+ * Sharing (ONLYOFFICE Workspace paths): the sharing list of a file or folder and changes to
+ * it (owner and admins), a file's link, and the people search every signed-in user may use
+ * to pick someone to share with. What others shared with the caller is `shareListing`,
+ * which the folders API answers as the '@share' section.
+ */
+export function sharingRoutes(ctx: AdapterContext) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.addHook('preHandler', requirePortalUser(ctx))
+
+    app.get('/files/file/:fileId/share', async (request) => {
+      const { fileId } = parseInput(fileIdParams, request.params)
+      const entries = await ctx.app.sharing.list(me(request), fileId)
+      return success(entries.map((e) => presentShare(e)))
+    })
+
+    app.put('/files/file/:fileId/share', async (request) => {
+      const { fileId } = parseInput(fileIdParams, request.params)
+      const body = parseInput(shareBody, request.body)
+      const changes = body.share.map((s) => ({ userId: s.shareTo, access: s.access }))
+      const entries = await ctx.app.sharing.set(me(request), fileId, changes)
+      return success(entries.map((e) => presentShare(e)))
+    })
+
+    app.get('/files/folder/:folderId/share', async (request) => {
+      const { folderId } = parseInput(folderIdParams, request.params)
+      const entries = await ctx.app.sharing.listFolder(me(request), folderId)
+      return success(entries.map((e) => presentShare(e)))
+    })
+
+    app.put('/files/folder/:folderId/share', async (request) => {
+      const { folderId } = parseInput(folderIdParams, request.params)
+      const body = parseInput(shareBody, request.body)
+      const changes = body.share.map((s) => ({ userId: s.shareTo, access: s.access }))
+      const entries = await ctx.app.sharing.setFolder(me(request), folderId, changes)
+      return success(entries.map((e) => presentShare(e)))
+    })
+
+    for (const path of ['/files/:fileId/sharedlink', '/files/file/:fileId/sharedlink']) {
+      app.get(path, async (request) => {
+        const { fileId } = parseInput(fileIdParams, request.params)
+        const link = await ctx.app.sharing.getLink(me(request), fileId)
+        return success(link ? presentLink(ctx, link) : null)
+      })
+
+      app.put(path, async (request) => {
+        const { fileId } = parseInput(fileIdParams, request.params)
+        const { share } = parseInput(linkBody, request.body)
+        const link = await ctx.app.sharing.setLink(me(request), fileId, share)
+        return success(link ? presentLink(ctx, link) : null)
+      })
+    }
+
+    for (const path of ['/people/filter', '/people/search']) {
+      app.get(path, async (request) => {
+        const { filterValue } = parseInput(peopleQuery, request.query)
+        return success(await ctx.app.sharing.findPeople(me(request), filterValue))
+      })
+    }
+  }
+}
