@@ -30,7 +30,7 @@ export async function expectTitles(page: Page, titles: string[]): Promise<void> 
       return names.length === expected.length && expected.every((t) => names.includes(t))
     },
     titles,
-    { timeout: 10_000 },
+    { timeout: 30_000 },
   )
 }
 

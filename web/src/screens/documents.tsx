@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
 import { ConfirmDialog, Dialog } from '../components/dialog'
 import { FileIcon, Icon } from '../components/icons'
@@ -476,7 +476,9 @@ function RenameForm(props: { file: api.FileItem; onDone: (renamed?: api.FileItem
   const [error, setError] = useState('')
   const [busy, setBusy] = useState(false)
   const input = useRef<HTMLInputElement>(null)
-  useEffect(() => {
+  // Before paint, not after: a person (or a test) who starts typing at once must not
+  // have the selection reset under them half-way through.
+  useLayoutEffect(() => {
     const element = input.current
     if (!element) return
     element.focus()
