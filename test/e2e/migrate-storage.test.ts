@@ -376,4 +376,24 @@ describe('folio migrate-storage: SQLite + blob folder to PostgreSQL + S3', { ski
     assert.equal(await rowCount(target.FOLIO_DATABASE_SCHEMA ?? '', 'users'), 1)
     assert.equal(await objectCount(target.FOLIO_S3_BUCKET ?? ''), 0)
   })
+
+  // Last: Folio then runs on the source's database, which changes it.
+  test('with only an S3 bucket set, the contents move and the SQLite database stays', async () => {
+    const facts = sourceFacts()
+    const { FOLIO_DATABASE_URL: _url, FOLIO_DATABASE_SCHEMA: _schema, ...bucketOnly } = newTarget()
+    const run = await folio(['migrate-storage'], { FOLIO_DATA_DIR: sourceDir, ...bucketOnly })
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
+    assert.match(run.stdout, /to the same SQLite database and S3 bucket/)
+    assert.doesNotMatch(run.stdout, /^records:/m)
+    assert.equal(await objectCount(bucketOnly.FOLIO_S3_BUCKET ?? ''), facts.blobs)
+
+    const onS3 = await startTestServer(bucketOnly, { dataDir: sourceDir, metadata: singleMachine })
+    try {
+      const admin = await signIn(onS3.url)
+      const report = await describeFile(onS3.url, admin, reportId)
+      assert.deepEqual(report.versions.map((v) => [v.version, v.bytes]), [...reportBytes.entries()].reverse())
+    } finally {
+      await onS3.stop()
+    }
+  })
 })
