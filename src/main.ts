@@ -158,7 +158,9 @@ export async function openMigrationEnds(config: Config): Promise<OpenMigrationEn
     throw new Error('nothing to move to: set FOLIO_DATABASE_URL (PostgreSQL) and/or FOLIO_S3_BUCKET (S3)')
   }
   if (!(await isFile(paths.database))) {
-    throw new Error(`there is no Folio database at ${paths.database}: FOLIO_DATA_DIR must name the data folder to move`)
+    throw new Error(
+      `there is no Folio database at ${paths.database}: FOLIO_DATA_DIR must name the data folder to move`,
+    )
   }
   const opened: Array<() => Promise<void>> = []
   const close = async (): Promise<void> => {
@@ -186,7 +188,8 @@ export async function openMigrationEnds(config: Config): Promise<OpenMigrationEn
       opened.push(async () => targetBlobs.close?.())
       ends.targetBlobs = targetBlobs
       const where = config.s3.endpoint ?? `AWS ${config.s3.region}`
-      to.push(`S3 bucket ${config.s3.bucket}${config.s3.prefix === '' ? '' : ` (prefix ${config.s3.prefix})`} at ${where}`)
+      const prefix = config.s3.prefix === '' ? '' : ` (prefix ${config.s3.prefix})`
+      to.push(`S3 bucket ${config.s3.bucket}${prefix} at ${where}`)
     } else {
       to.push(`the same blob folder`)
     }

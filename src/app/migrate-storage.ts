@@ -104,7 +104,13 @@ export async function migrateStorage(
     records = await targetStore.transfer.importRecords(source.store.transfer.exportRecords())
     progress({ step: 'records', report: records })
   }
-  return { ...(target === undefined ? {} : { target }), blobs: needs.length, bytes, ...tally, ...(records ? { records } : {}) }
+  return {
+    ...(target === undefined ? {} : { target }),
+    blobs: needs.length,
+    bytes,
+    ...tally,
+    ...(records === undefined ? {} : { records }),
+  }
 }
 
 /**
@@ -136,7 +142,8 @@ async function blobNeeds(store: MetadataStore): Promise<BlobNeed[]> {
       needs.set(version.blobKey, { key: version.blobKey, size: version.size, sha256: version.sha256, usedBy })
       const changes = changesOf(version)
       if (changes !== undefined) {
-        needs.set(changes.blobKey, { key: changes.blobKey, size: changes.size, sha256: changes.sha256, usedBy: `${usedBy} (changes)` })
+        const { blobKey: key, size, sha256 } = changes
+        needs.set(key, { key, size, sha256, usedBy: `${usedBy} (changes)` })
       }
     }
   }

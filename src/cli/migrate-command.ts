@@ -25,11 +25,12 @@ when every blob was verified and every record is in the target. The records are 
 in one transaction after the last blob, so an interrupted run leaves no half-written
 database. Run it again after an interruption: blobs already in the bucket with the right
 bytes are kept, records already there are left as they are, so nothing is copied twice.
+Once Folio has run on the new storage, do not run it again: it only adds what is missing.
 
 Stop Folio first: the command refuses to start while another process has the database
 open, and keeps it locked until it ends. Afterwards, start Folio with the same
-FOLIO_DATABASE_URL and FOLIO_S3_* settings; the data folder is left unchanged (keep it
-until you are satisfied, then remove it).
+FOLIO_DATABASE_URL and FOLIO_S3_* settings. The data folder's records and files are left
+as they were (keep them until you are satisfied, then remove them).
 `
 
 /** `folio migrate-storage`: moves the data folder's install to PostgreSQL and/or S3. */

@@ -173,7 +173,7 @@ export function batchFromRows(kind: TransferKind, rows: Row[]): TransferBatch {
     case 'users':
       return { kind, records: rows.map(toUser) }
     case 'settings':
-      return { kind, records: rows.map((row): SettingRecord => ({ name: text(row, 'name'), value: text(row, 'value') })) }
+      return { kind, records: rows.map(toSetting) }
     case 'sessions':
       return { kind, records: rows.map(toSession) }
     case 'throttle':
@@ -231,6 +231,10 @@ export function rowValues(batch: TransferBatch, asFlag: Flag): unknown[][] {
       return batch.records.map((a) => [a.id, a.at, a.action, a.actorId, a.actorName, a.address, a.targetType,
         a.targetId, a.targetName, a.detail])
   }
+}
+
+function toSetting(row: Row): SettingRecord {
+  return { name: text(row, 'name'), value: text(row, 'value') }
 }
 
 function toUser(row: Row): UserRecord {
