@@ -4,8 +4,9 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { DestinationStream, Logger as PinoLogger } from 'pino'
 import type { BackupDrivers } from './app/backup.js'
+import type { MigrationEnds } from './app/migrate-storage.js'
 import { startHousekeeping } from './app/garbage-collection.js'
-import type { AppContext } from './app/context.js'
+import { SIGNING_SECRET_SETTING, type AppContext } from './app/context.js'
 import { createApp, type AdapterContext } from './app/create-app.js'
 import type { Config } from './config/load.js'
 import { buildLogger } from './logging/create-logger.js'
@@ -137,6 +138,81 @@ export async function backupDrivers(): Promise<BackupDrivers> {
   }
 }
 
+/** What `folio migrate-storage` moves between, opened, with a line naming each end. */
+export interface OpenMigrationEnds {
+  ends: MigrationEnds
+  from: string
+  to: string
+  close(): Promise<void>
+}
+
+/**
+ * Opens the storage `folio migrate-storage` moves: from the data folder (its SQLite
+ * database, held exclusively so no Folio can use it meanwhile, and its blob folder) to the
+ * PostgreSQL database of FOLIO_DATABASE_URL and the bucket of FOLIO_S3_BUCKET; either may
+ * be unset, and then that part stays where it is.
+ */
+export async function openMigrationEnds(config: Config): Promise<OpenMigrationEnds> {
+  const paths = dataFolderPaths(config.dataDir)
+  if (config.database.url === undefined && config.s3 === undefined) {
+    throw new Error('nothing to move to: set FOLIO_DATABASE_URL (PostgreSQL) and/or FOLIO_S3_BUCKET (S3)')
+  }
+  if (!(await isFile(paths.database))) {
+    throw new Error(
+      `there is no Folio database at ${paths.database}: FOLIO_DATA_DIR must name the data folder to move`,
+    )
+  }
+  const opened: Array<() => Promise<void>> = []
+  const close = async (): Promise<void> => {
+    for (const closeOne of opened.reverse()) await closeOne().catch(() => undefined)
+  }
+  try {
+    const { openSqliteStore } = await import('./drivers/metadata-sqlite/index.js')
+    const store = await openSqliteStore({ path: paths.database, exclusive: true })
+    opened.push(() => store.close())
+    const { openFsBlobStore } = await import('./drivers/blob-fs/index.js')
+    const blobs = await openFsBlobStore({ root: paths.blobRoot })
+    const ends: MigrationEnds = { source: { store, blobs } }
+    const to: string[] = []
+    if (config.database.url !== undefined) {
+      const targetStore = await openMetadataStore(config)
+      opened.push(() => targetStore.close())
+      ends.targetStore = targetStore
+      const { redactDatabaseUrl } = await import('./drivers/metadata-postgres/index.js')
+      to.push(`PostgreSQL ${redactDatabaseUrl(config.database.url)} (schema ${config.database.schema})`)
+    } else {
+      to.push(`the same SQLite database`)
+    }
+    if (config.s3 !== undefined) {
+      const targetBlobs = await openBlobStore(config)
+      opened.push(async () => targetBlobs.close?.())
+      ends.targetBlobs = targetBlobs
+      const where = config.s3.endpoint ?? `AWS ${config.s3.region}`
+      const prefix = config.s3.prefix === '' ? '' : ` (prefix ${config.s3.prefix})`
+      to.push(`S3 bucket ${config.s3.bucket}${prefix} at ${where}`)
+    } else {
+      to.push(`the same blob folder`)
+    }
+    return {
+      ends,
+      from: `SQLite ${paths.database} and the blob folder ${paths.blobRoot}`,
+      to: to.join(' and '),
+      close,
+    }
+  } catch (error) {
+    await close()
+    throw error
+  }
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile()
+  } catch {
+    return false
+  }
+}
+
 /** Logs a warning when other accounts may enter the data folder (mode wider than 0700). */
 async function warnIfDataDirOpen(dataDir: string, logger: PinoLogger): Promise<void> {
   const mode = (await stat(dataDir)).mode & 0o777
@@ -161,7 +237,7 @@ export async function createContext(
 ): Promise<AppContext> {
   // One secret for every instance sharing this store, made on first start.
   const secret = await storage.store.settings.setIfAbsent(
-    'signing-secret',
+    SIGNING_SECRET_SETTING,
     randomBytes(32).toString('base64'),
   )
   // With metrics on, every storage failure reaching the application is counted.

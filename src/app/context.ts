@@ -7,6 +7,9 @@ import type { MetadataStore } from '../ports/metadata-store.js'
 import type { Telemetry } from '../ports/telemetry.js'
 import type { WopiActions } from '../ports/wopi-actions.js'
 
+/** The setting holding the signing secret, made by the first start on a store. */
+export const SIGNING_SECRET_SETTING = 'signing-secret'
+
 /**
  * Everything a use case may touch, built once by the composition root. Only src/app sees
  * it: adapters receive the services of createApp instead, which hold it in their closures.

@@ -11,6 +11,7 @@ import type { LockInfo } from '../app/locks.js'
 import { CONSOLE_ACTOR } from '../app/audit.js'
 import { addAuditCommand } from './audit-command.js'
 import { addBackupCommands } from './backup-commands.js'
+import { addMigrateCommand } from './migrate-command.js'
 import { generatePassword } from '../core/accounts/passwords.js'
 import { DomainError } from '../core/errors.js'
 import { errorMessage } from '../core/ids.js'
@@ -171,6 +172,7 @@ export function buildCli(): Command {
 
   addAuditCommand(program, withApp)
   addBackupCommands(program)
+  addMigrateCommand(program)
 
   return program
 }

@@ -44,6 +44,13 @@ export interface SweepReport {
  */
 export interface BlobStore {
   put(source: Readable, options: PutOptions): Promise<StoredBlob>
+  /**
+   * As put, under a key another Folio store chose (a blob moved between stores keeps its
+   * key, so the records naming it stay as they are). A blob already stored under that key
+   * is replaced whole. Throws INVALID_INPUT for a key of another shape than the stores
+   * hand out. Meant for `folio migrate-storage`; Folio itself never rewrites a key.
+   */
+  putWithKey(key: string, source: Readable, options: PutOptions): Promise<StoredBlob>
   /** Streams the blob, or the inclusive range of it. Throws NOT_FOUND. */
   get(key: string, range?: ByteRange): Promise<Readable>
   /** Removes the blob; a missing blob is not an error. */

@@ -1,4 +1,5 @@
 import type { ThrottleState } from '../core/accounts/throttle.js'
+import type { MetadataTransfer } from './metadata-transfer.js'
 
 /**
  * Metadata ports. Every method is async so a networked driver (PostgreSQL) fits
@@ -361,5 +362,7 @@ export interface MetadataStore {
   audit: AuditRepository
   shares: ShareRepository
   shareLinks: ShareLinkRepository
+  /** Export and import of the whole store, ids kept (`folio migrate-storage`). */
+  transfer: MetadataTransfer
   close(): Promise<void>
 }

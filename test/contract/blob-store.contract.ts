@@ -211,6 +211,40 @@ export function runBlobStoreContract(name: string, open: () => Promise<OpenedBlo
       assert.deepEqual(await readAll(await store().get(second.key)), bytes)
     })
 
+    test('putWithKey stores under the key it is given, and a second write replaces the bytes whole', async () => {
+      const key = `moved${randomBytes(12).toString('base64url')}`
+      const first = randomBytes(3000)
+      const stored = await store().putWithKey(key, Readable.from([first]), { maxBytes: LIMIT, expectedSize: 3000 })
+      assert.deepEqual(stored, { key, size: 3000, sha256: sha256(first) })
+      assert.deepEqual(await readAll(await store().get(key)), first)
+      assert.deepEqual(await readAll(await store().get(key, { start: 10, end: 19 })), first.subarray(10, 20))
+      const listed = []
+      for await (const blob of store().list()) if (blob.key === key) listed.push(blob.size)
+      assert.deepEqual(listed, [3000])
+
+      const second = Buffer.from('shorter contents')
+      await store().putWithKey(key, Readable.from([second]), { maxBytes: LIMIT })
+      assert.deepEqual(await readAll(await store().get(key)), second)
+      await store().delete(key)
+      assert.equal(await store().exists(key), false)
+    })
+
+    test('putWithKey refuses keys of another shape and keeps nothing of a refused body', async () => {
+      for (const key of ['../x', 'a/b', '', 'short', 'x'.repeat(65), 'AAAAAAAAAAAAAAAAAAAA\0']) {
+        await assert.rejects(
+          store().putWithKey(key, Readable.from([Buffer.from('x')]), { maxBytes: LIMIT }),
+          hasCode('INVALID_INPUT'),
+          `putWithKey(${JSON.stringify(key)})`,
+        )
+      }
+      const key = `toolong${randomBytes(12).toString('base64url')}`
+      await assert.rejects(
+        store().putWithKey(key, Readable.from([randomBytes(100)]), { maxBytes: LIMIT, expectedSize: 50 }),
+        hasCode('INVALID_INPUT'),
+      )
+      assert.equal(await store().exists(key), false)
+    })
+
     test('finding 4: list() yields every stored blob with its size and modification time', async () => {
       const before = Date.now()
       const a = await store().put(Readable.from([Buffer.from('listed a')]), { maxBytes: LIMIT })

@@ -14,6 +14,7 @@ import type {
   UserRecord,
   VersionRecord,
 } from '../../src/ports/metadata-store.js'
+import type { TransferBatch } from '../../src/ports/metadata-transfer.js'
 
 /** What a driver's test hands the contract: a fresh, empty store and how to dispose of it. */
 export type OpenStore = () => Promise<{ store: MetadataStore; cleanup: () => Promise<void> }>
@@ -1369,5 +1370,140 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await store.files.delete('f-1')
         assert.equal(await store.shareLinks.find('f-1'), undefined)
       }))
+  })
+
+  describe(`${name}: transfer`, () => {
+    /** A store holding one of everything a store keeps, with nesting, locks and history. */
+    async function fill(store: MetadataStore): Promise<void> {
+      await store.users.create(buildUser({ id: 'u-root', userName: 'root', isAdmin: true, tokenGeneration: 3 }))
+      await store.users.create(buildUser({ wopiUserInfo: 'info' }))
+      await store.settings.setIfAbsent('signing-secret', 'c2VjcmV0')
+      await store.sessions.create(buildSession())
+      await store.throttle.update('alice', () => ({
+        next: { failures: 2, windowStartedAt: T0, lastAttemptAt: T0 + 5, blockedUntil: T0 + 60_000 },
+        result: undefined,
+      }))
+      const folder = (id: string, parentId: string | null, title: string): FolderRecord => ({
+        id, ownerId: 'u-alice', parentId, title, rootType: parentId === null ? (id === 'r-trash' ? 'trash' : 'my') : null,
+        createdAt: T0, createdBy: 'u-alice', updatedAt: T0 + 1, updatedBy: 'u-root', revision: 2,
+        trashedAt: null, originFolderId: null,
+      })
+      await store.folders.ensureRoot(folder('r-my', null, 'my'))
+      await store.folders.ensureRoot(folder('r-trash', null, 'trash'))
+      // Created deepest-named first, so an export by id alone would put children first.
+      await store.folders.create(folder('z-projects', 'r-my', 'Projects'))
+      await store.folders.create(folder('a-deep', 'z-projects', 'Deep'))
+      await store.folders.create({ ...folder('m-old', 'r-trash', 'Old'), trashedAt: T0 + 9, originFolderId: 'r-my' })
+      const file = await createFile(store, { id: 'f-1', folderId: 'a-deep' })
+      let head = await store.files.commitVersion('f-1', 1, nextVersion(file, { meta: { changesBlobKey: 'chg', n: 1 } }), {
+        updatedAt: T0 + 1000, updatedBy: 'u-bob', lock: { lockId: 'L1', expiresAt: T0 + 1_800_000, holderId: 'u-bob', lockedAt: T0 },
+      })
+      assert.ok(head)
+      head = await store.files.commitVersion('f-1', head.revision, nextVersion(head, { source: 'exit-save' }), {})
+      assert.ok(head)
+      await createFile(store, { id: 'f-2', folderId: 'r-trash', title: 'Gone.xlsx', trashedAt: T0 + 7, originFolderId: 'r-my' })
+      await store.editing.setEditors('f-1', 'key-1', ['u-alice', 'u-bob'], T0 + 3)
+      await store.editing.recordError('f-1', { status: 3, documentKey: 'key-1', message: 'failed', at: T0 + 4 })
+      await store.shares.put({ itemKind: 'folder', itemId: 'z-projects', userId: 'u-bob', access: 2, grantedBy: 'u-alice', grantedAt: T0 })
+      await store.shares.put({ itemKind: 'file', itemId: 'f-1', userId: 'u-carol', access: 1, grantedBy: 'u-alice', grantedAt: T0 + 1 })
+      await store.shareLinks.put({ fileId: 'f-1', keyHash: 'e'.repeat(64), access: 2, createdAt: T0, revokedAt: null })
+      for (const n of [1, 2, 3]) {
+        await store.audit.append({
+          id: `ev-${n}`, at: T0, action: 'sign-in', actorId: 'u-alice', actorName: 'Alice', address: '192.0.2.1',
+          targetType: n === 3 ? 'file' : '', targetId: n === 3 ? 'f-1' : '', targetName: '', detail: `#${n}`,
+        })
+      }
+    }
+
+    /** Everything a store answers about the records fill() made. */
+    async function view(store: MetadataStore) {
+      const folderIds = ['r-my', 'r-trash', 'z-projects', 'a-deep', 'm-old']
+      return {
+        users: await store.users.list(),
+        secret: await store.settings.get('signing-secret'),
+        session: await store.sessions.find('a'.repeat(64)),
+        throttle: await store.throttle.get('alice'),
+        folders: await Promise.all(folderIds.map((id) => store.folders.findById(id))),
+        path: (await store.folders.path('a-deep')).map((f) => f.id),
+        counts: [...(await store.folders.counts(folderIds)).entries()].sort(),
+        files: [await store.files.findById('f-1'), await store.files.findById('f-2')],
+        versions: await store.files.listVersions('f-1'),
+        editing: await store.editing.get('f-1'),
+        shares: [
+          await store.shares.listForItem('folder', 'z-projects'),
+          await store.shares.listForUser('u-carol'),
+        ],
+        link: await store.shareLinks.find('f-1'),
+        audit: await store.audit.list({ offset: 0, limit: 10 }),
+      }
+    }
+
+    async function collect(batches: AsyncIterable<TransferBatch>): Promise<TransferBatch[]> {
+      const all: TransferBatch[] = []
+      for await (const batch of batches) all.push(batch)
+      return all
+    }
+
+    async function* replay(batches: TransferBatch[]): AsyncGenerator<TransferBatch> {
+      yield* batches
+    }
+
+    const expected = {
+      users: 2, settings: 1, sessions: 1, throttle: 1, folders: 5, files: 2, versions: 4, editing: 1,
+      shares: 2, shareLinks: 1, audit: 3,
+    }
+    const zero = Object.fromEntries(Object.keys(expected).map((kind) => [kind, 0]))
+
+    test('a store exported in small batches imports into an empty one that answers the same', async () => {
+      const source = await open()
+      const target = await open()
+      try {
+        await fill(source.store)
+        assert.equal(await target.store.transfer.isEmpty(), true)
+        assert.equal(await source.store.transfer.isEmpty(), false)
+        const batches = await collect(source.store.transfer.exportRecords(2))
+        assert.ok(batches.every((batch) => batch.records.length >= 1 && batch.records.length <= 2))
+        const folders = batches.flatMap((batch) => (batch.kind === 'folders' ? batch.records : []))
+        for (const [index, f] of folders.entries()) {
+          if (f.parentId !== null) assert.ok(folders.slice(0, index).some((p) => p.id === f.parentId), `${f.id} before its parent`)
+        }
+
+        const report = await target.store.transfer.importRecords(replay(batches))
+        assert.deepEqual(report, { added: expected, present: zero })
+        assert.deepEqual(await view(target.store), await view(source.store))
+        assert.equal(await target.store.transfer.isEmpty(), false)
+
+        // Again: nothing is added or changed, nothing doubles.
+        const again = await target.store.transfer.importRecords(source.store.transfer.exportRecords())
+        assert.deepEqual(again, { added: zero, present: expected })
+        assert.deepEqual(await view(target.store), await view(source.store))
+
+        // The imported rows are live: compare-and-set on the kept revision works.
+        const f1 = await target.store.files.findById('f-1')
+        assert.ok(f1)
+        assert.ok(await target.store.files.update('f-1', f1.revision, { title: 'Renamed.docx' }))
+      } finally {
+        await source.cleanup()
+        await target.cleanup()
+      }
+    })
+
+    test('an import that clashes with other records writes nothing', async () => {
+      const source = await open()
+      const target = await open()
+      try {
+        await fill(source.store)
+        // Another install's user under the same name, with another id.
+        await target.store.users.create(buildUser({ id: 'u-other', userName: 'ALICE' }))
+        await assert.rejects(target.store.transfer.importRecords(source.store.transfer.exportRecords()))
+        assert.deepEqual((await target.store.users.list()).map((u) => u.id), ['u-other'])
+        assert.equal(await target.store.settings.get('signing-secret'), undefined)
+        assert.equal(await target.store.files.findById('f-1'), undefined)
+        assert.equal((await target.store.audit.list({ offset: 0, limit: 10 })).total, 0)
+      } finally {
+        await source.cleanup()
+        await target.cleanup()
+      }
+    })
   })
 }

@@ -23,9 +23,11 @@ import type {
 import {
   blobMeter,
   bodyEndedEarly,
+  checkChosenKey,
   checkPutOptions,
   checkRangeShape,
   KEY_PATTERN,
+  newBlobKey,
   notFound,
   rangeNotSatisfiable,
   tooLarge,
@@ -55,57 +57,63 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
 
   const blobPath = (key: string): string => join(blobsDir, key.slice(0, 2), key)
 
+  /** Streams `source` into the blob `key`: temp file, fsync, rename, fsync of the folder. */
+  async function write(key: string, source: Readable, putOptions: PutOptions): Promise<StoredBlob> {
+    checkPutOptions(putOptions)
+    const { maxBytes, expectedSize } = putOptions
+    // Refuse before reading anything, so the caller can still answer on an intact connection.
+    if (expectedSize !== undefined && expectedSize > maxBytes) {
+      throw tooLarge(maxBytes)
+    }
+
+    // A random suffix: two writes of one chosen key never share a temp file.
+    const tmpPath = join(tmpDir, `${key}.${randomBytes(4).toString('hex')}.tmp`)
+    const finalPath = blobPath(key)
+    const meter = blobMeter(putOptions)
+    let handle: FileHandle | undefined
+    let newShard = false
+
+    // An error of the source itself (the client went away mid-body) is the client's
+    // doing, not the store's: it becomes INVALID_INPUT below. Disk errors stay as they are.
+    const watch = watchBodyFailure(source, [meter.stream])
+
+    try {
+      handle = await open(tmpPath, 'wx', FILE_MODE)
+      const sink = fileSink(handle)
+      watch.add(sink)
+      // Chunks are counted and hashed as they arrive, while earlier ones are still being
+      // written: hashing and disk writes overlap instead of taking turns.
+      await pipeline(source, meter.stream, sink)
+      await handle.sync()
+      await handle.close()
+      handle = undefined
+      newShard = (await mkdir(dirname(finalPath), { recursive: true, mode: DIR_MODE })) !== undefined
+      await rename(tmpPath, finalPath)
+    } catch (error) {
+      await handle?.close().catch(() => undefined)
+      await unlinkIfPresent(tmpPath)
+      if (watch.bodyFailed()) throw bodyEndedEarly()
+      throw error
+    } finally {
+      watch.stop()
+    }
+
+    try {
+      // The rename is only durable once the directory entry itself is on disk.
+      await syncDirectory(dirname(finalPath))
+      if (newShard) await syncDirectory(blobsDir)
+    } catch (error) {
+      await unlinkIfPresent(finalPath)
+      throw error
+    }
+    return { key, size: meter.size(), sha256: meter.sha256() }
+  }
+
   return {
-    async put(source: Readable, putOptions: PutOptions): Promise<StoredBlob> {
-      checkPutOptions(putOptions)
-      const { maxBytes, expectedSize } = putOptions
-      // Refuse before reading anything, so the caller can still answer on an intact connection.
-      if (expectedSize !== undefined && expectedSize > maxBytes) {
-        throw tooLarge(maxBytes)
-      }
+    put: (source: Readable, putOptions: PutOptions) => write(newBlobKey(), source, putOptions),
 
-      const key = randomBytes(18).toString('base64url')
-      const tmpPath = join(tmpDir, `${key}.tmp`)
-      const finalPath = blobPath(key)
-      const meter = blobMeter(putOptions)
-      let handle: FileHandle | undefined
-      let newShard = false
-
-      // An error of the source itself (the client went away mid-body) is the client's
-      // doing, not the store's: it becomes INVALID_INPUT below. Disk errors stay as they are.
-      const watch = watchBodyFailure(source, [meter.stream])
-
-      try {
-        handle = await open(tmpPath, 'wx', FILE_MODE)
-        const sink = fileSink(handle)
-        watch.add(sink)
-        // Chunks are counted and hashed as they arrive, while earlier ones are still being
-        // written: hashing and disk writes overlap instead of taking turns.
-        await pipeline(source, meter.stream, sink)
-        await handle.sync()
-        await handle.close()
-        handle = undefined
-        newShard = (await mkdir(dirname(finalPath), { recursive: true, mode: DIR_MODE })) !== undefined
-        await rename(tmpPath, finalPath)
-      } catch (error) {
-        await handle?.close().catch(() => undefined)
-        await unlinkIfPresent(tmpPath)
-        if (watch.bodyFailed()) throw bodyEndedEarly()
-        throw error
-      } finally {
-        watch.stop()
-      }
-
-      try {
-        // The rename is only durable once the directory entry itself is on disk.
-        await syncDirectory(dirname(finalPath))
-        if (newShard) await syncDirectory(blobsDir)
-      } catch (error) {
-        await unlinkIfPresent(finalPath)
-        throw error
-      }
-      return { key, size: meter.size(), sha256: meter.sha256() }
-    },
+    putWithKey: async (key: string, source: Readable, putOptions: PutOptions) =>
+      write(checkChosenKey(key), source, putOptions),
 
     async get(key: string, range?: ByteRange): Promise<Readable> {
       if (!KEY_PATTERN.test(key)) throw notFound()

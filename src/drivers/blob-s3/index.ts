@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 
@@ -27,9 +26,11 @@ import type {
 import {
   blobMeter,
   bodyEndedEarly,
+  checkChosenKey,
   checkPutOptions,
   checkRangeShape,
   KEY_PATTERN,
+  newBlobKey,
   notFound,
   rangeNotSatisfiable,
   tooLarge,
@@ -95,52 +96,57 @@ export async function openS3BlobStore(options: S3BlobStoreOptions): Promise<Blob
     throw error
   }
 
-  return {
-    async put(source: Readable, putOptions: PutOptions): Promise<StoredBlob> {
-      checkPutOptions(putOptions)
-      const { maxBytes, expectedSize } = putOptions
-      // Refuse before reading anything, so the caller can still answer on an intact connection.
-      if (expectedSize !== undefined && expectedSize > maxBytes) throw tooLarge(maxBytes)
+  /** Streams `source` into the object of `key` through one multipart upload. */
+  async function write(key: string, source: Readable, putOptions: PutOptions): Promise<StoredBlob> {
+    checkPutOptions(putOptions)
+    const { maxBytes, expectedSize } = putOptions
+    // Refuse before reading anything, so the caller can still answer on an intact connection.
+    if (expectedSize !== undefined && expectedSize > maxBytes) throw tooLarge(maxBytes)
 
-      const key = randomBytes(18).toString('base64url')
-      const meter = blobMeter(putOptions)
-      // An error of the source itself (the client went away mid-body) is the client's
-      // doing, not the store's: it becomes INVALID_INPUT below. S3 errors stay as they are.
-      const watch = watchBodyFailure(source, [meter.stream])
-      // The first error wins: the meter's own (limits) or the source's, over the upload's
-      // report of the same failure.
-      let failure: unknown
-      const feeding = pipeline(source, meter.stream).catch((error: unknown) => {
-        failure ??= error
-      })
-      const upload = new Upload({
-        client,
-        params: { Bucket: bucket, Key: objectKey(key), Body: meter.stream },
-        partSize,
-        queueSize: QUEUE_SIZE,
-      })
-      try {
-        // On a failed body lib-storage waits for parts in flight, then aborts the upload.
-        await upload.done()
-      } catch (error) {
-        failure ??= error
-        // Decided before the destroy below, whose own errors would blur who failed first.
-        const bodyFailed = watch.bodyFailed()
-        watch.stop()
-        // The upload failed on its own: stop reading the source so the feeding ends.
-        meter.stream.destroy()
-        await feeding
-        throw bodyFailed ? bodyEndedEarly() : failure
-      }
-      await feeding
+    const meter = blobMeter(putOptions)
+    // An error of the source itself (the client went away mid-body) is the client's
+    // doing, not the store's: it becomes INVALID_INPUT below. S3 errors stay as they are.
+    const watch = watchBodyFailure(source, [meter.stream])
+    // The first error wins: the meter's own (limits) or the source's, over the upload's
+    // report of the same failure.
+    let failure: unknown
+    const feeding = pipeline(source, meter.stream).catch((error: unknown) => {
+      failure ??= error
+    })
+    const upload = new Upload({
+      client,
+      params: { Bucket: bucket, Key: objectKey(key), Body: meter.stream },
+      partSize,
+      queueSize: QUEUE_SIZE,
+    })
+    try {
+      // On a failed body lib-storage waits for parts in flight, then aborts the upload.
+      await upload.done()
+    } catch (error) {
+      failure ??= error
+      // Decided before the destroy below, whose own errors would blur who failed first.
+      const bodyFailed = watch.bodyFailed()
       watch.stop()
-      if (failure !== undefined) {
-        // Cannot happen when the upload completed on a clean end; kept so no bad blob is kept.
-        await deleteObject(client, bucket, objectKey(key))
-        throw failure
-      }
-      return { key, size: meter.size(), sha256: meter.sha256() }
-    },
+      // The upload failed on its own: stop reading the source so the feeding ends.
+      meter.stream.destroy()
+      await feeding
+      throw bodyFailed ? bodyEndedEarly() : failure
+    }
+    await feeding
+    watch.stop()
+    if (failure !== undefined) {
+      // Cannot happen when the upload completed on a clean end; kept so no bad blob is kept.
+      await deleteObject(client, bucket, objectKey(key))
+      throw failure
+    }
+    return { key, size: meter.size(), sha256: meter.sha256() }
+  }
+
+  return {
+    put: (source: Readable, putOptions: PutOptions) => write(newBlobKey(), source, putOptions),
+
+    putWithKey: async (key: string, source: Readable, putOptions: PutOptions) =>
+      write(checkChosenKey(key), source, putOptions),
 
     async get(key: string, range?: ByteRange): Promise<Readable> {
       if (!KEY_PATTERN.test(key)) throw notFound()

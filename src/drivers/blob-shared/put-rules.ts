@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { Transform } from 'node:stream'
 import type { Readable, Stream } from 'node:stream'
 
@@ -11,6 +11,17 @@ import type { ByteRange, PutOptions } from '../../ports/blob-store.js'
  * store's folder or prefix; anything else is treated as a blob that does not exist.
  */
 export const KEY_PATTERN = /^[A-Za-z0-9_-]{16,64}$/
+
+/** A fresh random key, as every driver hands out. */
+export function newBlobKey(): string {
+  return randomBytes(18).toString('base64url')
+}
+
+/** Throws INVALID_INPUT unless `key` has the shape of the keys the drivers hand out. */
+export function checkChosenKey(key: string): string {
+  if (!KEY_PATTERN.test(key)) throw new DomainError('INVALID_INPUT', 'not a blob key')
+  return key
+}
 
 /** Throws INVALID_INPUT unless the limits are non-negative integers. */
 export function checkPutOptions(options: PutOptions): void {

@@ -13,6 +13,7 @@ import { createSessionRepository } from './sessions.js'
 import { createShareLinkRepository, createShareRepository } from './shares.js'
 import { createSettingsRepository } from './settings.js'
 import { createThrottleRepository } from './throttle.js'
+import { createTransfer } from './transfer.js'
 import { createUserRepository } from './users.js'
 
 /** Options of the PostgreSQL metadata store. */
@@ -69,6 +70,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     audit: createAuditRepository(db),
     shares: createShareRepository(db),
     shareLinks: createShareLinkRepository(db),
+    transfer: createTransfer(db),
     async close() {
       if (closed) return
       closed = true
