@@ -15,7 +15,7 @@ describe('Open in the editor without any editor configured', () => {
     const token = await signIn(server.url)
     await call(server.url, 'POST', '/api/2.0/files/@my/file', { token, body: { title: 'Lonely.docx' } })
     b = await launchBrowser()
-    b.page.setDefaultTimeout(10_000)
+    b.page.setDefaultTimeout(30_000)
   })
   after(async () => {
     await b?.close()
@@ -50,7 +50,7 @@ describe('Open in the editor with a WOPI client (FOLIO_WOPI_DISCOVERY_URL)', () 
     const created = await call(server.url, 'POST', '/api/2.0/files/@my/file', { token, body: { title: 'Shared plan.docx' } })
     fileId = created.json.response.id
     b = await launchBrowser()
-    b.page.setDefaultTimeout(10_000)
+    b.page.setDefaultTimeout(30_000)
   })
   after(async () => {
     await b?.close()

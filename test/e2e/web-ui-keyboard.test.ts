@@ -36,7 +36,7 @@ describe('web interface with the keyboard alone (a member, not an admin)', () =>
     await createUser(server.ctx, { userName: 'kim', password: 'kim-password-1', displayName: 'Kim Lee' })
     b = await launchBrowser()
     page = b.page
-    page.setDefaultTimeout(10_000)
+    page.setDefaultTimeout(30_000)
   })
   after(async () => {
     await b?.close()

@@ -54,7 +54,7 @@ describe('web UI: the rough edges a person meets first (no editor configured)', 
       body: { userName: 'member', password: 'member-password', displayName: 'Member Person' },
     })
     b = await launchBrowser()
-    b.page.setDefaultTimeout(10_000)
+    b.page.setDefaultTimeout(30_000)
   })
   after(async () => {
     await b?.close()

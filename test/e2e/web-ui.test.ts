@@ -62,7 +62,7 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
     h = await startHarness({ settings: { FOLIO_LOGIN_MAX_FAILURES: '3', FOLIO_MAX_FILE_SIZE: '8MiB' } })
     b = await launchBrowser()
     page = b.page
-    page.setDefaultTimeout(10_000)
+    page.setDefaultTimeout(30_000)
   })
   after(async () => {
     await b?.close()
