@@ -127,7 +127,10 @@ function AddPerson(props: {
 
   const submit = (event: Event) => {
     event.preventDefault()
-    if (pick) props.onAdd(pick, Number(access))
+    if (!pick) return
+    props.onAdd(pick, Number(access))
+    setFilter('')
+    setChosen('')
   }
 
   return (

@@ -195,12 +195,12 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
     setPage(0)
   }
 
-  // "Shared with me" comes whole from Folio; its filter is applied here.
-  const needle = section === 'share' ? filter.toLocaleLowerCase() : ''
-  const entries: Entry[] = [
+  const listed: Entry[] = [
     ...(data?.folders ?? []).map((item): Entry => ({ kind: 'folder', item })),
     ...(data?.files ?? []).map((item): Entry => ({ kind: 'file', item })),
-  ].filter((entry) => needle === '' || entry.item.title.toLocaleLowerCase().includes(needle))
+  ]
+  // "Shared with me" comes whole from Folio: its filter and order are applied here.
+  const entries = section === 'share' ? filterAndSort(listed, filter, sortBy, sortOrder) : listed
   const chosen = entries.filter((entry) => selected.has(keyOf(entry)))
   const currentAccess = allowed(section === 'my' ? data?.current.access : 3)
   const mayAdd = section === 'my' && currentAccess.rename
@@ -550,6 +550,26 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
       />
     </section>
   )
+}
+
+/** Rows whose name contains `filter`, folders first, each group in the asked order. */
+function filterAndSort(entries: Entry[], filter: string, sortBy: SortField, sortOrder: SortOrder): Entry[] {
+  const needle = filter.toLocaleLowerCase()
+  const key = (entry: Entry): string | number => {
+    if (sortBy === 'AZ') return entry.item.title.toLocaleLowerCase()
+    if (sortBy === 'Size') return entry.kind === 'file' ? entry.item.pureContentLength : 0
+    return Date.parse(entry.item.updated ?? '') || 0
+  }
+  const sign = sortOrder === 'ascending' ? 1 : -1
+  return entries
+    .filter((entry) => needle === '' || entry.item.title.toLocaleLowerCase().includes(needle))
+    .sort((a, b) => {
+      if (a.kind !== b.kind) return a.kind === 'folder' ? -1 : 1
+      const x = key(a)
+      const y = key(b)
+      const order = typeof x === 'string' && typeof y === 'string' ? x.localeCompare(y) : Number(x) - Number(y)
+      return sign * order
+    })
 }
 
 function emptyText(folder: string, filter: string): string {

@@ -150,7 +150,10 @@ export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
   const { folder } = props
   const may = allowed(folder.access)
   const renameButton = useRenameFocus(props.renaming)
+  // "Shared with me" lists folders without their counts.
+  const counted = folder.filesCount !== undefined || folder.foldersCount !== undefined
   const count = (folder.filesCount ?? 0) + (folder.foldersCount ?? 0)
+  const items = counted ? (count === 1 ? '1 item' : `${count} items`) : ''
   return (
     <tr class="folder-row" data-kind="folder" {...props.drag} {...(props.drop ?? {})}>
       <SelectCell title={folder.title} selected={props.selected} onSelect={props.onSelect} />
@@ -168,15 +171,12 @@ export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
                   {folder.title}
                 </Link>
               )}
-              <span class="meta-line">
-                {count === 1 ? '1 item' : `${count} items`}
-                {folder.updated ? ` · ${formatDate(folder.updated)}` : ''}
-              </span>
+              <span class="meta-line">{[items, folder.updated ? formatDate(folder.updated) : ''].filter(Boolean).join(' · ')}</span>
             </div>
           )}
         </div>
       </td>
-      <td class="col-size">{count === 1 ? '1 item' : `${count} items`}</td>
+      <td class="col-size">{items}</td>
       <td class="col-modified">{folder.updated ? <time dateTime={folder.updated}>{formatDate(folder.updated)}</time> : null}</td>
       <td class="col-by">{folder.createdBy?.displayName ?? folder.owner?.displayName ?? ''}</td>
       <td class="col-status">
