@@ -97,7 +97,11 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
       setLoadError('')
     } catch (error) {
       if (mine !== sequence.current) return
-      setLoadError(errorText(error))
+      setLoadError(
+        error instanceof api.ApiError && error.status === 404
+          ? 'it was deleted or moved, or it is not shared with you.'
+          : errorText(error),
+      )
     } finally {
       if (mine === sequence.current) setLoading(false)
     }
