@@ -122,8 +122,12 @@ describe('Folders, moving and the trash in the web UI', () => {
 
   test('bulk delete goes to the trash; restore puts items back; empty trash deletes for good', async () => {
     await fileRow(page, 'Notes.txt').getByRole('checkbox', { name: 'Select Notes.txt' }).check()
-    await folderRow(page, 'Projects').getByRole('checkbox', { name: 'Select Projects' }).check()
     const bulk = page.getByRole('group', { name: 'Selected items' })
+    const download = page.waitForEvent('download')
+    await bulk.getByRole('button', { name: 'Download' }).click()
+    assert.equal((await download).suggestedFilename(), 'Notes.txt')
+
+    await folderRow(page, 'Projects').getByRole('checkbox', { name: 'Select Projects' }).check()
     await bulk.getByText('2 selected').waitFor()
     await bulk.getByRole('button', { name: 'Delete' }).click()
     const confirm = page.getByRole('dialog', { name: 'Delete these 2 items?' })

@@ -10,7 +10,8 @@ export interface Crumb {
 
 /**
  * Where the reader is: each step but the last is a link, and each is a drop target for
- * rows being dragged (`onDropItems`), so items move up the tree in one gesture.
+ * rows being dragged (the attributes `dropTarget` gives), so items move up the tree in one
+ * gesture.
  */
 export function Breadcrumbs(props: {
   crumbs: Crumb[]
