@@ -89,7 +89,7 @@ describe('web UI: static front end and security headers', () => {
 
   test('client routes answer index.html; other paths keep their own 404s', async () => {
     const index = await (await fetch(`${server.url}/`)).text()
-    for (const path of ['/sign-in', '/sign-in?next=%2Fpeople', '/people', '/versions/abc123']) {
+    for (const path of ['/sign-in', '/sign-in?next=%2Fpeople', '/people', '/versions/abc123', '/folders/abc123', '/shared', '/trash']) {
       const response = await fetch(server.url + path)
       assert.equal(response.status, 200, path)
       assert.equal(await response.text(), index)

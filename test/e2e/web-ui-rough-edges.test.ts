@@ -104,7 +104,7 @@ describe('web UI: the rough edges a person meets first (no editor configured)', 
       const row = fileRow(page, 'Report.docx')
       await row.getByRole('button', { name: 'Rename Report.docx' }).click()
       const longName = 'Quarterly report for the board of directors meeting in the spring.docx'
-      const input = page.locator('table.files tbody input').first()
+      const input = page.getByRole('textbox', { name: 'New name for Report.docx' })
       await input.fill(longName)
       await input.press('Enter')
       const notice = page.locator('.notice').filter({ hasText: 'Renamed to' })

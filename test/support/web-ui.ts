@@ -17,6 +17,18 @@ export function fileRow(page: Page, title: string): Locator {
     .filter({ has: page.locator('.file-name').getByText(title, { exact: true }) })
 }
 
+/** The row of the documents table for the folder named exactly `title`. */
+export function folderRow(page: Page, title: string): Locator {
+  return page
+    .locator('table.files tbody tr[data-kind="folder"]')
+    .filter({ has: page.locator('.folder-name').getByText(title, { exact: true }) })
+}
+
+/** Waits for the screen whose main heading is exactly `title` (a folder, "Trash"...). */
+export async function expectScreen(page: Page, title: string): Promise<void> {
+  await page.getByRole('heading', { name: title, exact: true, level: 1 }).waitFor()
+}
+
 /** Titles of the rows on the documents screen, top to bottom. */
 export async function visibleTitles(page: Page): Promise<string[]> {
   return page.locator('table.files tbody .name-text .file-name').allTextContents()

@@ -39,6 +39,14 @@ export interface Profile {
 
 export interface FileItem {
   id: string
+  folderId?: string
+  /** The caller's FileShare: 0 for their own items, else the access a share gives them. */
+  access?: number
+  /** The owner, on items others shared with the caller. */
+  owner?: UserRef
+  /** Trashed items: the folder they were deleted from. */
+  originId?: string
+  originTitle?: string
   title: string
   fileExst: string
   pureContentLength: number
@@ -56,6 +64,33 @@ export interface FileItem {
   editing?: UserRef[]
   /** The last editor save that failed (ONLYOFFICE status 3/7), until a save succeeds. */
   lastSaveError?: { status: number; message: string; at: string } | null
+}
+
+/** A folder as the folders API lists it. */
+export interface FolderItem {
+  id: string
+  title: string
+  parentId: string | number
+  filesCount?: number
+  foldersCount?: number
+  created?: string
+  updated?: string
+  createdBy?: UserRef
+  access?: number
+  owner?: UserRef
+  originId?: string
+  originTitle?: string
+}
+
+/** One page of a folder: folders first, then files; `total` counts both. */
+export interface FolderPage {
+  files: FileItem[]
+  folders: FolderItem[]
+  current: FolderItem
+  pathParts: string[]
+  startIndex: number
+  count: number
+  total: number
 }
 
 export interface FilePage {
@@ -145,6 +180,11 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
   return (isEnvelope(parsed) ? parsed.response : undefined) as T
 }
 
+/** A folder reference in a path: the '@my'-style aliases as they are, ids encoded. */
+export function folderSegment(ref: string): string {
+  return /^@[a-z]+$/.test(ref) ? ref : encodeURIComponent(ref)
+}
+
 /** Query string from defined values. */
 export function query(params: Record<string, string | number | undefined>): string {
   const search = new URLSearchParams()
@@ -171,16 +211,92 @@ export const listFiles = (options: {
   filterValue: string
 }) => call<FilePage>('GET', '/files/@my' + query(options))
 
+/**
+ * A folder's page: '@my', '@trash', '@share' or a folder id. '@share' is one list (Folio
+ * answers it whole), so its paging and sorting are the UI's.
+ */
+export const listFolder = (
+  ref: string,
+  options: {
+    startIndex: number
+    count: number
+    sortBy: SortField
+    sortOrder: 'ascending' | 'descending'
+    filterValue: string
+    filterType?: 'FoldersOnly' | 'FilesOnly'
+  },
+) => call<FolderPage>('GET', `/files/${folderSegment(ref)}` + query(options))
+
+/** The folders from the section's root down to `id`. */
+export const folderPath = (id: string) =>
+  call<FolderItem[]>('GET', `/files/folder/${encodeURIComponent(id)}/path`)
+export const createFolder = (parent: string, title: string) =>
+  call<FolderItem>('POST', `/files/folder/${folderSegment(parent)}`, { title })
+export const renameFolder = (id: string, title: string) =>
+  call<FolderItem>('PUT', `/files/folder/${encodeURIComponent(id)}`, { title })
+
+/** Files and folders picked together (a selection, or one row). */
+export interface Items {
+  fileIds: string[]
+  folderIds: string[]
+}
+
+/** A finished file operation as Folio reports it. */
+export interface Operation {
+  id: string
+  operation: number
+  error: string | null
+  finished: boolean
+}
+
+/** Moves items into a folder; a name already there gets a free one (Duplicate). */
+export const moveItems = (items: Items, destFolderId: string) =>
+  call<Operation[]>('PUT', '/files/fileops/move', { ...items, destFolderId, conflictResolveType: 2 })
+/** Moves items to the trash (`immediately`: deletes them for good). */
+export const deleteItems = (items: Items, immediately = false) =>
+  call<Operation[]>('PUT', '/files/fileops/delete', { ...items, immediately })
+/** Puts trashed items back into the folders they were deleted from. */
+export const restoreItems = (items: Items) => call<Operation[]>('PUT', '/files/fileops/restore', items)
+export const emptyTrash = () => call<Operation[]>('PUT', '/files/fileops/emptytrash')
+
+/** One line of a sharing list (the owner first). */
+export interface ShareEntry {
+  access: number
+  sharedTo: UserRef
+  isOwner: boolean
+  isLocked: boolean
+}
+
+/** A file's share link, when it is on. */
+export interface ShareLink {
+  access: number
+  sharedTo: { id: string; shareLink: string; title: string }
+}
+
+export type ShareTarget = { kind: 'file' | 'folder'; id: string }
+
+const sharePath = (target: ShareTarget) => `/files/${target.kind}/${encodeURIComponent(target.id)}/share`
+export const listShares = (target: ShareTarget) => call<ShareEntry[]>('GET', sharePath(target))
+/** Gives (or with access 0 takes away) access; returns the whole list. */
+export const setShare = (target: ShareTarget, userId: string, access: number) =>
+  call<ShareEntry[]>('PUT', sharePath(target), { share: [{ shareTo: userId, access }], notify: false })
+export const getShareLink = (fileId: string) =>
+  call<ShareLink | null>('GET', `/files/file/${encodeURIComponent(fileId)}/sharedlink`)
+/** Turns the link on with an access, or off with 0. */
+export const setShareLink = (fileId: string, access: number) =>
+  call<ShareLink | null>('PUT', `/files/file/${encodeURIComponent(fileId)}/sharedlink`, { share: access })
+/** People a signed-in user may share with (no e-mail addresses of others). */
+export const findPeople = (filterValue: string) =>
+  call<UserRef[]>('GET', '/people/filter' + query({ filterValue }))
+
 export const getFile = (id: string) => call<FileItem>('GET', `/files/file/${encodeURIComponent(id)}`)
-export const createFile = (title: string) => call<FileItem>('POST', '/files/@my/file', { title })
+export const createFile = (title: string, folder = '@my') =>
+  call<FileItem>('POST', `/files/${folderSegment(folder)}/file`, { title })
 export const renameFile = (id: string, title: string) =>
   call<FileItem>('PUT', `/files/file/${encodeURIComponent(id)}`, { title })
 /** Releases a file's WOPI lock whoever holds it (the owner, or an admin). */
 export const releaseLock = (id: string) =>
   call<{ released: boolean }>('DELETE', `/files/file/${encodeURIComponent(id)}/lock`)
-// The list has no trash view: its delete is final, as its confirmation says.
-export const deleteFile = (id: string) =>
-  call<unknown>('DELETE', `/files/file/${encodeURIComponent(id)}?immediately=true`)
 export const listVersions = (id: string) =>
   call<VersionItem[]>('GET', `/files/file/${encodeURIComponent(id)}/history`)
 export const restoreVersion = (id: string, version: number) =>

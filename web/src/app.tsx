@@ -72,8 +72,14 @@ export function App() {
             <span>Folio</span>
           </Link>
           <nav aria-label="Main">
-            <Link href="/" aria-current={route.name === 'documents' ? 'page' : undefined}>
+            <Link href="/" aria-current={route.name === 'documents' && route.folder !== '@share' && route.folder !== '@trash' ? 'page' : undefined}>
               Documents
+            </Link>
+            <Link href="/shared" aria-current={route.name === 'documents' && route.folder === '@share' ? 'page' : undefined}>
+              Shared with me
+            </Link>
+            <Link href="/trash" aria-current={route.name === 'documents' && route.folder === '@trash' ? 'page' : undefined}>
+              Trash
             </Link>
             {session.profile.isAdmin ? (
               <Link href="/people" aria-current={route.name === 'people' ? 'page' : undefined}>
@@ -106,7 +112,9 @@ export function App() {
 
 function SignedIn(props: { route: ReturnType<typeof useRoute>; profile: api.Profile; capabilities: api.Capabilities }) {
   const { route } = props
-  if (route.name === 'documents') return <DocumentsScreen capabilities={props.capabilities} isAdmin={props.profile.isAdmin} />
+  if (route.name === 'documents') {
+    return <DocumentsScreen folder={route.folder} capabilities={props.capabilities} isAdmin={props.profile.isAdmin} selfId={props.profile.id} />
+  }
   if (route.name === 'versions') return <VersionsScreen fileId={route.fileId} />
   if (route.name === 'people') {
     if (!props.profile.isAdmin) return <NotAllowed />

@@ -6,7 +6,8 @@ import { clearNotices } from './notices'
  * paths (CLIENT_ROUTES in src/protocols/portal/web/index.ts lists the same ones).
  */
 export type Route =
-  | { name: 'documents' }
+  /** A folder: '@my' (/), '@share' (/shared), '@trash' (/trash) or a folder id (/folders/<id>). */
+  | { name: 'documents'; folder: string }
   | { name: 'sign-in'; next: string }
   | { name: 'people' }
   | { name: 'versions'; fileId: string }
@@ -19,12 +20,24 @@ export function safeNext(value: string | null): string {
 
 /** The route of an address. */
 export function parseRoute(pathname: string, search: string): Route {
-  if (pathname === '/') return { name: 'documents' }
+  if (pathname === '/') return { name: 'documents', folder: '@my' }
+  if (pathname === '/shared') return { name: 'documents', folder: '@share' }
+  if (pathname === '/trash') return { name: 'documents', folder: '@trash' }
+  const folder = /^\/folders\/([^/]+)$/.exec(pathname)
+  if (folder?.[1]) return { name: 'documents', folder: decodeURIComponent(folder[1]) }
   if (pathname === '/sign-in') return { name: 'sign-in', next: safeNext(new URLSearchParams(search).get('next')) }
   if (pathname === '/people') return { name: 'people' }
   const versions = /^\/versions\/([^/]+)$/.exec(pathname)
   if (versions?.[1]) return { name: 'versions', fileId: decodeURIComponent(versions[1]) }
   return { name: 'not-found' }
+}
+
+/** The address of a folder's screen. */
+export function folderPath(folder: string): string {
+  if (folder === '@my') return '/'
+  if (folder === '@share') return '/shared'
+  if (folder === '@trash') return '/trash'
+  return `/folders/${encodeURIComponent(folder)}`
 }
 
 const listeners = new Set<() => void>()

@@ -1,4 +1,4 @@
-import { API, errorOf, type ApiError, type FileItem } from './api'
+import { API, errorOf, folderSegment, type ApiError, type FileItem } from './api'
 import { formatSize } from './format'
 
 /** One file being sent, as the upload panel shows it. */
@@ -32,12 +32,12 @@ export function uploadErrorMessage(error: ApiError, maxFileSize: number): string
 /**
  * The queue behind the upload panel: files go up with XMLHttpRequest (the
  * only browser API that reports upload progress) as multipart to
- * POST /api/2.0/files/@my/upload; each can be cancelled.
+ * POST /api/2.0/files/<folder>/upload; each can be cancelled.
  */
 export class UploadQueue {
   private items: Upload[] = []
   private readonly requests = new Map<number, XMLHttpRequest>()
-  private readonly files = new Map<number, File>()
+  private readonly files = new Map<number, { file: File; folder: string }>()
   private readonly listeners = new Set<(items: Upload[]) => void>()
   private nextId = 1
 
@@ -57,8 +57,11 @@ export class UploadQueue {
     return () => this.listeners.delete(listener)
   }
 
-  /** Queues files; ones over the size limit fail at once, without sending a byte. */
-  add(files: Iterable<File>): void {
+  /**
+   * Queues files for `folder` (the one on screen when they were picked); ones over the
+   * size limit fail at once, without sending a byte.
+   */
+  add(files: Iterable<File>, folder = '@my'): void {
     for (const file of files) {
       const id = this.nextId++
       const upload: Upload = { id, name: file.name, size: file.size, loaded: 0, state: 'queued' }
@@ -66,7 +69,7 @@ export class UploadQueue {
         upload.state = 'failed'
         upload.error = `Too large: files may be at most ${formatSize(this.maxFileSize())}.`
       } else {
-        this.files.set(id, file)
+        this.files.set(id, { file, folder })
       }
       this.items = [...this.items, upload]
     }
@@ -108,8 +111,9 @@ export class UploadQueue {
   }
 
   private start(id: number): void {
-    const file = this.files.get(id)
-    if (!file) return
+    const queued = this.files.get(id)
+    if (!queued) return
+    const { file, folder } = queued
     this.files.delete(id)
     const request = new XMLHttpRequest()
     this.requests.set(id, request)
@@ -119,7 +123,7 @@ export class UploadQueue {
       this.pump()
     }
     // The name also goes in ?title= so any Unicode name survives multipart encoding.
-    request.open('POST', `${API}/files/@my/upload?title=${encodeURIComponent(file.name)}`)
+    request.open('POST', `${API}/files/${folderSegment(folder)}/upload?title=${encodeURIComponent(file.name)}`)
     request.setRequestHeader('Accept', 'application/json')
     request.setRequestHeader('X-Folio-Request', '1')
     request.upload.addEventListener('progress', (event) => {

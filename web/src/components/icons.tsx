@@ -50,7 +50,23 @@ export function FileIcon(props: { kind: FileKind }) {
   )
 }
 
-type IconName = 'upload' | 'plus' | 'pencil' | 'trash' | 'download' | 'history' | 'open' | 'lock' | 'user' | 'close' | 'key' | 'restore'
+type IconName =
+  | 'upload'
+  | 'plus'
+  | 'pencil'
+  | 'trash'
+  | 'download'
+  | 'history'
+  | 'open'
+  | 'lock'
+  | 'user'
+  | 'close'
+  | 'key'
+  | 'restore'
+  | 'folder'
+  | 'share'
+  | 'move'
+  | 'link'
 
 const PATHS: Record<IconName, string> = {
   upload: 'M12 16V4m0 0L7 9m5-5 5 5M4 16v4h16v-4',
@@ -65,6 +81,20 @@ const PATHS: Record<IconName, string> = {
   close: 'M6 6l12 12M18 6 6 18',
   key: 'M14 10a4 4 0 1 0-3.5 4L9 15.5V18H6.5v2H4v-2.5l6.1-6.1M15.5 8.5h.01',
   restore: 'M4 12a8 8 0 1 0 2.3-5.6M4 4v4h4',
+  folder: 'M3 6h6l2 2h10v11H3z',
+  share: 'M18 8a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM6 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM18 22a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM8.6 13.5l6.8 4M15.4 6.5l-6.8 4',
+  move: 'M3 6h6l2 2h10v11H3zM9 13.5h7m-3-3 3 3-3 3',
+  link: 'M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1',
+}
+
+/** A folder's icon; its accessible name is "Folder". */
+export function FolderIcon() {
+  return (
+    <svg class="file-icon" viewBox="0 0 24 28" width="24" height="28" role="img" aria-label="Folder">
+      <path d="M1 7h8l2 2.5h12V24H1z" fill="#d69e2e" />
+      <path d="M1 11h22" stroke="#fff" stroke-opacity="0.5" stroke-width="1.2" />
+    </svg>
+  )
 }
 
 /** A line icon; decorative (the control around it carries the name). */

@@ -1,66 +1,85 @@
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
-import { ConfirmDialog, Dialog } from '../components/dialog'
-import { FileIcon, Icon } from '../components/icons'
-import { Link } from '../components/link'
-import { fileKind, formatDate, formatSize, splitExtension } from '../format'
+import { allowed } from '../access'
+import { Breadcrumbs, type Crumb } from '../components/breadcrumbs'
+import { Icon } from '../components/icons'
+import { ShareDialog } from '../components/share-dialog'
+import { UploadPanel } from '../components/upload-panel'
+import { errorText } from '../error-text'
+import { carriesItems, describe, droppedItems, DRAG_TYPE, itemsOf, keyOf, type Entry } from '../items'
 import { announce } from '../notices'
 import { UploadQueue, type Upload } from '../uploads'
+import {
+  CreateDialog,
+  DeleteDialog,
+  EmptyTrashDialog,
+  MoveDialog,
+  NEW_KIND_ORDER,
+  NEW_KINDS,
+  NewFolderDialog,
+  ReleaseLockDialog,
+  type NewKind,
+} from './item-dialogs'
+import { FileRow, FolderRow, SortHeader, type Section, type SortField, type SortOrder } from './rows'
 
 /** Rows per page: the server pages, so 10,000 files cost no more than 100. */
 export const PAGE_SIZE = 100
-/** How often the list refreshes itself (editing and lock state change elsewhere). */
+/** How often the list refreshes itself (editing, lock and sharing state change elsewhere). */
 const REFRESH_MS = 15_000
 
-type SortField = api.SortField
-type SortOrder = 'ascending' | 'descending'
+/** The dialog open over the list, if any. */
+type Open =
+  | { kind: 'create'; newKind: NewKind }
+  | { kind: 'new-folder' }
+  | { kind: 'delete'; entries: Entry[] }
+  | { kind: 'move'; entries: Entry[] }
+  | { kind: 'share'; entry: Entry }
+  | { kind: 'release'; file: api.FileItem }
+  | { kind: 'empty-trash' }
 
-const NEW_KINDS = {
-  document: { label: 'document', extension: '.docx' },
-  spreadsheet: { label: 'spreadsheet', extension: '.xlsx' },
-  presentation: { label: 'presentation', extension: '.pptx' },
-} as const
-type NewKind = keyof typeof NEW_KINDS
-const NEW_KIND_ORDER: NewKind[] = ['document', 'spreadsheet', 'presentation']
+const SECTION_TITLES: Record<string, string> = { '@my': 'Documents', '@share': 'Shared with me', '@trash': 'Trash' }
 
-function errorText(error: unknown): string {
-  if (error instanceof api.ApiError) {
-    if (error.type === 'NAME_TAKEN') return 'A file with that name already exists. Choose another name.'
-    if (error.type === 'NAME_INVALID') return `That name is not allowed: ${error.message.replace(/^invalid file name: /, '')}.`
-    return error.message
-  }
-  return 'Something went wrong. Try again.'
+function sectionOf(folder: string): Section {
+  if (folder === '@share') return 'share'
+  if (folder === '@trash') return 'trash'
+  return 'my'
 }
 
-/** The documents screen: list, sort, filter, page, upload, create, rename, delete, open. */
-export function DocumentsScreen(props: { capabilities: api.Capabilities; isAdmin: boolean }) {
+/**
+ * A folder's screen: the top of one's documents, a folder inside it, "Shared with me" or
+ * the trash. Lists folders then files (sort, filter, page), uploads and creates into the
+ * folder, and offers on each row what the reader's access allows: open, download, share,
+ * move (dialog or drag onto a folder or breadcrumb), rename, delete to the trash, restore.
+ */
+export function DocumentsScreen(props: { folder: string; capabilities: api.Capabilities; isAdmin: boolean; selfId: string }) {
+  const section = sectionOf(props.folder)
   const [sortBy, setSortBy] = useState<SortField>('DateAndTime')
   const [sortOrder, setSortOrder] = useState<SortOrder>('descending')
   const [filterText, setFilterText] = useState('')
   const [filter, setFilter] = useState('')
   const [page, setPage] = useState(0)
-  const [data, setData] = useState<api.FilePage | undefined>(undefined)
+  const [data, setData] = useState<api.FolderPage | undefined>(undefined)
   const [loading, setLoading] = useState(true)
   const [loadError, setLoadError] = useState('')
   const [renaming, setRenaming] = useState<string | null>(null)
-  const [deleting, setDeleting] = useState<api.FileItem | null>(null)
-  const [releasing, setReleasing] = useState<api.FileItem | null>(null)
-  const [creating, setCreating] = useState<NewKind | null>(null)
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set())
+  const [open, setOpen] = useState<Open | null>(null)
+  const [path, setPath] = useState<Crumb[] | undefined>(undefined)
   const [uploads, setUploads] = useState<Upload[]>([])
   const [dragging, setDragging] = useState(false)
   const heading = useRef<HTMLHeadingElement>(null)
   const fileInput = useRef<HTMLInputElement>(null)
   const sequence = useRef(0)
   const dragDepth = useRef(0)
-  const params = useRef({ sortBy, sortOrder, filter, page })
-  params.current = { sortBy, sortOrder, filter, page }
+  const params = useRef({ sortBy, sortOrder, filter, page, folder: props.folder })
+  params.current = { sortBy, sortOrder, filter, page, folder: props.folder }
 
   const load = async (options: { quiet?: boolean } = {}) => {
     const mine = ++sequence.current
     const current = params.current
     if (!options.quiet) setLoading(true)
     try {
-      const result = await api.listFiles({
+      const result = await api.listFolder(current.folder, {
         startIndex: current.page * PAGE_SIZE,
         count: PAGE_SIZE,
         sortBy: current.sortBy,
@@ -68,8 +87,9 @@ export function DocumentsScreen(props: { capabilities: api.Capabilities; isAdmin
         filterValue: current.filter,
       })
       if (mine !== sequence.current) return
+      const rows = result.files.length + result.folders.length
       // A page emptied by deletes: step back to the last page that has rows.
-      if (result.files.length === 0 && current.page > 0 && result.total > 0) {
+      if (rows === 0 && current.page > 0 && result.total > 0) {
         setPage(Math.max(0, Math.ceil(result.total / PAGE_SIZE) - 1))
         return
       }
@@ -77,7 +97,11 @@ export function DocumentsScreen(props: { capabilities: api.Capabilities; isAdmin
       setLoadError('')
     } catch (error) {
       if (mine !== sequence.current) return
-      setLoadError(errorText(error))
+      setLoadError(
+        error instanceof api.ApiError && error.status === 404
+          ? 'it was deleted or moved, or it is not shared with you.'
+          : errorText(error),
+      )
     } finally {
       if (mine === sequence.current) setLoading(false)
     }
@@ -98,14 +122,47 @@ export function DocumentsScreen(props: { capabilities: api.Capabilities; isAdmin
   )
 
   useEffect(() => queue.subscribe(setUploads), [queue])
-  useEffect(() => heading.current?.focus(), [])
+
+  // Another folder: start at its first page, unfiltered, nothing selected.
+  const shownFolder = useRef(props.folder)
+  useEffect(() => {
+    heading.current?.focus()
+    if (shownFolder.current === props.folder) return
+    shownFolder.current = props.folder
+    setData(undefined)
+    setSelected(new Set())
+    setRenaming(null)
+    setFilterText('')
+    setFilter('')
+    setPage(0)
+  }, [props.folder])
+
+  // The breadcrumbs: the section, then each folder down to this one.
+  useEffect(() => {
+    const title = SECTION_TITLES[props.folder]
+    if (title) return setPath([{ folder: props.folder, title }])
+    setPath(undefined)
+    let current = true
+    api.folderPath(props.folder).then(
+      (folders) => {
+        if (!current) return
+        setPath(folders.map((f, index) => (index === 0 ? { folder: '@my', title: 'Documents' } : { folder: f.id, title: f.title })))
+      },
+      // Someone else's folder: its way down is not the reader's to see.
+      () => current && setPath([{ folder: '@share', title: 'Shared with me' }]),
+    )
+    return () => {
+      current = false
+    }
+  }, [props.folder])
+
   // A row that had focus (say, a deleted file's) is gone: put keyboard users back at the top.
   useEffect(() => {
     if (!document.activeElement || document.activeElement === document.body) heading.current?.focus()
   }, [data])
   useEffect(() => {
     void load()
-  }, [sortBy, sortOrder, filter, page])
+  }, [sortBy, sortOrder, filter, page, props.folder])
 
   // Filter as the user types, without a request per key press. Only a changed filter goes
   // back to the first page: on the first render nothing was typed, and a "Next page" clicked
@@ -142,25 +199,145 @@ export function DocumentsScreen(props: { capabilities: api.Capabilities; isAdmin
     setPage(0)
   }
 
+  const listed: Entry[] = [
+    ...(data?.folders ?? []).map((item): Entry => ({ kind: 'folder', item })),
+    ...(data?.files ?? []).map((item): Entry => ({ kind: 'file', item })),
+  ]
+  // "Shared with me" comes whole from Folio: its filter and order are applied here.
+  const entries = section === 'share' ? filterAndSort(listed, filter, sortBy, sortOrder) : listed
+  const chosen = entries.filter((entry) => selected.has(keyOf(entry)))
+  const currentAccess = allowed(section === 'my' ? data?.current.access : 3)
+  const mayAdd = section === 'my' && currentAccess.rename
+  const title = SECTION_TITLES[props.folder] ?? data?.current.title ?? 'Folder'
+  const crumbs = path && path.length > 0 && !SECTION_TITLES[props.folder]
+    ? [...path.filter((crumb) => crumb.folder !== props.folder), { folder: props.folder, title }]
+    : path ?? []
+
   const addFiles = (files: FileList | null | undefined) => {
-    if (files && files.length > 0) queue.add(Array.from(files))
+    if (files && files.length > 0) queue.add(Array.from(files), props.folder)
   }
+
+  const fail = (error: unknown) => {
+    announce(errorText(error), 'error')
+    void load({ quiet: true })
+  }
+
+  const done = (message: string) => {
+    announce(message)
+    setSelected(new Set())
+    void load({ quiet: true })
+  }
+
+  const moveTo = async (items: api.Items, destination: string, destinationTitle: string) => {
+    const folderIds = items.folderIds.filter((id) => id !== destination)
+    const count = folderIds.length + items.fileIds.length
+    if (count === 0) return
+    try {
+      await api.moveItems({ fileIds: items.fileIds, folderIds }, destination)
+      done(`Moved ${count === 1 ? '1 item' : `${count} items`} to ${destinationTitle}`)
+    } catch (error) {
+      fail(error)
+    }
+  }
+
+  const restore = async (picked: Entry[]) => {
+    try {
+      await api.restoreItems(itemsOf(picked))
+      done(`Restored ${describe(picked)}`)
+    } catch (error) {
+      fail(error)
+    }
+  }
+
+  const download = (picked: Entry[]) => {
+    const files = picked.filter((entry) => entry.kind === 'file')
+    if (files.length < picked.length) announce('Folders cannot be downloaded yet; downloading the files only.')
+    for (const entry of files) {
+      const link = document.createElement('a')
+      link.href = api.downloadUrl(entry.item.id)
+      link.download = entry.item.title
+      document.body.append(link)
+      link.click()
+      link.remove()
+    }
+  }
+
+  const select = (entry: Entry, on: boolean) => {
+    const next = new Set(selected)
+    if (on) next.add(keyOf(entry))
+    else next.delete(keyOf(entry))
+    setSelected(next)
+  }
+
+  // Own rows in one's own folders can be dragged: the whole selection when the row is in it.
+  const dragProps = (entry: Entry): Record<string, unknown> => {
+    if (section !== 'my' || !allowed(entry.item.access).manage) return {}
+    return {
+      draggable: true,
+      onDragStart: (event: DragEvent) => {
+        const moving = selected.has(keyOf(entry)) ? chosen : [entry]
+        event.dataTransfer?.setData(DRAG_TYPE, JSON.stringify(itemsOf(moving)))
+        if (event.dataTransfer) event.dataTransfer.effectAllowed = 'move'
+      },
+    }
+  }
+
+  const dropProps = (folder: string, folderTitle: string): Record<string, unknown> => ({
+    onDragOver: (event: DragEvent) => {
+      if (!carriesItems(event)) return
+      event.preventDefault()
+      if (event.dataTransfer) event.dataTransfer.dropEffect = 'move'
+      if (event.currentTarget instanceof HTMLElement) event.currentTarget.classList.add('drop-target')
+    },
+    onDragLeave: (event: DragEvent) => {
+      if (event.currentTarget instanceof HTMLElement) event.currentTarget.classList.remove('drop-target')
+    },
+    onDrop: (event: DragEvent) => {
+      if (event.currentTarget instanceof HTMLElement) event.currentTarget.classList.remove('drop-target')
+      const items = droppedItems(event)
+      if (!items) return
+      event.preventDefault()
+      event.stopPropagation()
+      void moveTo(items, folder, folderTitle)
+    },
+  })
 
   const onDrop = (event: DragEvent) => {
     event.preventDefault()
     dragDepth.current = 0
     setDragging(false)
-    addFiles(event.dataTransfer?.files)
+    if (mayAdd) addFiles(event.dataTransfer?.files)
   }
-  const carriesFiles = (event: DragEvent) => Array.from(event.dataTransfer?.types ?? []).includes('Files')
+  const carriesFiles = (event: DragEvent) => mayAdd && Array.from(event.dataTransfer?.types ?? []).includes('Files')
 
-  const files = data?.files ?? []
-  const total = data?.total ?? 0
+  const total = section === 'share' ? entries.length : data?.total ?? 0
   // The range describes the rows on screen (the loaded page), not the page being fetched.
-  const shownFrom = data?.startIndex ?? 0
+  const shownFrom = section === 'share' ? 0 : data?.startIndex ?? 0
   const first = total === 0 ? 0 : shownFrom + 1
-  const last = Math.min(total, shownFrom + (data?.files.length ?? 0))
-  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE))
+  const last = Math.min(total, shownFrom + entries.length)
+  const pages = section === 'share' ? 1 : Math.max(1, Math.ceil(total / PAGE_SIZE))
+  const allChosen = entries.length > 0 && chosen.length === entries.length
+  const chosenManageable = chosen.every((entry) => allowed(entry.item.access).manage)
+
+  const rowProps = (entry: Entry) => ({
+    section,
+    selected: selected.has(keyOf(entry)),
+    onSelect: (on: boolean) => select(entry, on),
+    renaming: renaming === keyOf(entry),
+    onRename: () => setRenaming(keyOf(entry)),
+    onRenameDone: (renamed?: { title: string }) => {
+      setRenaming(null)
+      if (renamed) {
+        announce(`Renamed to ${renamed.title}`)
+        void load({ quiet: true })
+      }
+    },
+    onDelete: () => setOpen({ kind: 'delete', entries: [entry] }),
+    onMove: () => setOpen({ kind: 'move', entries: [entry] }),
+    onShare: () => setOpen({ kind: 'share', entry }),
+    onRestore: () => void restore([entry]),
+    drag: dragProps(entry),
+  })
 
   return (
     <section
@@ -182,37 +359,53 @@ export function DocumentsScreen(props: { capabilities: api.Capabilities; isAdmin
       }}
       onDrop={onDrop}
     >
+      <Breadcrumbs crumbs={crumbs} dropTarget={(folder) => (folder === '@my' || !SECTION_TITLES[folder] ? dropProps(folder, crumbs.find((c) => c.folder === folder)?.title ?? '') : {})} />
       <div class="screen-head">
         <h1 ref={heading} tabIndex={-1}>
-          Documents
+          {title}
         </h1>
-        <div class="toolbar" role="group" aria-label="Add documents">
-          <button type="button" class="button primary" onClick={() => fileInput.current?.click()}>
-            <Icon name="upload" />
-            <span>Upload files</span>
-          </button>
-          <input
-            ref={fileInput}
-            type="file"
-            multiple
-            class="visually-hidden"
-            tabIndex={-1}
-            aria-hidden="true"
-            aria-label="Choose files to upload"
-            onChange={(event) => {
-              addFiles(event.currentTarget.files)
-              event.currentTarget.value = ''
-            }}
-          />
-          {NEW_KIND_ORDER.map((kind) => (
-            <button key={kind} type="button" class="button" onClick={() => setCreating(kind)}>
-              <Icon name="plus" />
-              <span>New {NEW_KINDS[kind].label}</span>
+        {mayAdd ? (
+          <div class="toolbar" role="group" aria-label="Add documents">
+            <button type="button" class="button primary" onClick={() => fileInput.current?.click()}>
+              <Icon name="upload" />
+              <span>Upload files</span>
             </button>
-          ))}
-        </div>
+            <input
+              ref={fileInput}
+              type="file"
+              multiple
+              class="visually-hidden"
+              tabIndex={-1}
+              aria-hidden="true"
+              aria-label="Choose files to upload"
+              onChange={(event) => {
+                addFiles(event.currentTarget.files)
+                event.currentTarget.value = ''
+              }}
+            />
+            {NEW_KIND_ORDER.map((kind) => (
+              <button key={kind} type="button" class="button" onClick={() => setOpen({ kind: 'create', newKind: kind })}>
+                <Icon name="plus" />
+                <span>New {NEW_KINDS[kind].label}</span>
+              </button>
+            ))}
+            <button type="button" class="button" onClick={() => setOpen({ kind: 'new-folder' })}>
+              <Icon name="folder" />
+              <span>New folder</span>
+            </button>
+          </div>
+        ) : null}
+        {section === 'trash' ? (
+          <div class="toolbar">
+            <button type="button" class="button danger" disabled={total === 0} onClick={() => setOpen({ kind: 'empty-trash' })}>
+              <Icon name="trash" />
+              <span>Empty trash</span>
+            </button>
+          </div>
+        ) : null}
       </div>
-      <p class="hint">Drop files anywhere on this page to upload them.</p>
+      {mayAdd ? <p class="hint">Drop files anywhere on this page to upload them.</p> : null}
+      {section === 'trash' ? <p class="hint">Deleted items stay here until you restore them or empty the trash.</p> : null}
 
       <UploadPanel uploads={uploads} onCancel={(id) => queue.cancel(id)} onClear={() => queue.clearFinished()} />
 
@@ -231,18 +424,67 @@ export function DocumentsScreen(props: { capabilities: api.Capabilities; isAdmin
         </p>
       </div>
 
+      {chosen.length > 0 ? (
+        <div class="bulk-bar" role="group" aria-label="Selected items">
+          <span>{chosen.length} selected</span>
+          {section === 'trash' ? (
+            <>
+              <button type="button" class="button" onClick={() => void restore(chosen)}>
+                <Icon name="restore" />
+                <span>Restore</span>
+              </button>
+              <button type="button" class="button danger" onClick={() => setOpen({ kind: 'delete', entries: chosen })}>
+                <Icon name="trash" />
+                <span>Delete forever</span>
+              </button>
+            </>
+          ) : (
+            <>
+              {chosenManageable ? (
+                <button type="button" class="button" onClick={() => setOpen({ kind: 'move', entries: chosen })}>
+                  <Icon name="move" />
+                  <span>Move to</span>
+                </button>
+              ) : null}
+              <button type="button" class="button" onClick={() => download(chosen)}>
+                <Icon name="download" />
+                <span>Download</span>
+              </button>
+              {chosenManageable ? (
+                <button type="button" class="button danger" onClick={() => setOpen({ kind: 'delete', entries: chosen })}>
+                  <Icon name="trash" />
+                  <span>Delete</span>
+                </button>
+              ) : null}
+            </>
+          )}
+          <button type="button" class="button subtle" onClick={() => setSelected(new Set())}>
+            Clear selection
+          </button>
+        </div>
+      ) : null}
+
       {loadError ? (
         <p class="form-error" role="alert">
-          Could not load your documents: {loadError}{' '}
+          Could not load {title === 'Documents' ? 'your documents' : `“${title}”`}: {loadError}{' '}
           <button type="button" class="button" onClick={() => void load()}>
             Retry
           </button>
         </p>
       ) : null}
 
-      <table class="files" aria-busy={loading} aria-label="Your documents">
+      <table class="files" aria-busy={loading} aria-label={section === 'my' ? 'Your documents' : title}>
         <thead>
           <tr>
+            <th scope="col" class="col-select">
+              <input
+                type="checkbox"
+                aria-label="Select all"
+                checked={allChosen}
+                disabled={entries.length === 0}
+                onChange={(event) => setSelected(event.currentTarget.checked ? new Set(entries.map(keyOf)) : new Set())}
+              />
+            </th>
             <SortHeader label="Name" field="AZ" sortBy={sortBy} sortOrder={sortOrder} onSort={sortOn} class="col-name" />
             <SortHeader label="Size" field="Size" sortBy={sortBy} sortOrder={sortOrder} onSort={sortOn} class="col-size" />
             <SortHeader label="Modified" field="DateAndTime" sortBy={sortBy} sortOrder={sortOrder} onSort={sortOn} class="col-modified" />
@@ -258,32 +500,28 @@ export function DocumentsScreen(props: { capabilities: api.Capabilities; isAdmin
           </tr>
         </thead>
         <tbody>
-          {files.map((file) => (
-            <FileRow
-              key={file.id}
-              file={file}
-              capabilities={props.capabilities}
-              isAdmin={props.isAdmin}
-              renaming={renaming === file.id}
-              onRename={() => setRenaming(file.id)}
-              onRenameDone={(renamed) => {
-                setRenaming(null)
-                if (renamed) {
-                  announce(`Renamed to ${renamed.title}`)
-                  void load({ quiet: true })
-                }
-              }}
-              onDelete={() => setDeleting(file)}
-              onReleaseLock={() => setReleasing(file)}
-            />
-          ))}
+          {entries.map((entry) =>
+            entry.kind === 'folder' ? (
+              <FolderRow
+                key={keyOf(entry)}
+                folder={entry.item}
+                {...rowProps(entry)}
+                {...(section === 'my' ? { drop: dropProps(entry.item.id, entry.item.title) } : {})}
+              />
+            ) : (
+              <FileRow
+                key={keyOf(entry)}
+                file={entry.item}
+                capabilities={props.capabilities}
+                isAdmin={props.isAdmin}
+                onReleaseLock={() => setOpen({ kind: 'release', file: entry.item })}
+                {...rowProps(entry)}
+              />
+            ),
+          )}
         </tbody>
       </table>
-      {!loading && files.length === 0 && !loadError ? (
-        <p class="empty">
-          {filter ? `No file name contains “${filter}”.` : 'No documents yet. Upload files or create a new document.'}
-        </p>
-      ) : null}
+      {!loading && entries.length === 0 && !loadError ? <p class="empty">{emptyText(props.folder, filter)}</p> : null}
 
       {pages > 1 ? (
         <nav class="pager" aria-label="Pages">
@@ -303,377 +541,84 @@ export function DocumentsScreen(props: { capabilities: api.Capabilities; isAdmin
         <p>Drop files to upload them</p>
       </div>
 
-      {creating ? (
-        <CreateDialog
-          kind={creating}
-          onClose={() => setCreating(null)}
-          onCreated={(file) => {
-            setCreating(null)
-            announce(`Created ${file.title}`)
-            void load({ quiet: true })
-          }}
-        />
-      ) : null}
-      {deleting ? (
-        <DeleteDialog
-          file={deleting}
-          onClose={() => setDeleting(null)}
-          onDeleted={() => {
-            announce(`Deleted ${deleting.title}`)
-            setDeleting(null)
-            void load({ quiet: true })
-          }}
-        />
-      ) : null}
-      {releasing ? (
-        <ReleaseLockDialog
-          file={releasing}
-          onClose={() => setReleasing(null)}
-          onReleased={() => {
-            announce(`Released the lock on ${releasing.title}`)
-            setReleasing(null)
-            void load({ quiet: true })
-          }}
-        />
-      ) : null}
-    </section>
-  )
-}
-
-function SortHeader(props: {
-  label: string
-  field: SortField
-  sortBy: SortField
-  sortOrder: SortOrder
-  onSort: (field: SortField) => void
-  class: string
-}) {
-  const active = props.sortBy === props.field
-  const next = active && props.sortOrder === 'ascending' ? 'descending' : 'ascending'
-  return (
-    <th scope="col" class={props.class} aria-sort={active ? props.sortOrder : 'none'}>
-      <button
-        type="button"
-        class="sort"
-        onClick={() => props.onSort(props.field)}
-        title={`Sort by ${props.label.toLowerCase()}, ${active ? next : 'default order'}`}
-      >
-        {props.label}
-        <span class="sort-mark" aria-hidden="true">
-          {active ? (props.sortOrder === 'ascending' ? '▲' : '▼') : ''}
-        </span>
-      </button>
-    </th>
-  )
-}
-
-function editorHref(file: api.FileItem, capabilities: api.Capabilities): string | undefined {
-  if (capabilities.onlyofficeEditor) return `/editor/${encodeURIComponent(file.id)}`
-  if (capabilities.wopiEditor) return `/wopi-host/${encodeURIComponent(file.id)}?action=edit`
-  return undefined
-}
-
-function FileRow(props: {
-  file: api.FileItem
-  capabilities: api.Capabilities
-  renaming: boolean
-  onRename: () => void
-  onRenameDone: (renamed?: api.FileItem) => void
-  onDelete: () => void
-  onReleaseLock: () => void
-  isAdmin: boolean
-}) {
-  const { file } = props
-  const kind = fileKind(file.fileExst)
-  const editors = file.editing ?? []
-  const href = editorHref(file, props.capabilities)
-  const renameButton = useRef<HTMLButtonElement>(null)
-  const wasRenaming = useRef(false)
-  useEffect(() => {
-    // Give focus back to the Rename button when inline renaming ends.
-    if (wasRenaming.current && !props.renaming) renameButton.current?.focus()
-    wasRenaming.current = props.renaming
-  }, [props.renaming])
-
-  return (
-    <tr>
-      <td class="col-name">
-        <div class="name-cell">
-          <FileIcon kind={kind} />
-          {props.renaming ? (
-            <RenameForm file={file} onDone={props.onRenameDone} />
-          ) : (
-            <div class="name-text">
-              <a class="file-name" href={href ?? api.downloadUrl(file.id)} {...(href ? { target: '_blank', rel: 'noopener' } : { download: file.title })}>
-                {file.title}
-              </a>
-              <span class="meta-line">
-                {formatSize(file.pureContentLength)} · {formatDate(file.updated)}
-                {file.updatedBy.displayName ? ` · ${file.updatedBy.displayName}` : ''}
-              </span>
-            </div>
-          )}
-        </div>
-      </td>
-      <td class="col-size">{formatSize(file.pureContentLength)}</td>
-      <td class="col-modified">
-        <time dateTime={file.updated}>{formatDate(file.updated)}</time>
-      </td>
-      <td class="col-by">{file.updatedBy.displayName}</td>
-      <td class="col-status">
-        {editors.length > 0 ? (
-          <span class="badge editing">Editing now: {editors.map((user) => user.displayName || user.id).join(', ')}</span>
-        ) : null}
-        {file.lastSaveError ? (
-          <span class="badge failed" title={file.lastSaveError.message}>
-            Last save failed
-          </span>
-        ) : null}
-        {file.locked ? (
-          <span class="badge locked" title={lockDescription(file)}>
-            <Icon name="lock" />
-            Locked
-          </span>
-        ) : null}
-        {file.locked ? (
-          <button type="button" class="button small" aria-label={`Release the lock on ${file.title}`} onClick={props.onReleaseLock}>
-            Release lock
-          </button>
-        ) : null}
-      </td>
-      <td class="col-actions">
-        <div class="actions">
-          {href ? (
-            <a class="icon-button" href={href} target="_blank" rel="noopener" aria-label={`Open ${file.title} in the editor`} title="Open in the editor">
-              <Icon name="open" />
-            </a>
-          ) : props.isAdmin ? (
-            // Admins see why the editor is missing; others are not offered it at all.
-            <button type="button" class="icon-button" disabled aria-label={`Open ${file.title} in the editor (no online editor is connected)`} title="No online editor is connected to Folio (see Configuration in the README)">
-              <Icon name="open" />
-            </button>
-          ) : null}
-          <a class="icon-button" href={api.downloadUrl(file.id)} download={file.title} aria-label={`Download ${file.title}`} title="Download">
-            <Icon name="download" />
-          </a>
-          <Link href={`/versions/${encodeURIComponent(file.id)}`} class="icon-button" aria-label={`Versions of ${file.title}`} title="Versions">
-            <Icon name="history" />
-          </Link>
-          <button ref={renameButton} type="button" class="icon-button" aria-label={`Rename ${file.title}`} title="Rename" onClick={props.onRename} disabled={props.renaming}>
-            <Icon name="pencil" />
-          </button>
-          <button type="button" class="icon-button danger" aria-label={`Delete ${file.title}`} title="Delete" onClick={props.onDelete}>
-            <Icon name="trash" />
-          </button>
-        </div>
-      </td>
-    </tr>
-  )
-}
-
-function RenameForm(props: { file: api.FileItem; onDone: (renamed?: api.FileItem) => void }) {
-  const [value, setValue] = useState(props.file.title)
-  const [error, setError] = useState('')
-  const [busy, setBusy] = useState(false)
-  const input = useRef<HTMLInputElement>(null)
-  // Before paint, not after: a person (or a test) who starts typing at once must not
-  // have the selection reset under them half-way through.
-  useLayoutEffect(() => {
-    const element = input.current
-    if (!element) return
-    element.focus()
-    // Select the name without its extension, as file managers do.
-    element.setSelectionRange(0, splitExtension(props.file.title)[0].length)
-  }, [])
-
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    const title = value.trim()
-    if (title === props.file.title) return props.onDone()
-    if (!title) return setError('Enter a name.')
-    setBusy(true)
-    try {
-      props.onDone(await api.renameFile(props.file.id, title))
-    } catch (failure) {
-      setError(errorText(failure))
-      setBusy(false)
-      input.current?.focus()
-    }
-  }
-
-  return (
-    <form class="rename" onSubmit={submit} onKeyDown={(event) => event.key === 'Escape' && props.onDone()}>
-      <input
-        ref={input}
-        value={value}
-        aria-label={`New name for ${props.file.title}`}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `rename-error-${props.file.id}` : undefined}
-        onInput={(event) => setValue(event.currentTarget.value)}
-        disabled={busy}
+      <OpenDialog
+        open={open}
+        folder={props.folder}
+        section={section}
+        selfId={props.selfId}
+        onClose={() => setOpen(null)}
+        onDone={(message) => {
+          setOpen(null)
+          done(message)
+        }}
       />
-      <button type="submit" class="button primary" disabled={busy}>
-        Save
-      </button>
-      <button type="button" class="button" onClick={() => props.onDone()}>
-        Cancel
-      </button>
-      {error ? (
-        <p id={`rename-error-${props.file.id}`} class="form-error" role="alert">
-          {error}
-        </p>
-      ) : null}
-    </form>
-  )
-}
-
-function CreateDialog(props: { kind: NewKind; onClose: () => void; onCreated: (file: api.FileItem) => void }) {
-  const { label, extension } = NEW_KINDS[props.kind]
-  const [name, setName] = useState(`New ${label}`)
-  const [error, setError] = useState('')
-  const [busy, setBusy] = useState(false)
-  const input = useRef<HTMLInputElement>(null)
-  useEffect(() => input.current?.select(), [])
-
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    const base = name.trim().replace(new RegExp(`\\${extension}$`, 'i'), '')
-    if (!base) return setError('Enter a name.')
-    setBusy(true)
-    try {
-      props.onCreated(await api.createFile(base + extension))
-    } catch (failure) {
-      setError(errorText(failure))
-      setBusy(false)
-    }
-  }
-
-  return (
-    <Dialog title={`New ${label}`} onClose={props.onClose}>
-      <form onSubmit={submit}>
-        <label for="new-file-name">Name</label>
-        <div class="with-suffix">
-          <input
-            id="new-file-name"
-            ref={input}
-            value={name}
-            required
-            aria-describedby="new-file-extension"
-            aria-invalid={error ? true : undefined}
-            onInput={(event) => setName(event.currentTarget.value)}
-          />
-          <span id="new-file-extension" class="suffix">
-            {extension}
-          </span>
-        </div>
-        {error ? (
-          <p class="form-error" role="alert">
-            {error}
-          </p>
-        ) : null}
-        <div class="dialog-actions">
-          <button type="button" class="button" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit" class="button primary" disabled={busy}>
-            Create
-          </button>
-        </div>
-      </form>
-    </Dialog>
-  )
-}
-
-/** 'Locked by Ann since 12 May, 10:04' as far as the lock was recorded. */
-function lockDescription(file: api.FileItem): string {
-  const by = file.lockedBy?.displayName ? ` by ${file.lockedBy.displayName}` : ''
-  const since = file.lockedAt ? ` since ${formatDate(file.lockedAt)}` : ''
-  return `Locked by an online editor${by}${since}`
-}
-
-function ReleaseLockDialog(props: { file: api.FileItem; onClose: () => void; onReleased: () => void }) {
-  return (
-    <ConfirmDialog
-      title="Release the lock?"
-      confirmLabel="Release lock"
-      tone="danger"
-      action={async () => {
-        await api.releaseLock(props.file.id)
-        props.onReleased()
-      }}
-      errorText={errorText}
-      onClose={props.onClose}
-    >
-      <p>
-        “<span class="file-name">{props.file.title}</span>” is locked by an online editor
-        {props.file.lockedBy?.displayName ? ` of ${props.file.lockedBy.displayName}` : ''}
-        {props.file.lockedAt ? ` since ${formatDate(props.file.lockedAt)}` : ''}. Release it only if
-        that editor was closed: an editor still open loses the lock and must reload, and
-        changes it has not saved yet may be lost.
-      </p>
-    </ConfirmDialog>
-  )
-}
-
-function DeleteDialog(props: { file: api.FileItem; onClose: () => void; onDeleted: () => void }) {
-  return (
-    <ConfirmDialog
-      title="Delete this file?"
-      confirmLabel="Delete"
-      tone="danger"
-      action={async () => {
-        await api.deleteFile(props.file.id)
-        props.onDeleted()
-      }}
-      errorText={errorText}
-      onClose={props.onClose}
-    >
-      <p>
-        “<span class="file-name">{props.file.title}</span>” and all its versions will be deleted. This cannot be undone.
-      </p>
-    </ConfirmDialog>
-  )
-}
-
-function UploadPanel(props: { uploads: Upload[]; onCancel: (id: number) => void; onClear: () => void }) {
-  if (props.uploads.length === 0) return null
-  const finished = props.uploads.some((upload) => upload.state !== 'queued' && upload.state !== 'uploading')
-  return (
-    <section class="uploads" aria-label="Uploads">
-      <h2 class="visually-hidden">Uploads</h2>
-      <ul>
-        {props.uploads.map((upload) => {
-          const percent = upload.size === 0 ? 0 : Math.floor((upload.loaded / upload.size) * 100)
-          const running = upload.state === 'queued' || upload.state === 'uploading'
-          return (
-            <li key={upload.id} class={`upload ${upload.state}`} data-state={upload.state}>
-              <span class="file-name">{upload.name}</span>
-              {upload.state === 'failed' || upload.state === 'cancelled' ? (
-                <span class="progress-placeholder" />
-              ) : (
-                <progress max={Math.max(upload.size, 1)} value={upload.state === 'done' ? Math.max(upload.size, 1) : upload.loaded} aria-label={`Upload of ${upload.name}`} />
-              )}
-              <span class="upload-status">
-                {upload.state === 'queued' ? 'Waiting' : null}
-                {upload.state === 'uploading' ? `${percent}%` : null}
-                {upload.state === 'done' ? (upload.storedTitle && upload.storedTitle !== upload.name ? `Done, saved as ${upload.storedTitle}` : 'Done') : null}
-                {upload.state === 'cancelled' ? 'Cancelled' : null}
-                {upload.state === 'failed' ? <span role="alert" class="upload-error">{upload.error}</span> : null}
-              </span>
-              {running ? (
-                <button type="button" class="button subtle" aria-label={`Cancel upload of ${upload.name}`} onClick={() => props.onCancel(upload.id)}>
-                  Cancel
-                </button>
-              ) : null}
-            </li>
-          )
-        })}
-      </ul>
-      {finished ? (
-        <button type="button" class="button subtle" onClick={props.onClear}>
-          Clear finished uploads
-        </button>
-      ) : null}
     </section>
   )
+}
+
+/** Rows whose name contains `filter`, folders first, each group in the asked order. */
+function filterAndSort(entries: Entry[], filter: string, sortBy: SortField, sortOrder: SortOrder): Entry[] {
+  const needle = filter.toLocaleLowerCase()
+  const key = (entry: Entry): string | number => {
+    if (sortBy === 'AZ') return entry.item.title.toLocaleLowerCase()
+    if (sortBy === 'Size') return entry.kind === 'file' ? entry.item.pureContentLength : 0
+    return Date.parse(entry.item.updated ?? '') || 0
+  }
+  const sign = sortOrder === 'ascending' ? 1 : -1
+  return entries
+    .filter((entry) => needle === '' || entry.item.title.toLocaleLowerCase().includes(needle))
+    .sort((a, b) => {
+      if (a.kind !== b.kind) return a.kind === 'folder' ? -1 : 1
+      const x = key(a)
+      const y = key(b)
+      const order = typeof x === 'string' && typeof y === 'string' ? x.localeCompare(y) : Number(x) - Number(y)
+      return sign * order
+    })
+}
+
+function emptyText(folder: string, filter: string): string {
+  if (filter) return `No file name contains “${filter}”.`
+  if (folder === '@my') return 'No documents yet. Upload files or create a new document.'
+  if (folder === '@share') return 'Nothing is shared with you yet.'
+  if (folder === '@trash') return 'The trash is empty.'
+  return 'This folder is empty.'
+}
+
+/** The dialog the list opened; each reports back in a sentence for the notices. */
+function OpenDialog(props: {
+  open: Open | null
+  folder: string
+  section: Section
+  selfId: string
+  onClose: () => void
+  onDone: (message: string) => void
+}) {
+  const { open } = props
+  if (!open) return null
+  switch (open.kind) {
+    case 'create':
+      return <CreateDialog kind={open.newKind} folder={props.folder} onClose={props.onClose} onCreated={(file) => props.onDone(`Created ${file.title}`)} />
+    case 'new-folder':
+      return <NewFolderDialog parent={props.folder} onClose={props.onClose} onCreated={(folder) => props.onDone(`Created folder ${folder.title}`)} />
+    case 'delete': {
+      const forever = props.section === 'trash'
+      const what = describe(open.entries)
+      return (
+        <DeleteDialog
+          entries={open.entries}
+          forever={forever}
+          onClose={props.onClose}
+          onDeleted={() => props.onDone(forever ? `Deleted ${what} for good` : `Moved ${what} to the trash`)}
+        />
+      )
+    }
+    case 'move':
+      return <MoveDialog entries={open.entries} onClose={props.onClose} onMoved={(destination) => props.onDone(`Moved ${describe(open.entries)} to ${destination}`)} />
+    case 'share':
+      return <ShareDialog target={{ kind: open.entry.kind, id: open.entry.item.id }} title={open.entry.item.title} selfId={props.selfId} onClose={props.onClose} />
+    case 'release':
+      return <ReleaseLockDialog file={open.file} onClose={props.onClose} onReleased={() => props.onDone(`Released the lock on ${open.file.title}`)} />
+    case 'empty-trash':
+      return <EmptyTrashDialog onClose={props.onClose} onEmptied={() => props.onDone('The trash is empty')} />
+  }
 }

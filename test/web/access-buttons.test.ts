@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { allows, levelOfShare, type AccessLevel } from '../../src/core/sharing/access-levels.js'
+import { LINK_LEVELS, SHARE_LEVELS, allowed } from '../../web/src/access.js'
+
+// The web UI hides buttons from the item's `access` number; Folio decides with its own rules.
+// Both must agree, or people are offered actions that fail (or miss ones they have).
+const CASES: Array<[number, AccessLevel]> = [
+  [0, 'owner'],
+  ...[1, 2, 3, 5, 6, 7].map((share): [number, AccessLevel] => [share, levelOfShare(share)]),
+]
+
+test('the buttons each access shows are the actions Folio allows for it', () => {
+  for (const [share, level] of CASES) {
+    const shown = allowed(share)
+    assert.equal(shown.rename, allows(level, 'rename'), `rename for ${share}`)
+    for (const action of ['delete', 'move', 'share'] as const) {
+      assert.equal(shown.manage, allows(level, action), `${action} for ${share}`)
+    }
+    assert.equal(shown.open, allows(level, 'read'), `open for ${share}`)
+  }
+})
+
+test('the share dialog offers only levels Folio grants to people and links', () => {
+  assert.deepEqual(SHARE_LEVELS.map((l) => levelOfShare(l.access)).includes('none'), false)
+  for (const level of LINK_LEVELS) assert.notEqual(levelOfShare(level.access), 'none')
+})

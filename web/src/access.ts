@@ -1,0 +1,45 @@
+/**
+ * What the signed-in person may do with an item, from its `access` field (ONLYOFFICE's
+ * FileShare number): 0 on one's own items, else what a share gives. Folio decides on every
+ * call; this only keeps buttons that would be refused off the screen.
+ */
+
+/** FileShare numbers the share dialog offers, with the names people see. */
+export const SHARE_LEVELS = [
+  { access: 1, label: 'Full access (edit)' },
+  { access: 5, label: 'Review' },
+  { access: 6, label: 'Comment' },
+  { access: 7, label: 'Fill forms' },
+  { access: 2, label: 'Read only' },
+] as const
+
+/** FileShare numbers a link may carry. */
+export const LINK_LEVELS = [
+  { access: 2, label: 'Anyone with the link can view' },
+  { access: 6, label: 'Anyone with the link can comment' },
+  { access: 5, label: 'Anyone with the link can review' },
+  { access: 1, label: 'Anyone with the link can edit' },
+] as const
+
+/** The name of a FileShare number ("Read only"). */
+export function accessLabel(access: number): string {
+  if (access === 0) return 'Owner'
+  if (access === 3) return 'No access'
+  return SHARE_LEVELS.find((level) => level.access === access)?.label ?? 'Read only'
+}
+
+/** The buttons an item gets. */
+export interface Allowed {
+  /** Rename and new contents (ReadWrite and the owner). */
+  rename: boolean
+  /** Delete, move and share: the owner's alone. */
+  manage: boolean
+  /** Open in the editor (every level reads; the editor gets that level's permissions). */
+  open: boolean
+}
+
+/** What `access` allows, as the portal's access policy decides it. */
+export function allowed(access: number | undefined): Allowed {
+  const level = access ?? 0
+  return { rename: level === 0 || level === 1, manage: level === 0, open: level !== 3 }
+}

@@ -1,0 +1,336 @@
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
+import * as api from '../api'
+import { accessLabel, allowed } from '../access'
+import { FileIcon, FolderIcon, Icon } from '../components/icons'
+import { Link } from '../components/link'
+import { errorText } from '../error-text'
+import { fileKind, formatDate, formatSize, splitExtension } from '../format'
+import type { Entry } from '../items'
+import { folderPath } from '../router'
+import { lockDescription } from './item-dialogs'
+
+export type SortField = api.SortField
+export type SortOrder = 'ascending' | 'descending'
+
+/** Which part of the tree the list shows: it decides the buttons rows get. */
+export type Section = 'my' | 'share' | 'trash'
+
+export function SortHeader(props: {
+  label: string
+  field: SortField
+  sortBy: SortField
+  sortOrder: SortOrder
+  onSort: (field: SortField) => void
+  class: string
+}) {
+  const active = props.sortBy === props.field
+  const next = active && props.sortOrder === 'ascending' ? 'descending' : 'ascending'
+  return (
+    <th scope="col" class={props.class} aria-sort={active ? props.sortOrder : 'none'}>
+      <button
+        type="button"
+        class="sort"
+        onClick={() => props.onSort(props.field)}
+        title={`Sort by ${props.label.toLowerCase()}, ${active ? next : 'default order'}`}
+      >
+        {props.label}
+        <span class="sort-mark" aria-hidden="true">
+          {active ? (props.sortOrder === 'ascending' ? '▲' : '▼') : ''}
+        </span>
+      </button>
+    </th>
+  )
+}
+
+function editorHref(file: api.FileItem, capabilities: api.Capabilities): string | undefined {
+  if (capabilities.onlyofficeEditor) return `/editor/${encodeURIComponent(file.id)}`
+  if (capabilities.wopiEditor) return `/wopi-host/${encodeURIComponent(file.id)}?action=edit`
+  return undefined
+}
+
+/** What every row gets from the list: selection, dragging and the row's actions. */
+export interface RowProps {
+  section: Section
+  selected: boolean
+  onSelect: (selected: boolean) => void
+  renaming: boolean
+  onRename: () => void
+  onRenameDone: (renamed?: { title: string }) => void
+  onDelete: () => void
+  onMove: () => void
+  onShare: () => void
+  onRestore: () => void
+  /** Attributes that make the row draggable (its own items, or the whole selection). */
+  drag: Record<string, unknown>
+  /** Attributes that make the row a drop target (folders only). */
+  drop?: Record<string, unknown>
+}
+
+function SelectCell(props: { title: string; selected: boolean; onSelect: (selected: boolean) => void }) {
+  return (
+    <td class="col-select">
+      <input
+        type="checkbox"
+        checked={props.selected}
+        aria-label={`Select ${props.title}`}
+        onChange={(event) => props.onSelect(event.currentTarget.checked)}
+      />
+    </td>
+  )
+}
+
+/** Where a trashed item came from, or who shared an item with the reader. */
+function PlaceBadge(props: { item: api.FileItem | api.FolderItem; section: Section }) {
+  if (props.section === 'trash') {
+    return props.item.originTitle ? <span class="badge">From {props.item.originTitle}</span> : null
+  }
+  if (props.section === 'share' && props.item.owner) {
+    return (
+      <span class="badge shared" title={accessLabel(props.item.access ?? 2)}>
+        Shared by {props.item.owner.displayName} · {accessLabel(props.item.access ?? 2)}
+      </span>
+    )
+  }
+  return null
+}
+
+/** The actions only an item's owner has: share, move, delete (and, in the trash, restore). */
+function OwnerActions(props: RowProps & { title: string; mayManage: boolean; mayRename: boolean; renameButton: { current: HTMLButtonElement | null } }) {
+  const { title } = props
+  if (props.section === 'trash') {
+    return (
+      <>
+        <button type="button" class="icon-button" aria-label={`Restore ${title}`} title="Restore" onClick={props.onRestore}>
+          <Icon name="restore" />
+        </button>
+        <button type="button" class="icon-button danger" aria-label={`Delete ${title} forever`} title="Delete forever" onClick={props.onDelete}>
+          <Icon name="trash" />
+        </button>
+      </>
+    )
+  }
+  return (
+    <>
+      {props.mayManage ? (
+        <button type="button" class="icon-button" aria-label={`Share ${title}`} title="Share" onClick={props.onShare}>
+          <Icon name="share" />
+        </button>
+      ) : null}
+      {props.mayManage ? (
+        <button type="button" class="icon-button" aria-label={`Move ${title} to…`} title="Move to" onClick={props.onMove}>
+          <Icon name="move" />
+        </button>
+      ) : null}
+      {props.mayRename ? (
+        <button ref={props.renameButton} type="button" class="icon-button" aria-label={`Rename ${title}`} title="Rename" onClick={props.onRename} disabled={props.renaming}>
+          <Icon name="pencil" />
+        </button>
+      ) : null}
+      {props.mayManage ? (
+        <button type="button" class="icon-button danger" aria-label={`Delete ${title}`} title="Delete" onClick={props.onDelete}>
+          <Icon name="trash" />
+        </button>
+      ) : null}
+    </>
+  )
+}
+
+/** Gives focus back to the Rename button when inline renaming ends. */
+function useRenameFocus(renaming: boolean) {
+  const renameButton = useRef<HTMLButtonElement>(null)
+  const wasRenaming = useRef(false)
+  useEffect(() => {
+    if (wasRenaming.current && !renaming) renameButton.current?.focus()
+    wasRenaming.current = renaming
+  }, [renaming])
+  return renameButton
+}
+
+export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
+  const { folder } = props
+  const may = allowed(folder.access)
+  const renameButton = useRenameFocus(props.renaming)
+  // "Shared with me" lists folders without their counts.
+  const counted = folder.filesCount !== undefined || folder.foldersCount !== undefined
+  const count = (folder.filesCount ?? 0) + (folder.foldersCount ?? 0)
+  const items = counted ? (count === 1 ? '1 item' : `${count} items`) : ''
+  return (
+    <tr class="folder-row" data-kind="folder" {...props.drag} {...(props.drop ?? {})}>
+      <SelectCell title={folder.title} selected={props.selected} onSelect={props.onSelect} />
+      <td class="col-name">
+        <div class="name-cell">
+          <FolderIcon />
+          {props.renaming ? (
+            <RenameForm entry={{ kind: 'folder', item: folder }} onDone={props.onRenameDone} />
+          ) : (
+            <div class="name-text">
+              {props.section === 'trash' ? (
+                <span class="folder-name">{folder.title}</span>
+              ) : (
+                <Link href={folderPath(folder.id)} class="folder-name">
+                  {folder.title}
+                </Link>
+              )}
+              <span class="meta-line">{[items, folder.updated ? formatDate(folder.updated) : ''].filter(Boolean).join(' · ')}</span>
+            </div>
+          )}
+        </div>
+      </td>
+      <td class="col-size">{items}</td>
+      <td class="col-modified">{folder.updated ? <time dateTime={folder.updated}>{formatDate(folder.updated)}</time> : null}</td>
+      <td class="col-by">{folder.createdBy?.displayName ?? folder.owner?.displayName ?? ''}</td>
+      <td class="col-status">
+        <PlaceBadge item={folder} section={props.section} />
+      </td>
+      <td class="col-actions">
+        <div class="actions">
+          <OwnerActions {...props} title={folder.title} mayManage={may.manage} mayRename={may.rename} renameButton={renameButton} />
+        </div>
+      </td>
+    </tr>
+  )
+}
+
+export function FileRow(props: RowProps & { file: api.FileItem; capabilities: api.Capabilities; isAdmin: boolean; onReleaseLock: () => void }) {
+  const { file } = props
+  const may = allowed(file.access)
+  const kind = fileKind(file.fileExst)
+  const editors = file.editing ?? []
+  const inTrash = props.section === 'trash'
+  // Trashed files open nowhere: they only download.
+  const href = inTrash ? undefined : editorHref(file, props.capabilities)
+  const renameButton = useRenameFocus(props.renaming)
+
+  return (
+    <tr data-kind="file" {...props.drag}>
+      <SelectCell title={file.title} selected={props.selected} onSelect={props.onSelect} />
+      <td class="col-name">
+        <div class="name-cell">
+          <FileIcon kind={kind} />
+          {props.renaming ? (
+            <RenameForm entry={{ kind: 'file', item: file }} onDone={props.onRenameDone} />
+          ) : (
+            <div class="name-text">
+              <a class="file-name" href={href ?? api.downloadUrl(file.id)} {...(href ? { target: '_blank', rel: 'noopener' } : { download: file.title })}>
+                {file.title}
+              </a>
+              <span class="meta-line">
+                {formatSize(file.pureContentLength)} · {formatDate(file.updated)}
+                {file.updatedBy.displayName ? ` · ${file.updatedBy.displayName}` : ''}
+              </span>
+            </div>
+          )}
+        </div>
+      </td>
+      <td class="col-size">{formatSize(file.pureContentLength)}</td>
+      <td class="col-modified">
+        <time dateTime={file.updated}>{formatDate(file.updated)}</time>
+      </td>
+      <td class="col-by">{file.updatedBy.displayName}</td>
+      <td class="col-status">
+        <PlaceBadge item={file} section={props.section} />
+        {editors.length > 0 ? (
+          <span class="badge editing">Editing now: {editors.map((user) => user.displayName || user.id).join(', ')}</span>
+        ) : null}
+        {file.lastSaveError ? (
+          <span class="badge failed" title={file.lastSaveError.message}>
+            Last save failed
+          </span>
+        ) : null}
+        {file.locked ? (
+          <span class="badge locked" title={lockDescription(file)}>
+            <Icon name="lock" />
+            Locked
+          </span>
+        ) : null}
+        {file.locked && may.manage && !inTrash ? (
+          <button type="button" class="button small" aria-label={`Release the lock on ${file.title}`} onClick={props.onReleaseLock}>
+            Release lock
+          </button>
+        ) : null}
+      </td>
+      <td class="col-actions">
+        <div class="actions">
+          {href && may.open ? (
+            <a class="icon-button" href={href} target="_blank" rel="noopener" aria-label={`Open ${file.title} in the editor`} title="Open in the editor">
+              <Icon name="open" />
+            </a>
+          ) : props.isAdmin && !inTrash ? (
+            // Admins see why the editor is missing; others are not offered it at all.
+            <button type="button" class="icon-button" disabled aria-label={`Open ${file.title} in the editor (no online editor is connected)`} title="No online editor is connected to Folio (see Configuration in the README)">
+              <Icon name="open" />
+            </button>
+          ) : null}
+          <a class="icon-button" href={api.downloadUrl(file.id)} download={file.title} aria-label={`Download ${file.title}`} title="Download">
+            <Icon name="download" />
+          </a>
+          {!inTrash ? (
+            <Link href={`/versions/${encodeURIComponent(file.id)}`} class="icon-button" aria-label={`Versions of ${file.title}`} title="Versions">
+              <Icon name="history" />
+            </Link>
+          ) : null}
+          <OwnerActions {...props} title={file.title} mayManage={may.manage} mayRename={may.rename} renameButton={renameButton} />
+        </div>
+      </td>
+    </tr>
+  )
+}
+
+/** Renames a file or folder in place; Escape cancels. */
+function RenameForm(props: { entry: Entry; onDone: (renamed?: { title: string }) => void }) {
+  const { item } = props.entry
+  const [value, setValue] = useState(item.title)
+  const [error, setError] = useState('')
+  const [busy, setBusy] = useState(false)
+  const input = useRef<HTMLInputElement>(null)
+  // Before paint, not after: a person (or a test) who starts typing at once must not
+  // have the selection reset under them half-way through.
+  useLayoutEffect(() => {
+    const element = input.current
+    if (!element) return
+    element.focus()
+    // Select a file's name without its extension, as file managers do.
+    element.setSelectionRange(0, props.entry.kind === 'file' ? splitExtension(item.title)[0].length : item.title.length)
+  }, [])
+
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    const title = value.trim()
+    if (title === item.title) return props.onDone()
+    if (!title) return setError('Enter a name.')
+    setBusy(true)
+    try {
+      props.onDone(props.entry.kind === 'file' ? await api.renameFile(item.id, title) : await api.renameFolder(item.id, title))
+    } catch (failure) {
+      setError(errorText(failure))
+      setBusy(false)
+      input.current?.focus()
+    }
+  }
+
+  const errorId = `rename-error-${props.entry.kind}-${item.id}`
+  return (
+    <form class="rename" onSubmit={submit} onKeyDown={(event) => event.key === 'Escape' && props.onDone()}>
+      <input
+        ref={input}
+        value={value}
+        aria-label={`New name for ${item.title}`}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? errorId : undefined}
+        onInput={(event) => setValue(event.currentTarget.value)}
+        disabled={busy}
+      />
+      <button type="submit" class="button primary" disabled={busy}>
+        Save
+      </button>
+      <button type="button" class="button" onClick={() => props.onDone()}>
+        Cancel
+      </button>
+      {error ? (
+        <p id={errorId} class="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </form>
+  )
+}
