@@ -13,20 +13,26 @@ export const TEST_DATABASE_URL =
  * (CI must never pass by skipping them).
  */
 export async function postgresSkipReason(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 5000 })
-  try {
-    await client.connect()
-    await client.query('SELECT 1')
-    return undefined
-  } catch (error) {
-    const reason = `PostgreSQL is not reachable at ${redactDatabaseUrl(TEST_DATABASE_URL)} `
-      + `(${error instanceof Error ? error.message : String(error)}); `
-      + 'start it or set FOLIO_TEST_DATABASE_URL'
-    if (process.env.CI === 'true') throw new Error(`${reason} (required under CI=true)`)
-    return reason
-  } finally {
-    await client.end().catch(() => undefined)
+  // A loaded machine can take seconds to accept a connection: only a database that
+  // stays silent through several generous attempts counts as unreachable.
+  let failure: unknown
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 20_000 })
+    try {
+      await client.connect()
+      await client.query('SELECT 1')
+      return undefined
+    } catch (error) {
+      failure = error
+    } finally {
+      await client.end().catch(() => undefined)
+    }
   }
+  const reason = `PostgreSQL is not reachable at ${redactDatabaseUrl(TEST_DATABASE_URL)} `
+    + `(${failure instanceof Error ? failure.message : String(failure)}); `
+    + 'start it or set FOLIO_TEST_DATABASE_URL'
+  if (process.env.CI === 'true') throw new Error(`${reason} (required under CI=true)`)
+  return reason
 }
 
 /** A schema name no other test run uses (the driver creates it on open). */

@@ -37,16 +37,22 @@ export async function findS3TestServer(): Promise<
   { settings: S3TestSettings } | { unreachable: string }
 > {
   const settings = s3TestSettings()
-  try {
-    // Any HTTP answer at all means a server listens; S3 answers an unsigned GET with 403.
-    await fetch(settings.endpoint, { signal: AbortSignal.timeout(3000) })
-    return { settings }
-  } catch (error) {
-    return {
-      unreachable:
-        `no S3 server at ${settings.endpoint} (${error instanceof Error ? error.message : String(error)}); ` +
-        'start one with scripts/s3-server.sh or set FOLIO_TEST_S3_ENDPOINT',
+  // A loaded machine can keep the server from answering for seconds: only one that stays
+  // silent through several generous attempts counts as missing.
+  let failure: unknown
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      // Any HTTP answer at all means a server listens; S3 answers an unsigned GET with 403.
+      await fetch(settings.endpoint, { signal: AbortSignal.timeout(15_000) })
+      return { settings }
+    } catch (error) {
+      failure = error
     }
+  }
+  return {
+    unreachable:
+      `no S3 server at ${settings.endpoint} (${failure instanceof Error ? failure.message : String(failure)}); ` +
+      'start one with scripts/s3-server.sh or set FOLIO_TEST_S3_ENDPOINT',
   }
 }
 
