@@ -285,7 +285,8 @@ export function createApp(ctx: AppContext): App {
       list: (by, query) => files.listFiles(ctx, by.user.id, query),
       createBlank: async (by, title, folder = '@my') => {
         const target = await writableFolder(by, folder)
-        return files.createBlankFile(ctx, target.ownerId, title, target.id)
+        // The file belongs to the folder's owner; who made it is the caller (a sharee, say).
+        return files.createBlankFile(ctx, target.ownerId, title, target.id, by.user.id)
       },
       upload: async (by, title, body, size, folder = '@my') => {
         let target: Awaited<ReturnType<typeof writableFolder>>
@@ -295,7 +296,7 @@ export function createApp(ctx: AppContext): App {
           body.resume()
           throw error
         }
-        return files.uploadFile(ctx, target.ownerId, title, body, size, target.id)
+        return files.uploadFile(ctx, target.ownerId, title, body, size, target.id, by.user.id)
       },
       rename: bind(ctx, changes.renameFile),
       delete: bind(ctx, changes.deleteFile),

@@ -2,7 +2,7 @@ import { DomainError, isDomainError } from '../core/errors.js'
 import { newId } from '../core/ids.js'
 import { candidateNames } from '../core/names/file-names.js'
 import type { FileRecord, FolderRecord, VersionRecord } from '../core/entities.js'
-import { authorize, authorizeFolder, type Principal } from './access.js'
+import { accessLevel, authorize, authorizeFolder, folderView, type Principal } from './access.js'
 import { fileSubject, principalActor, recordAudit } from './audit.js'
 import { compareAndSet, RETRY } from './compare-and-set.js'
 import type { AppContext } from './context.js'
@@ -123,6 +123,11 @@ export async function moveItems(
   conflict: ConflictResolution,
 ): Promise<OperationResult> {
   const dest = await destinationOf(ctx, by, destRef)
+  // Only owners move (see access-levels), and never into another person's tree, where the
+  // item would lie in a folder whose owner could not see it: a sharee copies instead.
+  if (dest.folder.ownerId !== by.user.id) {
+    throw new DomainError('FORBIDDEN', 'items can only be moved into your own folders; copy them instead')
+  }
   const result: OperationResult = { files: [], folders: [], skipped: 0 }
   for (const folderId of items.folderIds) {
     const folder = await folderFor(ctx, by, folderId, 'move')
@@ -147,9 +152,10 @@ async function copyFile(
   ctx: AppContext,
   by: Principal,
   source: FileRecord,
-  destId: string,
+  dest: FolderRecord,
   conflict: ConflictResolution,
 ): Promise<FileRecord | undefined> {
+  const destId = dest.id
   const existing = await ctx.store.files.findByTitle(destId, source.title)
   if (existing !== undefined && conflict === 'skip') return undefined
   // A copy into the file's own folder always gets a free name; no overwrite of itself.
@@ -160,7 +166,9 @@ async function copyFile(
   const create = async (title: string) => {
     const file: FileRecord = {
       id: newId(),
-      ownerId: by.user.id,
+      // A copy belongs to whoever owns the folder it lands in (a sharee copying into a
+      // folder shared with them ReadWrite adds to the owner's tree).
+      ownerId: dest.ownerId,
       folderId: destId,
       title,
       version: 1,
@@ -199,14 +207,15 @@ async function copyFolder(
   ctx: AppContext,
   by: Principal,
   source: FolderRecord,
-  destId: string,
+  dest: FolderRecord,
   conflict: ConflictResolution,
 ): Promise<FolderRecord | undefined> {
+  const destId = dest.id
   if (conflict === 'skip' && (await ctx.store.folders.titleExists(destId, source.title))) return undefined
   const now = ctx.clock.now()
   const copy: FolderRecord = {
     id: newId(),
-    ownerId: by.user.id,
+    ownerId: dest.ownerId,
     parentId: destId,
     title: await freeFolderName(ctx, destId, source.title),
     rootType: null,
@@ -224,7 +233,11 @@ async function copyFolder(
     const files = await ctx.store.files.list({
       folderId: source.id, offset, limit: page, sortBy: 'title', descending: false,
     })
-    for (const file of files.items) await copyFile(ctx, by, file, copy.id, 'duplicate')
+    for (const file of files.items) {
+      // A sharee copies only what they can see (a Restrict entry hides a file).
+      if (file.ownerId !== by.user.id && (await accessLevel(ctx, by, file)) === 'none') continue
+      await copyFile(ctx, by, file, copy, 'duplicate')
+    }
     if (files.items.length < page) break
   }
   for (let offset = 0; ; offset += page) {
@@ -233,7 +246,8 @@ async function copyFolder(
     })
     for (const folder of folders.items) {
       if (folder.id === copy.id) continue
-      await copyFolder(ctx, by, folder, copy.id, 'duplicate')
+      if (folder.ownerId !== by.user.id && (await folderView(ctx, by, folder)).level === 'none') continue
+      await copyFolder(ctx, by, folder, copy, 'duplicate')
     }
     if (folders.items.length < page) break
   }
@@ -257,13 +271,13 @@ export async function copyItems(
     if (path.some((f) => f.id === folder.id)) {
       throw new DomainError('INVALID_INPUT', 'a folder cannot be copied into itself or its sub-folders')
     }
-    const copy = await copyFolder(ctx, by, folder, dest.folder.id, conflict)
+    const copy = await copyFolder(ctx, by, folder, dest.folder, conflict)
     if (copy === undefined) result.skipped++
     else result.folders.push(copy)
   }
   for (const fileId of items.fileIds) {
     const file = await fileOf(ctx, by, fileId, 'read')
-    const copy = await copyFile(ctx, by, file, dest.folder.id, conflict)
+    const copy = await copyFile(ctx, by, file, dest.folder, conflict)
     if (copy === undefined) result.skipped++
     else result.files.push(copy)
   }
@@ -345,7 +359,7 @@ export async function deleteItems(
 /** Deletes everything in `by`'s trash for good. */
 export async function emptyTrash(ctx: AppContext, by: Principal): Promise<OperationResult> {
   const trash = await rootFolder(ctx, by.user.id, 'trash')
-  authorizeFolder(by, 'delete', trash)
+  await authorizeFolder(ctx, by, 'delete', trash)
   const result: OperationResult = { files: [], folders: [], skipped: 0 }
   const page = { offset: 0, limit: 500, sortBy: 'title', descending: false } as const
   for (;;) {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AdapterContext, FileOperation } from '../../app/create-app.js'
 import type { Principal } from '../../app/access.js'
-import type { FolderRecord, FolderRootType } from '../../core/entities.js'
+import type { FolderRecord } from '../../core/entities.js'
 import { suffixesOf } from '../../core/documents/portal-file-types.js'
 import { me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
@@ -90,15 +90,19 @@ export function folderRoutes(ctx: AdapterContext) {
         filter: listFilter(query.filterType),
       })
       const present = itemPresenter(ctx, by)
-      const folders = await present.folders(listing.folders, listing.counts, listing.rootType)
-      const files = await present.files(listing.files, listing.rootType)
+      const folders = await present.folders(listing.folders, listing.counts, listing.rootType, listing.access)
+      const files = await present.files(listing.files, listing.rootType, listing.access)
       const counts = new Map([[listing.current.id, listing.currentCounts]])
-      const [current] = await present.folders([listing.current], counts, listing.rootType)
+      const levels = new Map([[listing.current.id, listing.level]])
+      const [current] = await present.folders([listing.current], counts, listing.rootType, levels)
+      // Someone a folder is shared with sees its path from their '@share' section down,
+      // never the owner's folders above the shared one.
+      const pathParts = listing.path.map((f) => f.id)
       return {
         files,
         folders,
         current,
-        pathParts: listing.path.map((f) => f.id),
+        pathParts: listing.rootType === 'share' ? ['@share', ...pathParts] : pathParts,
         startIndex: query.startIndex,
         count: files.length + folders.length,
         total: listing.total,
@@ -126,23 +130,27 @@ export function folderRoutes(ctx: AdapterContext) {
       return success(await contents(request, ref))
     })
 
-    async function presentOne(by: Principal, folder: FolderRecord, rootType?: FolderRootType) {
-      const { counts } = await ctx.app.folders.get(by, folder.id)
-      const [presented] = await itemPresenter(ctx, by).folders([folder], new Map([[folder.id, counts]]), rootType)
+    /** One folder with its counts, section and the caller's access. */
+    async function presentOne(by: Principal, folder: FolderRecord) {
+      const { counts, rootType, level } = await ctx.app.folders.get(by, folder.id)
+      const [presented] = await itemPresenter(ctx, by).folders(
+        [folder], new Map([[folder.id, counts]]), rootType, new Map([[folder.id, level]]),
+      )
       return presented
     }
 
     app.get('/files/folder/:folderId', async (request) => {
       const by = me(request)
-      const { folder, rootType } = await ctx.app.folders.get(by, folderRef(parseInput(folderRefParams, request.params).folderId))
-      return success(await presentOne(by, folder, rootType))
+      const { folder } = await ctx.app.folders.get(by, folderRef(parseInput(folderRefParams, request.params).folderId))
+      return success(await presentOne(by, folder))
     })
 
     app.get('/files/folder/:folderId/path', async (request) => {
       const by = me(request)
       const { path, rootType } = await ctx.app.folders.get(by, folderRef(parseInput(folderRefParams, request.params).folderId))
-      const presented = []
-      for (const folder of path) presented.push(await presentOne(by, folder, rootType))
+      // A sharee's path starts at their '@share' section, as their listings' pathParts do.
+      const presented: unknown[] = rootType === 'share' ? [shareSection(by)] : []
+      for (const folder of path) presented.push(await presentOne(by, folder))
       return success(presented)
     })
 

@@ -6,7 +6,7 @@ import type { ShareEntry, ShareLink } from '../../app/sharing.js'
 import { shareOfLevel } from '../../core/sharing/access-levels.js'
 import { me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
-import { presentFile } from './presenters.js'
+import { presentFile, ROOT_FOLDER_TYPE } from './presenters.js'
 import { fileIdParams, parseInput } from './schema.js'
 
 const shareBody = z.object({
@@ -58,7 +58,7 @@ export async function shareListing(ctx: AdapterContext, by: Principal) {
   ])
   const now = ctx.clock.now()
   const files = shared.map(({ file, access }) => ({
-    ...presentFile(file, ctx.config.publicUrl, names, now, editing.get(file.id)),
+    ...presentFile(file, ctx.config.publicUrl, names, now, editing.get(file.id), { rootType: 'share' }),
     folderId: '@share',
     access: shareOfLevel(access),
     owner: { id: file.ownerId, displayName: names.get(file.ownerId) ?? '' },
@@ -67,6 +67,7 @@ export async function shareListing(ctx: AdapterContext, by: Principal) {
     id: folder.id,
     title: folder.title,
     parentId: '@share',
+    rootFolderType: ROOT_FOLDER_TYPE.share,
     access: shareOfLevel(access),
     owner: { id: folder.ownerId, displayName: names.get(folder.ownerId) ?? '' },
     created: new Date(folder.createdAt).toISOString(),
