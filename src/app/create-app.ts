@@ -7,7 +7,7 @@ import type { Permission } from '../core/tokens/signed-token.js'
 import type { ByteRange } from '../ports/blob-store.js'
 import type { Clock } from '../ports/clock.js'
 import type { Logger } from '../ports/logger.js'
-import type { FileRecord, UserRecord, VersionRecord } from '../core/entities.js'
+import type { FileOperationRecord, FileRecord, UserRecord, VersionRecord } from '../core/entities.js'
 import type { FileListQuery } from '../ports/metadata-store.js'
 import { accessLevel, authorize, userPrincipal, type AccessLevel, type FileAction, type Principal } from './access.js'
 import * as accounts from './accounts.js'
@@ -21,6 +21,7 @@ import * as folders from './folders.js'
 import { runHousekeeping, type HousekeepingReport } from './garbage-collection.js'
 import * as locks from './locks.js'
 import * as sharing from './sharing.js'
+import { runOperation, takeOperations, type StartedOperation } from './operations.js'
 import { createTokens, type Tokens } from './tokens.js'
 import { issueWopiToken, launchWopi, type WopiLaunch } from './wopi-launch.js'
 
@@ -73,14 +74,11 @@ export interface FilesService {
   forLink(fileId: string, version?: number): Promise<{ file: FileRecord; version: VersionRecord } | undefined>
 }
 
-/** One finished file operation, as `GET files/fileops` reports it. */
-export interface FileOperation {
-  id: string
-  kind: 'move' | 'copy' | 'delete'
-  result: fileOps.OperationResult
-  error: string
-  finishedAt: number
-}
+/** A file operation as `GET files/fileops` reports it (see operations.ts). */
+export type FileOperation = FileOperationRecord
+
+/** An operation the call has just run, with the records it left. */
+export type { StartedOperation } from './operations.js'
 
 /** Folders, the trash and file operations, each asking the access policy. */
 export interface FoldersService {
@@ -92,17 +90,18 @@ export interface FoldersService {
   isInTrash: Bound<typeof folders.isInTrash>
   /** The root folders of `by` ('my' and 'trash'), created on first use. */
   roots(by: Principal): Promise<{ my: folders.FolderListing['current']; trash: folders.FolderListing['current'] }>
-  move(by: Principal, items: fileOps.ItemSelection, dest: folders.FolderRef, conflict: fileOps.ConflictResolution): Promise<FileOperation>
-  copy(by: Principal, items: fileOps.ItemSelection, dest: folders.FolderRef, conflict: fileOps.ConflictResolution): Promise<FileOperation>
-  delete(by: Principal, items: fileOps.ItemSelection, immediately: boolean): Promise<FileOperation>
-  emptyTrash(by: Principal): Promise<FileOperation>
+  move(by: Principal, items: fileOps.ItemSelection, dest: folders.FolderRef, conflict: fileOps.ConflictResolution): Promise<StartedOperation>
+  copy(by: Principal, items: fileOps.ItemSelection, dest: folders.FolderRef, conflict: fileOps.ConflictResolution): Promise<StartedOperation>
+  delete(by: Principal, items: fileOps.ItemSelection, immediately: boolean): Promise<StartedOperation>
+  emptyTrash(by: Principal): Promise<StartedOperation>
   /** Puts trashed items back into the folders they came from (see file-ops.restoreItems). */
-  restore(by: Principal, items: fileOps.ItemSelection): Promise<FileOperation>
+  restore(by: Principal, items: fileOps.ItemSelection): Promise<StartedOperation>
   /**
-   * The operations `by` ran since the last call (newest last); each is reported once,
-   * as ONLYOFFICE drops a finished operation after reporting it.
+   * The operations `by` has running, and those finished since the last call (oldest
+   * first); a finished one is reported once, as ONLYOFFICE drops it after reporting it.
+   * Kept in the store: any instance reports them.
    */
-  takeOperations(by: Principal): FileOperation[]
+  takeOperations(by: Principal): Promise<FileOperation[]>
 }
 
 /** The WOPI lock table and the WOPI user's stored info. */
@@ -231,24 +230,8 @@ export function createApp(ctx: AppContext): App {
   const tokens = createTokens(ctx.signingSecret)
   const get = (by: Principal, fileId: string, action: FileAction = 'read') =>
     changes.fileFor(ctx, by, fileId, action)
-  const recent = new Map<string, FileOperation[]>()
-  const record = async (
-    by: Principal,
-    kind: FileOperation['kind'],
-    run: () => Promise<fileOps.OperationResult>,
-  ): Promise<FileOperation> => {
-    const op: FileOperation = {
-      id: newId(),
-      kind,
-      result: await run(),
-      error: '',
-      finishedAt: ctx.clock.now(),
-    }
-    // The last few per user, for GET files/fileops; operations finish before the reply.
-    const mine = [...(recent.get(by.user.id) ?? []), op].slice(-20)
-    recent.set(by.user.id, mine)
-    return op
-  }
+  const record = (by: Principal, kind: FileOperation['kind'], run: () => Promise<fileOps.OperationResult>) =>
+    runOperation(ctx, by, kind, run)
   const writableFolder = async (by: Principal, ref: folders.FolderRef) => {
     const folder = await folders.folderFor(ctx, by, ref, 'create')
     const { rootType } = await folders.pathOf(ctx, folder.id)
@@ -274,11 +257,7 @@ export function createApp(ctx: AppContext): App {
         record(by, 'delete', () => fileOps.deleteItems(ctx, by, items, immediately)),
       emptyTrash: (by) => record(by, 'delete', () => fileOps.emptyTrash(ctx, by)),
       restore: (by, items) => record(by, 'move', () => fileOps.restoreItems(ctx, by, items)),
-      takeOperations: (by) => {
-        const mine = recent.get(by.user.id) ?? []
-        recent.delete(by.user.id)
-        return mine
-      },
+      takeOperations: (by) => takeOperations(ctx, by),
     },
     files: {
       get,

@@ -50,6 +50,7 @@ export function withStorageErrorReports(
       audit: reportingFailures(store.audit, database),
       shares: reportingFailures(store.shares, database),
       shareLinks: reportingFailures(store.shareLinks, database),
+      operations: reportingFailures(store.operations, database),
       close: () => store.close(),
     },
     blobs: reportingFailures(storage.blobs, () => telemetry.storageError('blob')),

@@ -8,6 +8,8 @@ import type { ThrottleState } from '../core/accounts/throttle.js'
  */
 
 import type {
+  FileOperationRecord,
+  OperationItem,
   UserRecord,
   SessionRecord,
   FileLock,
@@ -28,6 +30,8 @@ import type {
 
 // The entity types live in core; they are re-exported for the drivers written against this port.
 export type {
+  FileOperationRecord,
+  OperationItem,
   UserRecord,
   SessionRecord,
   FileLock,
@@ -350,6 +354,36 @@ export interface ShareLinkRepository {
   revoke(fileId: string, now: number): Promise<boolean>
 }
 
+/** What a finished file operation records. */
+export interface OperationOutcome {
+  finishedAt: number
+  error: string
+  files: OperationItem[]
+  folders: OperationItem[]
+}
+
+/**
+ * File operations of every user, shared by every instance. An operation is reported to
+ * its user until it has finished and been reported once (ONLYOFFICE drops a finished
+ * operation after reporting it); purge() expires the ones nobody asked about.
+ */
+export interface FileOperationRepository {
+  /** Records an operation that has started (finishedAt null). */
+  start(operation: FileOperationRecord): Promise<void>
+  /** Records how it ended; false when there is no such running operation. */
+  finish(id: string, outcome: OperationOutcome): Promise<boolean>
+  /**
+   * The user's operations, oldest first: running ones stay, finished ones are removed in
+   * the same transaction, so two instances never both report one.
+   */
+  take(userId: string): Promise<FileOperationRecord[]>
+  /**
+   * Removes operations that finished before `finishedBefore`, and those still marked
+   * running that started before `startedBefore` (their process died); returns how many.
+   */
+  purge(finishedBefore: number, startedBefore: number): Promise<number>
+}
+
 export interface MetadataStore {
   users: UserRepository
   sessions: SessionRepository
@@ -361,5 +395,6 @@ export interface MetadataStore {
   audit: AuditRepository
   shares: ShareRepository
   shareLinks: ShareLinkRepository
+  operations: FileOperationRepository
   close(): Promise<void>
 }

@@ -5,6 +5,7 @@ import { createEditingRepository } from './editing.js'
 import { createFileRepository } from './files.js'
 import { createFolderRepository } from './folders.js'
 import { applyMigrations, SQLITE_MIGRATIONS_DIR } from './migrations.js'
+import { createOperationRepository } from './operations.js'
 import { createSessionRepository } from './sessions.js'
 import { createShareLinkRepository, createShareRepository } from './shares.js'
 import { createSettingsRepository } from './settings.js'
@@ -40,6 +41,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Meta
       audit: createAuditRepository(db),
       shares: createShareRepository(db),
       shareLinks: createShareLinkRepository(db),
+      operations: createOperationRepository(db),
       async close() {
         if (db.open) db.close()
       },

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AdapterContext, FileOperation } from '../../app/create-app.js'
 import type { Principal } from '../../app/access.js'
-import type { FolderRecord } from '../../core/entities.js'
+import type { FileRecord, FolderRecord, OperationItem } from '../../core/entities.js'
+import { isDomainError } from '../../core/errors.js'
 import { suffixesOf } from '../../core/documents/portal-file-types.js'
 import { me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
@@ -54,13 +55,14 @@ function listFilter(kind: ReturnType<typeof parseInput<typeof folderListQuery>>[
 }
 
 function presentOperation(op: FileOperation, files: unknown[], folders: unknown[]) {
+  const finished = op.finishedAt !== null
   return {
     id: op.id,
     operation: OPERATION_TYPE[op.kind],
-    progress: 100,
+    progress: finished ? 100 : 0,
     error: op.error,
-    processed: String(op.result.files.length + op.result.folders.length),
-    finished: true,
+    processed: String(op.files.length + op.folders.length),
+    finished,
     url: '',
     files,
     folders,
@@ -168,21 +170,41 @@ export function folderRoutes(ctx: AdapterContext) {
       return success(await presentOne(by, renamed))
     })
 
+    /**
+     * One operation as Workspace reports it. Items a move or copy left are presented as
+     * they are now (read again: the operation may have run on another instance); items
+     * deleted for good, or no longer visible to the caller, by id and title only.
+     */
     async function reportOperation(by: Principal, op: FileOperation) {
+      if (op.kind === 'delete') return presentOperation(op, op.files, op.folders)
       const present = itemPresenter(ctx, by)
-      const deleted = op.kind === 'delete'
-      // Items deleted for good are gone: they are reported by id only.
-      const files = deleted
-        ? op.result.files.map((f) => ({ id: f.id, title: f.title }))
-        : await present.files(op.result.files)
-      const folders = deleted
-        ? op.result.folders.map((f) => ({ id: f.id, title: f.title }))
-        : await present.folders(op.result.folders, new Map())
+      const fileRecords: FileRecord[] = []
+      const goneFiles: OperationItem[] = []
+      for (const item of op.files) {
+        const record = await visible(() => ctx.app.files.get(by, item.id))
+        if (record === undefined) goneFiles.push(item)
+        else fileRecords.push(record)
+      }
+      const folderRecords: FolderRecord[] = []
+      const goneFolders: OperationItem[] = []
+      for (const item of op.folders) {
+        const found = await visible(() => ctx.app.folders.get(by, item.id))
+        if (found === undefined) goneFolders.push(item)
+        else folderRecords.push(found.folder)
+      }
+      const files = [...(await present.files(fileRecords)), ...goneFiles]
+      const folders = [...(await present.folders(folderRecords, await countsOf(by, folderRecords))), ...goneFolders]
       return presentOperation(op, files, folders)
     }
 
+    async function countsOf(by: Principal, folders: FolderRecord[]) {
+      const counts = new Map<string, { files: number; folders: number }>()
+      for (const folder of folders) counts.set(folder.id, (await ctx.app.folders.get(by, folder.id)).counts)
+      return counts
+    }
+
     async function operationsReply(by: Principal) {
-      const ops = ctx.app.folders.takeOperations(by)
+      const ops = await ctx.app.folders.takeOperations(by)
       const presented = []
       for (const op of ops) presented.push(await reportOperation(by, op))
       return success(presented)
@@ -243,3 +265,13 @@ export function toRecord(value: unknown): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value))
 }
 
+
+/** What `read` finds, or undefined when it is gone or hidden from the caller (NOT_FOUND). */
+async function visible<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read()
+  } catch (error) {
+    if (isDomainError(error) && error.code === 'NOT_FOUND') return undefined
+    throw error
+  }
+}
