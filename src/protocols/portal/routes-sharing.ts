@@ -25,7 +25,12 @@ const folderIdParams = z.object({ folderId: z.string().min(1).max(128) })
 
 const linkBody = z.object({ share: z.coerce.number().int().min(0).max(7) })
 
-const peopleQuery = z.object({ filterValue: z.string().max(256).default('') })
+// Workspace's search takes `query`; its filter takes `filterValue`. Either is accepted.
+const peopleQuery = z
+  .object({ filterValue: z.string().max(256).optional(), query: z.string().max(256).optional() })
+  .transform((q) => ({ filterValue: q.filterValue ?? q.query ?? '' }))
+
+const searchParams = z.object({ query: z.string().max(256) })
 
 /** An entry of a sharing list in the portal's shape, the owner first. */
 function presentShare(entry: ShareEntry) {
@@ -138,11 +143,16 @@ export function sharingRoutes(ctx: AdapterContext) {
       })
     }
 
-    for (const path of ['/people/filter', '/people/search']) {
+    for (const path of ['/people/filter', '/people/search', '/people/filter.json', '/people/search.json']) {
       app.get(path, async (request) => {
         const { filterValue } = parseInput(peopleQuery, request.query)
         return success(await ctx.app.sharing.findPeople(me(request), filterValue))
       })
     }
+    // Workspace's GET people/search/{query}.
+    app.get('/people/search/:query', async (request) => {
+      const { query } = parseInput(searchParams, request.params)
+      return success(await ctx.app.sharing.findPeople(me(request), query.replace(/\.json$/, '')))
+    })
   }
 }
