@@ -305,8 +305,26 @@ async function deleteFolderForGood(ctx: AppContext, folder: FolderRecord, onlyAs
 }
 
 /**
- * Moves a file to its owner's trash, refused while it is locked. Editors that have it
- * open are told it is gone (a trashed file cannot be edited).
+ * Before a folder is deleted (into the trash or for good): the step that tells the
+ * ONLYOFFICE editors of every file inside it that their file is gone, as a single file's
+ * delete does. The rule is the single file's: the portal's delete is not refused by a
+ * WOPI lock (that lock judges WOPI clients' writes); a trashed file keeps its lock and
+ * answers 404 to WOPI until it is restored, a file deleted for good is gone with it.
+ */
+async function prepareFolderDrop(ctx: AppContext, folder: FolderRecord): Promise<() => void> {
+  const steps: Array<() => void> = []
+  for (const file of await ctx.store.folders.busyFilesInside(folder.id, ctx.clock.now())) {
+    steps.push(await prepareDrop(ctx, file))
+  }
+  return () => {
+    for (const step of steps) step()
+  }
+}
+
+/**
+ * Moves a file to its owner's trash, as the lock policy judges a delete through this door
+ * (a portal delete is not refused by a WOPI lock; the file keeps it, and WOPI answers 404
+ * until it is restored). Editors that have it open are told it is gone.
  */
 async function trashFile(ctx: AppContext, by: Principal, file: FileRecord): Promise<FileRecord> {
   assertLockAllows(file, NO_LOCK_CLAIM, 'delete', ctx.clock.now())
@@ -334,6 +352,7 @@ export async function deleteItems(
     const folder = await folderFor(ctx, by, folderId, 'delete')
     if (folder.parentId === null) throw new DomainError('INVALID_INPUT', 'a root folder cannot be deleted')
     const { rootType } = await pathOf(ctx, folder.id)
+    const dropEditors = await prepareFolderDrop(ctx, folder)
     if (immediately || rootType === 'trash') {
       await deleteFolderForGood(ctx, folder)
       result.folders.push(folder)
@@ -342,6 +361,7 @@ export async function deleteItems(
       const moved = await moveFolder(ctx, folder, trash, 'duplicate')
       if (moved !== undefined) result.folders.push(moved)
     }
+    dropEditors()
   }
   for (const fileId of items.fileIds) {
     const file = await fileOf(ctx, by, fileId, 'delete')

@@ -277,6 +277,11 @@ export interface FolderRepository {
   delete(id: string, expectedRevision?: number): Promise<FolderDeletion>
   /** Folders put in a trash at or before `before`, oldest first, at most `limit`. */
   trashedBefore(before: number, limit: number): Promise<FolderRecord[]>
+  /**
+   * The files in the folder or anywhere under it that someone has open: a WOPI lock that
+   * has not expired at `now`, or ONLYOFFICE editors on record. One query over the tree.
+   */
+  busyFilesInside(id: string, now: number): Promise<FileRecord[]>
 }
 
 /** Small named values shared by every instance (for example the signing secret). */

@@ -965,6 +965,26 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.equal(await store.folders.findRoot('u-bob', 'my'), undefined)
       }))
 
+    test('busyFilesInside: files anywhere under the folder with a live WOPI lock or editors on record', () =>
+      withStore(async (store) => {
+        const my = await store.folders.ensureRoot(root('u-alice', 'my'))
+        await store.folders.create(folder('d-a', my.id, 'Outer'))
+        await store.folders.create(folder('d-b', 'd-a', 'Inner'))
+        const lock = (expiresAt: number) => ({ lockId: 'L', expiresAt })
+        await createFile(store, { id: 'f-locked', title: 'a.docx', folderId: 'd-b', lock: lock(T0 + 1000) })
+        await createFile(store, { id: 'f-expired', title: 'b.docx', folderId: 'd-a', lock: lock(T0 - 1) })
+        await createFile(store, { id: 'f-edited', title: 'c.docx', folderId: 'd-a' })
+        await createFile(store, { id: 'f-closed', title: 'd.docx', folderId: 'd-a' })
+        await createFile(store, { id: 'f-outside', title: 'e.docx', folderId: my.id, lock: lock(T0 + 1000) })
+        await store.editing.setEditors('f-edited', 'key-1', ['u-alice'], T0)
+        await store.editing.setEditors('f-closed', 'key-2', ['u-alice'], T0)
+        await store.editing.endSession('f-closed', 'key-2', T0)
+        const ids = async (id: string) => (await store.folders.busyFilesInside(id, T0)).map((f) => f.id).sort()
+        assert.deepEqual(await ids('d-a'), ['f-edited', 'f-locked'])
+        assert.deepEqual(await ids('d-b'), ['f-locked'])
+        assert.deepEqual(await ids('missing'), [])
+      }))
+
     test('create, findById, path and NAME_TAKEN per parent without regard to case', () =>
       withStore(async (store) => {
         const my = await store.folders.ensureRoot(root('u-alice', 'my'))
