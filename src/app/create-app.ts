@@ -173,6 +173,12 @@ export interface WopiAccess {
 export interface WopiService {
   /** Token, WOPISrc and action URLs for opening a file `by` may read (edit needs 'edit'). */
   launch(by: Principal, fileId: string, permission: Permission): Promise<WopiLaunch>
+  /**
+   * Token, WOPISrc and action URLs for a guest who came in through the file's share link
+   * with `key` (see sharing.linkPrincipal): what the link's access allows, edit only with
+   * ReadWrite. NOT_FOUND when the key is not the working link's.
+   */
+  launchByLink(fileId: string, key: string, guest: { id: string; name: string }, permission: Permission): Promise<WopiLaunch>
   /** A token for a file the caller has just been allowed to write (PutRelativeFile's Url). */
   issueToken(by: Principal, fileId: string, permission: Permission): { token: string; expiresAt: number }
   /**
@@ -237,6 +243,25 @@ export function createApp(ctx: AppContext): App {
     const { rootType } = await folders.pathOf(ctx, folder.id)
     if (rootType === 'trash') throw new DomainError('INVALID_INPUT', 'files cannot be created in the trash')
     return folder
+  }
+  /**
+   * A WOPI call with a link guest's token: the link's access is read on every call, so
+   * turning the link off (or making a new one) refuses the very next call, and a lowered
+   * access stops writes at once.
+   */
+  const linkAccess = async (
+    file: FileRecord,
+    guestId: string,
+    name: string,
+    keyHash: string,
+    granted: Permission,
+  ): Promise<WopiAccess> => {
+    const level = await sharing.linkAccess(ctx, file.id, keyHash)
+    if (level === 'none') throw new DomainError('NOT_FOUND', 'file not found')
+    const user = sharing.guestUser(guestId, name, ctx.clock.now())
+    const permission = granted === 'write' && allowsAction(level, 'edit') ? 'write' : 'read'
+    const principal: Principal = { kind: 'link', user, fileId: file.id, keyHash, grant: permission }
+    return { file, user, permission, principal, level }
   }
   return {
     folders: {
@@ -354,6 +379,10 @@ export function createApp(ctx: AppContext): App {
     },
     wopi: {
       launch: (by, fileId, permission) => launchWopi(ctx, tokens, by, fileId, permission),
+      launchByLink: async (fileId, key, guest, permission) => {
+        const { principal } = await sharing.linkPrincipal(ctx, fileId, key, guest)
+        return launchWopi(ctx, tokens, principal, fileId, permission)
+      },
       issueToken: (by, fileId, permission) => issueWopiToken(ctx, tokens, fileId, by.user, permission),
       access: async (token, fileId) => {
         const claims = tokens.verifyWopi(token, ctx.clock.now())
@@ -364,6 +393,7 @@ export function createApp(ctx: AppContext): App {
         if (!file) throw new DomainError('NOT_FOUND', 'file not found')
         // A trashed file is gone as far as editors are concerned, until it is restored.
         if (await folders.isInTrash(ctx, file)) throw new DomainError('NOT_FOUND', 'file not found')
+        if (claims.link !== undefined) return linkAccess(file, claims.userId, claims.name ?? '', claims.link, claims.permission)
         // Read on every call: a removed user's tokens stop working at once, on every instance.
         const user = await ctx.store.users.findById(claims.userId)
         if (!user) throw new DomainError('UNAUTHENTICATED', 'the user of this token no longer exists')
