@@ -57,11 +57,14 @@ export async function accessLevel(ctx: AppContext, principal: Principal, file: F
   if (file.ownerId === userId) return 'owner'
   const folders = await foldersAbove(ctx, file)
   if (folders === undefined) return 'none'
-  const entries: (number | undefined)[] = [(await ctx.store.shares.find('file', file.id, userId))?.access]
+  // The most specific entry wins, so the walk stops at the first one found.
+  const own = await ctx.store.shares.find('file', file.id, userId)
+  if (own !== undefined) return userLevel(false, [own.access])
   for (const folderId of folders) {
-    entries.push((await ctx.store.shares.find('folder', folderId, userId))?.access)
+    const entry = await ctx.store.shares.find('folder', folderId, userId)
+    if (entry !== undefined) return userLevel(false, [entry.access])
   }
-  return userLevel(false, entries)
+  return 'none'
 }
 
 const READ_ACTIONS: ReadonlySet<FileAction> = new Set(['read', 'download'])

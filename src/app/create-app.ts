@@ -94,6 +94,8 @@ export interface FoldersService {
   copy(by: Principal, items: fileOps.ItemSelection, dest: folders.FolderRef, conflict: fileOps.ConflictResolution): Promise<StartedOperation>
   delete(by: Principal, items: fileOps.ItemSelection, immediately: boolean): Promise<StartedOperation>
   emptyTrash(by: Principal): Promise<StartedOperation>
+  /** The files a move or copy with 'overwrite' would replace (see file-ops.moveConflicts). */
+  conflicts: Bound<typeof fileOps.moveConflicts>
   /** Puts trashed items back into the folders they came from (see file-ops.restoreItems). */
   restore(by: Principal, items: fileOps.ItemSelection): Promise<StartedOperation>
   /**
@@ -282,6 +284,7 @@ export function createApp(ctx: AppContext): App {
         record(by, 'delete', () => fileOps.deleteItems(ctx, by, items, immediately)),
       emptyTrash: (by) => record(by, 'delete', () => fileOps.emptyTrash(ctx, by)),
       restore: (by, items) => record(by, 'move', () => fileOps.restoreItems(ctx, by, items)),
+      conflicts: bind(ctx, fileOps.moveConflicts),
       takeOperations: (by) => takeOperations(ctx, by),
     },
     files: {

@@ -14,6 +14,7 @@ import {
   folderListQuery,
   folderRefParams,
   immediatelyInput,
+  moveCheckQuery,
   moveCopyBody,
   parseInput,
   titleBody,
@@ -256,6 +257,16 @@ export function folderRoutes(ctx: AdapterContext) {
     })
 
     app.get('/files/fileops', async (request) => operationsReply(me(request)))
+
+    // Workspace's conflict check before a move or copy: the files in the destination that
+    // an item of the same name would replace (Overwrite) or be kept from (Skip).
+    app.get('/files/fileops/move', async (request) => {
+      const by = me(request)
+      const query = parseInput(moveCheckQuery, request.query)
+      const items = { folderIds: query.folderIds, fileIds: query.fileIds }
+      const conflicts = await ctx.app.folders.conflicts(by, items, folderRef(query.destFolderId))
+      return success(await itemPresenter(ctx, by).files(conflicts))
+    })
   }
 }
 
