@@ -160,12 +160,20 @@ describe('folders shared with people', () => {
     assert.deepEqual(titles, ['Before.txt', 'Inside.txt'])
   })
 
-  test('a shared folder moved to the owner\'s trash is gone for the sharee', async () => {
+  test('a shared folder moved to the owner\'s trash is gone for the sharee, over WOPI too', async () => {
     const my = (await api(owner, 'GET', '/files/@my')).json.response.current.id
     const shared = await newFolder(owner, my, 'Trashed later')
+    const inside = (await upload(owner, shared, 'Inside.docx', 'inside')).json.response.id
     await shareFolder(shared, [[bob.id, 2]])
     assert.equal((await api(bob.token, 'GET', `/files/${shared}`)).status, 200)
+    const launched = await api(bob.token, 'POST', `/files/file/${inside}/wopi?mode=view`)
+    assert.equal(launched.status, 200, launched.text)
+    const checkFileInfo = () =>
+      call(server.url, 'GET', `/wopi/files/${inside}?access_token=${encodeURIComponent(launched.json.response.accessToken)}`)
+    assert.equal((await checkFileInfo()).status, 200)
     assert.equal((await api(owner, 'DELETE', `/files/folder/${shared}`)).status, 200)
     assert.equal((await api(bob.token, 'GET', `/files/${shared}`)).status, 404)
+    // The token Bob already holds is refused too: a trashed file is gone for editors.
+    assert.equal((await checkFileInfo()).status, 404)
   })
 })
