@@ -188,20 +188,19 @@ export function folderRoutes(ctx: AdapterContext) {
       }
       const folderRecords: FolderRecord[] = []
       const goneFolders: OperationItem[] = []
+      const counts = new Map<string, { files: number; folders: number }>()
       for (const item of op.folders) {
         const found = await visible(() => ctx.app.folders.get(by, item.id))
-        if (found === undefined) goneFolders.push(item)
-        else folderRecords.push(found.folder)
+        if (found === undefined) {
+          goneFolders.push(item)
+        } else {
+          folderRecords.push(found.folder)
+          counts.set(found.folder.id, found.counts)
+        }
       }
       const files = [...(await present.files(fileRecords)), ...goneFiles]
-      const folders = [...(await present.folders(folderRecords, await countsOf(by, folderRecords))), ...goneFolders]
+      const folders = [...(await present.folders(folderRecords, counts)), ...goneFolders]
       return presentOperation(op, files, folders)
-    }
-
-    async function countsOf(by: Principal, folders: FolderRecord[]) {
-      const counts = new Map<string, { files: number; folders: number }>()
-      for (const folder of folders) counts.set(folder.id, (await ctx.app.folders.get(by, folder.id)).counts)
-      return counts
     }
 
     async function operationsReply(by: Principal) {
