@@ -127,6 +127,8 @@ export interface FolderView {
   visiblePath: FolderRecord[]
   /** 'my' or 'trash' for the owner; 'share' for everyone else. */
   section: 'my' | 'trash' | 'share'
+  /** The caller's share entries as read for this decision (not read for the owner). */
+  entries?: Map<string, number>
 }
 
 /**
@@ -155,7 +157,7 @@ export async function folderView(ctx: AppContext, principal: Principal, folder: 
   if (level === 'none') return none
   let top = levels.length - 1
   while (top > 0 && levels[top - 1] !== 'none') top--
-  return { level, visiblePath: path.slice(top), section: 'share' }
+  return { level, visiblePath: path.slice(top), section: 'share', entries }
 }
 
 /**

@@ -93,19 +93,20 @@ export async function viewFolder(
 }
 
 /**
- * The caller's access to each of the items listed inside a folder they reach at
- * `level`: the owner's is the owner's; anyone else's is the item's own entry, else the
+ * The caller's access to each of the items listed inside a folder they reach as `view`
+ * says (its share entries reused, not read again): the owner's is the owner's; anyone else's is the item's own entry, else the
  * folder's level (the most specific entry wins).
  */
 async function accessInside(
   ctx: AppContext,
   by: Principal,
-  level: AccessLevel,
+  view: FolderView,
   folders: readonly FolderRecord[],
   files: readonly FileRecord[],
 ): Promise<Map<string, AccessLevel>> {
+  const { level } = view
   const access = new Map<string, AccessLevel>()
-  const entries = level === 'owner' ? new Map<string, number>() : await shareEntriesOf(ctx, by.user.id)
+  const entries = level === 'owner' ? new Map<string, number>() : (view.entries ?? (await shareEntriesOf(ctx, by.user.id)))
   const of = (key: string) => {
     const entry = entries.get(key)
     return level === 'owner' || entry === undefined ? level : levelOfShare(entry)
@@ -179,7 +180,7 @@ export async function listFolder(
     path: view.visiblePath,
     rootType: view.section,
     level: view.level,
-    access: await accessInside(ctx, by, view.level, folders, files),
+    access: await accessInside(ctx, by, view, folders, files),
     folders,
     counts,
     files,
