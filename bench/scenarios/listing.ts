@@ -9,6 +9,7 @@ import { startFolioProcess, type FolioProcess } from '../folio-process.js'
 import { jsonCall, pick } from '../http.js'
 import { ratioFigure, type Recorder } from '../results.js'
 import { median, type Scenario, type ScenarioContext } from '../scenario.js'
+import { createSharee, shareFolder } from '../sharing-setup.js'
 
 const PAGE = 100
 const SMALL_LIBRARY = 100
@@ -17,8 +18,9 @@ const MEASURED_CALLS = 200
 const SEED_BATCH = 1000
 
 /**
- * Scenario 5: the time of one page of 100 (GET /api/2.0/files/@my?count=100)
- * with a large library stored, as a ratio to the same with 100 files stored.
+ * Scenario 5: the time of one page of 100 of a folder (GET /api/2.0/files/{folderId}?count=100)
+ * holding a large number of files, as a ratio to the same with 100 files in it; and the
+ * same page read by someone the folder is shared with, as a ratio to the owner's.
  * Libraries are seeded straight through the SQLite store (HTTP would take
  * minutes); both Folios then run side by side and are called in turn, so load
  * from elsewhere on the machine hits both alike.
@@ -28,29 +30,34 @@ export const listing: Scenario = {
   title: 'Listing one page of 100 in a large library',
   async run(ctx: ScenarioContext, record: Recorder) {
     const large = ctx.options.listingFiles
-    const smallDir = await seededLibrary(ctx, SMALL_LIBRARY)
-    const largeDir = await seededLibrary(ctx, large)
-    const small = await startFolioProcess({ dataDir: smallDir })
-    const big = await startFolioProcess({ dataDir: largeDir, cpuProfDir: ctx.options.cpuProfDir })
+    const smallLibrary = await seededLibrary(ctx, SMALL_LIBRARY)
+    const largeLibrary = await seededLibrary(ctx, large)
+    const small = await startFolioProcess({ dataDir: smallLibrary.dataDir })
+    const big = await startFolioProcess({ dataDir: largeLibrary.dataDir, cpuProfDir: ctx.options.cpuProfDir })
     try {
       const smallToken = await small.signIn()
       const bigToken = await big.signIn()
-      await checkPage(record, small, smallToken, SMALL_LIBRARY)
-      await checkPage(record, big, bigToken, large)
-      const first = `/api/2.0/files/@my?count=${PAGE}`
-      const last = `/api/2.0/files/@my?count=${PAGE}&startIndex=${large - PAGE}`
-      const [smallFirst, bigFirst] = await timeInTurn([
-        { folio: small, token: smallToken, path: first },
+      const sharee = await createSharee(big, bigToken)
+      await shareFolder(big, bigToken, largeLibrary.folderId, sharee.id, 2)
+      const smallFirst = `/api/2.0/files/${smallLibrary.folderId}?count=${PAGE}`
+      const first = `/api/2.0/files/${largeLibrary.folderId}?count=${PAGE}`
+      const last = `/api/2.0/files/${largeLibrary.folderId}?count=${PAGE}&startIndex=${large - PAGE}`
+      await checkPage(record, small, smallToken, smallFirst, SMALL_LIBRARY, 0)
+      await checkPage(record, big, bigToken, first, large, 0)
+      await checkPage(record, big, sharee.token, first, large, 2)
+      const [smallPage, bigFirst, shareeFirst] = await timeInTurn([
+        { folio: small, token: smallToken, path: smallFirst },
         { folio: big, token: bigToken, path: first },
+        { folio: big, token: sharee.token, path: first },
       ])
       const [bigLast] = await timeInTurn([{ folio: big, token: bigToken, path: last }])
       const baselineName = `the same with ${SMALL_LIBRARY} files`
       const count = large.toLocaleString('en')
       record.figure(
         ratioFigure({
-          metric: `first page of ${PAGE} with ${count} files`,
+          metric: `first page of ${PAGE} in a folder of ${count} files`,
           value: bigFirst ?? Number.NaN,
-          baseline: smallFirst ?? Number.NaN,
+          baseline: smallPage ?? Number.NaN,
           baselineName,
           unit: 'ms',
           target: { max: 1.5 },
@@ -58,11 +65,21 @@ export const listing: Scenario = {
       )
       record.figure(
         ratioFigure({
-          metric: `last page of ${PAGE} with ${count} files (startIndex ${large - PAGE})`,
+          metric: `last page of ${PAGE} in a folder of ${count} files (startIndex ${large - PAGE})`,
           value: bigLast ?? Number.NaN,
-          baseline: smallFirst ?? Number.NaN,
+          baseline: smallPage ?? Number.NaN,
           baselineName,
           unit: 'ms',
+        }),
+      )
+      record.figure(
+        ratioFigure({
+          metric: `first page of ${PAGE} in a folder of ${count} files, read by someone it is shared with`,
+          value: shareeFirst ?? Number.NaN,
+          baseline: bigFirst ?? Number.NaN,
+          baselineName: 'the owner, same page',
+          unit: 'ms',
+          target: { max: 1.5 },
         }),
       )
       record.note(LISTING_NOTE)
@@ -84,26 +101,35 @@ const LISTING_NOTE = [
   'API\'s startIndex.',
 ].join(' ')
 
-/** A data folder whose admin owns `count` files. */
-async function seededLibrary(ctx: ScenarioContext, count: number): Promise<string> {
+/** A data folder whose admin has a folder of `count` files (and that folder's id). */
+async function seededLibrary(ctx: ScenarioContext, count: number): Promise<{ dataDir: string; folderId: string }> {
   const dataDir = await ctx.workDir(`listing-${count}`)
   // A first start creates the database and the admin account the files will belong to.
   const first = await startFolioProcess({ dataDir })
   await first.stop()
   const started = performance.now()
-  await seed(dataDir, count)
+  const folderId = await seed(dataDir, count)
   ctx.log(`seeded ${count} files in ${((performance.now() - started) / 1000).toFixed(1)} s`)
-  return dataDir
+  return { dataDir, folderId }
 }
 
-async function checkPage(record: Recorder, folio: FolioProcess, token: string, count: number) {
-  const reply = await jsonCall(folio.url, 'GET', `/api/2.0/files/@my?count=${PAGE}`, { token })
+async function checkPage(
+  record: Recorder,
+  folio: FolioProcess,
+  token: string,
+  path: string,
+  count: number,
+  access: number,
+) {
+  const reply = await jsonCall(folio.url, 'GET', path, { token })
   const files = pick(reply.json, 'response', 'files')
   const total = pick(reply.json, 'response', 'total')
+  const firstAccess = pick(reply.json, 'response', 'files', 0, 'access')
+  const who = access === 0 ? 'the owner' : 'a sharee'
   record.check(
-    `listing with ${count} files answers a full page and the right total`,
-    reply.status === 200 && Array.isArray(files) && files.length === PAGE && total === count,
-    `status ${reply.status}, ${Array.isArray(files) ? files.length : 'no'} files, total ${String(total)}`,
+    `a folder of ${count} files read by ${who} answers a full page, the right total and access ${access}`,
+    reply.status === 200 && Array.isArray(files) && files.length === PAGE && total === count && firstAccess === access,
+    `status ${reply.status}, ${Array.isArray(files) ? files.length : 'no'} files, total ${String(total)}, access ${String(firstAccess)}`,
   )
 }
 
@@ -122,8 +148,11 @@ async function timeInTurn(
   return times.map(median)
 }
 
-/** Stores `count` files of the admin, all sharing one small blob, with distinct times. */
-async function seed(dataDir: string, count: number): Promise<void> {
+/**
+ * Stores `count` files of the admin in a folder under their root, all sharing one small
+ * blob, with distinct times; returns the folder's id.
+ */
+async function seed(dataDir: string, count: number): Promise<string> {
   const store = await openSqliteStore({ path: join(dataDir, 'folio.db') })
   try {
     const blobs = await openFsBlobStore({ root: join(dataDir, 'files') })
@@ -136,12 +165,18 @@ async function seed(dataDir: string, count: number): Promise<void> {
       createdAt: 0, createdBy: admin.id, updatedAt: 0, updatedBy: admin.id, revision: 1,
       trashedAt: null, originFolderId: null,
     })
+    const folder = {
+      id: newId(), ownerId: admin.id, parentId: myRoot.id, title: 'Big folder', rootType: null,
+      createdAt: 0, createdBy: admin.id, updatedAt: 0, updatedBy: admin.id, revision: 1,
+      trashedAt: null, originFolderId: null,
+    }
+    await store.folders.create(folder)
     const create = async (i: number) => {
       const at = start + i * 1000
       const file: FileRecord = {
         id: newId(),
         ownerId: admin.id,
-        folderId: myRoot.id,
+        folderId: folder.id,
         trashedAt: null,
         originFolderId: null,
         title: `Document ${String(i).padStart(6, '0')}.docx`,
@@ -174,6 +209,7 @@ async function seed(dataDir: string, count: number): Promise<void> {
       const batch = Array.from({ length: Math.min(SEED_BATCH, count - from) }, (_, i) => from + i)
       await Promise.all(batch.map(create))
     }
+    return folder.id
   } finally {
     await store.close()
   }

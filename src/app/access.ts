@@ -57,11 +57,14 @@ export async function accessLevel(ctx: AppContext, principal: Principal, file: F
   if (file.ownerId === userId) return 'owner'
   const folders = await foldersAbove(ctx, file)
   if (folders === undefined) return 'none'
-  const entries: (number | undefined)[] = [(await ctx.store.shares.find('file', file.id, userId))?.access]
+  // The most specific entry wins, so the walk stops at the first one found.
+  const own = await ctx.store.shares.find('file', file.id, userId)
+  if (own !== undefined) return userLevel(false, [own.access])
   for (const folderId of folders) {
-    entries.push((await ctx.store.shares.find('folder', folderId, userId))?.access)
+    const entry = await ctx.store.shares.find('folder', folderId, userId)
+    if (entry !== undefined) return userLevel(false, [entry.access])
   }
-  return userLevel(false, entries)
+  return 'none'
 }
 
 const READ_ACTIONS: ReadonlySet<FileAction> = new Set(['read', 'download'])
@@ -96,13 +99,86 @@ export async function authorize(
 /** What a principal may want to do with a folder. */
 export type FolderAction = 'read' | 'create' | 'rename' | 'delete' | 'move'
 
+/** The file action each folder action needs: adding to a folder is editing it. */
+const FOLDER_NEEDS: Record<FolderAction, FileAction> = {
+  read: 'read',
+  create: 'edit',
+  rename: 'rename',
+  delete: 'delete',
+  move: 'move',
+}
+
+/** A user's share entries by item (`file:<id>` or `folder:<id>`), read in one query. */
+export async function shareEntriesOf(ctx: AppContext, userId: string): Promise<Map<string, number>> {
+  const entries = new Map<string, number>()
+  for (const share of await ctx.store.shares.listForUser(userId)) {
+    entries.set(`${share.itemKind}:${share.itemId}`, share.access)
+  }
+  return entries
+}
+
+/** How a caller sees a folder: their level, the part of its path they can see, its section. */
+export interface FolderView {
+  level: AccessLevel
+  /**
+   * The folders from the highest one the caller can see down to this one: from the root
+   * for the owner, from the shared folder for someone it reaches through a share.
+   */
+  visiblePath: FolderRecord[]
+  /** 'my' or 'trash' for the owner; 'share' for everyone else. */
+  section: 'my' | 'trash' | 'share'
+  /** The caller's share entries as read for this decision (not read for the owner). */
+  entries?: Map<string, number>
+}
+
 /**
- * The access decision for folders, by the same rule as files: only the owner, and a
- * read-only credential may only read. Another user's folder answers NOT_FOUND.
+ * What `principal` may do with `folder`, by the rule files follow: the owner everything
+ * (in their trash too), anyone else the most specific share entry on the folder or a folder
+ * above it, nothing inside a trash, and nothing at all for a link guest (a link opens one
+ * file). Read from the stored shares on every call, so a removed share is refused at once.
  */
-export function authorizeFolder(principal: Principal, action: FolderAction, folder: FolderRecord): void {
-  if (folder.ownerId !== principal.user.id) throw new DomainError('NOT_FOUND', 'folder not found')
+export async function folderView(ctx: AppContext, principal: Principal, folder: FolderRecord): Promise<FolderView> {
+  const path = await ctx.store.folders.path(folder.id)
+  const rootType = path[0]?.rootType
+  if (folder.ownerId === principal.user.id && principal.kind === 'user') {
+    return { level: 'owner', visiblePath: path, section: rootType === 'trash' ? 'trash' : 'my' }
+  }
+  const none: FolderView = { level: 'none', visiblePath: [], section: 'share' }
+  if (principal.kind !== 'user' || rootType !== 'my') return none
+  const entries = await shareEntriesOf(ctx, principal.user.id)
+  // Root first: each folder's level is its own entry, else the nearest one above.
+  const levels: AccessLevel[] = []
+  let nearest: number | undefined
+  for (const step of path) {
+    nearest = entries.get(`folder:${step.id}`) ?? nearest
+    levels.push(userLevel(false, [nearest]))
+  }
+  const level = levels[levels.length - 1] ?? 'none'
+  if (level === 'none') return none
+  let top = levels.length - 1
+  while (top > 0 && levels[top - 1] !== 'none') top--
+  return { level, visiblePath: path.slice(top), section: 'share', entries }
+}
+
+/**
+ * The access decision for folders: the caller's view of the folder when their level allows
+ * `action` (reading needs any access, adding files or folders ReadWrite, renaming
+ * ReadWrite, deleting and moving ownership). No access at all answers NOT_FOUND, as for
+ * a missing folder; a read-only credential may only read (FORBIDDEN).
+ */
+export async function authorizeFolder(
+  ctx: AppContext,
+  principal: Principal,
+  action: FolderAction,
+  folder: FolderRecord,
+): Promise<FolderView> {
+  const view = await folderView(ctx, principal, folder)
+  if (view.level === 'none') throw new DomainError('NOT_FOUND', 'folder not found')
   if (principal.grant === 'read' && action !== 'read') {
     throw new DomainError('FORBIDDEN', 'this access token is read-only')
   }
+  if (!allows(view.level, FOLDER_NEEDS[action])) {
+    throw new DomainError('FORBIDDEN', `your access to this folder does not allow ${action}`)
+  }
+  return view
 }

@@ -7,7 +7,7 @@ import type { Permission } from '../core/tokens/signed-token.js'
 import type { ByteRange } from '../ports/blob-store.js'
 import type { Clock } from '../ports/clock.js'
 import type { Logger } from '../ports/logger.js'
-import type { FileRecord, UserRecord, VersionRecord } from '../core/entities.js'
+import type { FileOperationRecord, FileRecord, UserRecord, VersionRecord } from '../core/entities.js'
 import type { FileListQuery } from '../ports/metadata-store.js'
 import { accessLevel, authorize, userPrincipal, type AccessLevel, type FileAction, type Principal } from './access.js'
 import * as accounts from './accounts.js'
@@ -21,6 +21,7 @@ import * as folders from './folders.js'
 import { runHousekeeping, type HousekeepingReport } from './garbage-collection.js'
 import * as locks from './locks.js'
 import * as sharing from './sharing.js'
+import { runOperation, takeOperations, type StartedOperation } from './operations.js'
 import { createTokens, type Tokens } from './tokens.js'
 import { issueWopiToken, launchWopi, type WopiLaunch } from './wopi-launch.js'
 
@@ -73,14 +74,11 @@ export interface FilesService {
   forLink(fileId: string, version?: number): Promise<{ file: FileRecord; version: VersionRecord } | undefined>
 }
 
-/** One finished file operation, as `GET files/fileops` reports it. */
-export interface FileOperation {
-  id: string
-  kind: 'move' | 'copy' | 'delete'
-  result: fileOps.OperationResult
-  error: string
-  finishedAt: number
-}
+/** A file operation as `GET files/fileops` reports it (see operations.ts). */
+export type FileOperation = FileOperationRecord
+
+/** An operation the call has just run, with the records it left. */
+export type { StartedOperation } from './operations.js'
 
 /** Folders, the trash and file operations, each asking the access policy. */
 export interface FoldersService {
@@ -92,17 +90,20 @@ export interface FoldersService {
   isInTrash: Bound<typeof folders.isInTrash>
   /** The root folders of `by` ('my' and 'trash'), created on first use. */
   roots(by: Principal): Promise<{ my: folders.FolderListing['current']; trash: folders.FolderListing['current'] }>
-  move(by: Principal, items: fileOps.ItemSelection, dest: folders.FolderRef, conflict: fileOps.ConflictResolution): Promise<FileOperation>
-  copy(by: Principal, items: fileOps.ItemSelection, dest: folders.FolderRef, conflict: fileOps.ConflictResolution): Promise<FileOperation>
-  delete(by: Principal, items: fileOps.ItemSelection, immediately: boolean): Promise<FileOperation>
-  emptyTrash(by: Principal): Promise<FileOperation>
+  move(by: Principal, items: fileOps.ItemSelection, dest: folders.FolderRef, conflict: fileOps.ConflictResolution): Promise<StartedOperation>
+  copy(by: Principal, items: fileOps.ItemSelection, dest: folders.FolderRef, conflict: fileOps.ConflictResolution): Promise<StartedOperation>
+  delete(by: Principal, items: fileOps.ItemSelection, immediately: boolean): Promise<StartedOperation>
+  emptyTrash(by: Principal): Promise<StartedOperation>
+  /** The files a move or copy with 'overwrite' would replace (see file-ops.moveConflicts). */
+  conflicts: Bound<typeof fileOps.moveConflicts>
   /** Puts trashed items back into the folders they came from (see file-ops.restoreItems). */
-  restore(by: Principal, items: fileOps.ItemSelection): Promise<FileOperation>
+  restore(by: Principal, items: fileOps.ItemSelection): Promise<StartedOperation>
   /**
-   * The operations `by` ran since the last call (newest last); each is reported once,
-   * as ONLYOFFICE drops a finished operation after reporting it.
+   * The operations `by` has running, and those finished since the last call (oldest
+   * first); a finished one is reported once, as ONLYOFFICE drops it after reporting it.
+   * Kept in the store: any instance reports them.
    */
-  takeOperations(by: Principal): FileOperation[]
+  takeOperations(by: Principal): Promise<FileOperation[]>
 }
 
 /** The WOPI lock table and the WOPI user's stored info. */
@@ -174,6 +175,12 @@ export interface WopiAccess {
 export interface WopiService {
   /** Token, WOPISrc and action URLs for opening a file `by` may read (edit needs 'edit'). */
   launch(by: Principal, fileId: string, permission: Permission): Promise<WopiLaunch>
+  /**
+   * Token, WOPISrc and action URLs for a guest who came in through the file's share link
+   * with `key` (see sharing.linkPrincipal): what the link's access allows, edit only with
+   * ReadWrite. NOT_FOUND when the key is not the working link's.
+   */
+  launchByLink(fileId: string, key: string, guest: { id: string; name: string }, permission: Permission): Promise<WopiLaunch>
   /** A token for a file the caller has just been allowed to write (PutRelativeFile's Url). */
   issueToken(by: Principal, fileId: string, permission: Permission): { token: string; expiresAt: number }
   /**
@@ -231,29 +238,32 @@ export function createApp(ctx: AppContext): App {
   const tokens = createTokens(ctx.signingSecret)
   const get = (by: Principal, fileId: string, action: FileAction = 'read') =>
     changes.fileFor(ctx, by, fileId, action)
-  const recent = new Map<string, FileOperation[]>()
-  const record = async (
-    by: Principal,
-    kind: FileOperation['kind'],
-    run: () => Promise<fileOps.OperationResult>,
-  ): Promise<FileOperation> => {
-    const op: FileOperation = {
-      id: newId(),
-      kind,
-      result: await run(),
-      error: '',
-      finishedAt: ctx.clock.now(),
-    }
-    // The last few per user, for GET files/fileops; operations finish before the reply.
-    const mine = [...(recent.get(by.user.id) ?? []), op].slice(-20)
-    recent.set(by.user.id, mine)
-    return op
-  }
+  const record = (by: Principal, kind: FileOperation['kind'], run: () => Promise<fileOps.OperationResult>) =>
+    runOperation(ctx, by, kind, run)
   const writableFolder = async (by: Principal, ref: folders.FolderRef) => {
     const folder = await folders.folderFor(ctx, by, ref, 'create')
     const { rootType } = await folders.pathOf(ctx, folder.id)
     if (rootType === 'trash') throw new DomainError('INVALID_INPUT', 'files cannot be created in the trash')
     return folder
+  }
+  /**
+   * A WOPI call with a link guest's token: the link's access is read on every call, so
+   * turning the link off (or making a new one) refuses the very next call, and a lowered
+   * access stops writes at once.
+   */
+  const linkAccess = async (
+    file: FileRecord,
+    guestId: string,
+    name: string,
+    keyHash: string,
+    granted: Permission,
+  ): Promise<WopiAccess> => {
+    const level = await sharing.linkAccess(ctx, file.id, keyHash)
+    if (level === 'none') throw new DomainError('NOT_FOUND', 'file not found')
+    const user = sharing.guestUser(guestId, name, ctx.clock.now())
+    const permission = granted === 'write' && allowsAction(level, 'edit') ? 'write' : 'read'
+    const principal: Principal = { kind: 'link', user, fileId: file.id, keyHash, grant: permission }
+    return { file, user, permission, principal, level }
   }
   return {
     folders: {
@@ -274,18 +284,16 @@ export function createApp(ctx: AppContext): App {
         record(by, 'delete', () => fileOps.deleteItems(ctx, by, items, immediately)),
       emptyTrash: (by) => record(by, 'delete', () => fileOps.emptyTrash(ctx, by)),
       restore: (by, items) => record(by, 'move', () => fileOps.restoreItems(ctx, by, items)),
-      takeOperations: (by) => {
-        const mine = recent.get(by.user.id) ?? []
-        recent.delete(by.user.id)
-        return mine
-      },
+      conflicts: bind(ctx, fileOps.moveConflicts),
+      takeOperations: (by) => takeOperations(ctx, by),
     },
     files: {
       get,
       list: (by, query) => files.listFiles(ctx, by.user.id, query),
       createBlank: async (by, title, folder = '@my') => {
         const target = await writableFolder(by, folder)
-        return files.createBlankFile(ctx, target.ownerId, title, target.id)
+        // The file belongs to the folder's owner; who made it is the caller (a sharee, say).
+        return files.createBlankFile(ctx, target.ownerId, title, target.id, by.user.id)
       },
       upload: async (by, title, body, size, folder = '@my') => {
         let target: Awaited<ReturnType<typeof writableFolder>>
@@ -295,7 +303,7 @@ export function createApp(ctx: AppContext): App {
           body.resume()
           throw error
         }
-        return files.uploadFile(ctx, target.ownerId, title, body, size, target.id)
+        return files.uploadFile(ctx, target.ownerId, title, body, size, target.id, by.user.id)
       },
       rename: bind(ctx, changes.renameFile),
       delete: bind(ctx, changes.deleteFile),
@@ -374,6 +382,10 @@ export function createApp(ctx: AppContext): App {
     },
     wopi: {
       launch: (by, fileId, permission) => launchWopi(ctx, tokens, by, fileId, permission),
+      launchByLink: async (fileId, key, guest, permission) => {
+        const { principal } = await sharing.linkPrincipal(ctx, fileId, key, guest)
+        return launchWopi(ctx, tokens, principal, fileId, permission)
+      },
       issueToken: (by, fileId, permission) => issueWopiToken(ctx, tokens, fileId, by.user, permission),
       access: async (token, fileId) => {
         const claims = tokens.verifyWopi(token, ctx.clock.now())
@@ -382,8 +394,16 @@ export function createApp(ctx: AppContext): App {
         }
         const file = isWellFormedId(fileId) ? await ctx.store.files.findById(fileId) : undefined
         if (!file) throw new DomainError('NOT_FOUND', 'file not found')
-        // A trashed file is gone as far as editors are concerned, until it is restored.
-        if (await folders.isInTrash(ctx, file)) throw new DomainError('NOT_FOUND', 'file not found')
+        // A trashed file is gone as far as editors are concerned, until it is restored. The
+        // access policy already refuses it to anyone but its owner, so the trash is looked
+        // up here only for the owner and link guests (one path query fewer for a sharee).
+        const gone = async () => {
+          if (await folders.isInTrash(ctx, file)) throw new DomainError('NOT_FOUND', 'file not found')
+        }
+        if (claims.link !== undefined) {
+          await gone()
+          return linkAccess(file, claims.userId, claims.name ?? '', claims.link, claims.permission)
+        }
         // Read on every call: a removed user's tokens stop working at once, on every instance.
         const user = await ctx.store.users.findById(claims.userId)
         if (!user) throw new DomainError('UNAUTHENTICATED', 'the user of this token no longer exists')
@@ -396,6 +416,7 @@ export function createApp(ctx: AppContext): App {
         // writing writes only while the user's access still allows editing.
         const level = await accessLevel(ctx, userPrincipal(user), file)
         if (level === 'none') throw new DomainError('NOT_FOUND', 'file not found')
+        if (level === 'owner') await gone()
         const permission = claims.permission === 'write' && allowsAction(level, 'edit') ? 'write' : 'read'
         const principal = userPrincipal(user, permission)
         return { file, user, permission, principal, level }

@@ -184,6 +184,8 @@ export async function putRelative(
   input: PutRelativeInput,
 ): Promise<FileRecord> {
   await authorize(ctx, input.by, 'edit', source)
+  // A link opens one file: a guest makes no new files beside it in the owner's folder.
+  if (input.by.kind === 'link') throw new DomainError('FORBIDDEN', 'a share link does not allow saving a copy')
   assertLockAllows(source, input.claim, 'put-relative', ctx.clock.now())
   const wanted = input.target()
   const target = await settleTarget(ctx, source, wanted)

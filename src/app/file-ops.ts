@@ -2,7 +2,7 @@ import { DomainError, isDomainError } from '../core/errors.js'
 import { newId } from '../core/ids.js'
 import { candidateNames } from '../core/names/file-names.js'
 import type { FileRecord, FolderRecord, VersionRecord } from '../core/entities.js'
-import { authorize, authorizeFolder, type Principal } from './access.js'
+import { accessLevel, authorize, authorizeFolder, folderView, type Principal } from './access.js'
 import { fileSubject, principalActor, recordAudit } from './audit.js'
 import { compareAndSet, RETRY } from './compare-and-set.js'
 import type { AppContext } from './context.js'
@@ -83,9 +83,30 @@ async function moveFile(
   return withFreeName(ctx, dest.folder.id, file.title, write)
 }
 
-/** Moves a folder (one row update: its content follows) into `dest`. */
+/** The folder directly under `parentId` named `title` (compared without regard to case). */
+async function folderNamed(ctx: AppContext, parentId: string, title: string): Promise<FolderRecord | undefined> {
+  const wanted = title.toLowerCase()
+  const page = 500
+  for (let offset = 0; ; offset += page) {
+    const found = await ctx.store.folders.list({
+      parentId, offset, limit: page, sortBy: 'title', descending: false, titleContains: title,
+    })
+    const match = found.items.find((folder) => folder.title.toLowerCase() === wanted)
+    if (match !== undefined) return match
+    if (found.items.length < page) return undefined
+  }
+}
+
+/**
+ * Moves a folder (one row update: its content follows) into `dest`. With 'overwrite' and a
+ * folder of the same name there, the two are merged as Workspace does: the content moves
+ * into the existing folder (files of the same name replaced, folders of the same name
+ * merged in turn) and the emptied folder goes. A merge is item by item: a crash midway
+ * leaves each item whole, in one folder or the other.
+ */
 async function moveFolder(
   ctx: AppContext,
+  by: Principal,
   folder: FolderRecord,
   dest: { folder: FolderRecord; inTrash: boolean },
   conflict: ConflictResolution,
@@ -93,6 +114,10 @@ async function moveFolder(
   if (folder.parentId === dest.folder.id) return folder
   if (conflict === 'skip' && (await ctx.store.folders.titleExists(dest.folder.id, folder.title))) {
     return undefined
+  }
+  if (conflict === 'overwrite') {
+    const existing = await folderNamed(ctx, dest.folder.id, folder.title)
+    if (existing !== undefined && existing.id !== folder.id) return mergeFolder(ctx, by, folder, existing, dest.inTrash)
   }
   const now = ctx.clock.now()
   return compareAndSet(async () => {
@@ -114,6 +139,84 @@ async function moveFolder(
   })
 }
 
+/** Moves everything in `source` into `target` with 'overwrite', then removes `source`. */
+async function mergeFolder(
+  ctx: AppContext,
+  by: Principal,
+  source: FolderRecord,
+  target: FolderRecord,
+  inTrash: boolean,
+): Promise<FolderRecord> {
+  const { path } = await pathOf(ctx, target.id)
+  if (path.some((f) => f.id === source.id)) {
+    throw new DomainError('INVALID_INPUT', 'a folder cannot be moved into itself or its sub-folders')
+  }
+  const into = { folder: target, inTrash }
+  const page = { offset: 0, limit: 500, sortBy: 'title', descending: false } as const
+  // Each pass moves what it read out of `source`, so the next one starts at the top again.
+  for (;;) {
+    const files = await ctx.store.files.list({ ...page, folderId: source.id })
+    for (const file of files.items) await moveFile(ctx, by, file, into, 'overwrite')
+    if (files.items.length < page.limit) break
+  }
+  for (;;) {
+    const folders = await ctx.store.folders.list({ ...page, parentId: source.id })
+    for (const folder of folders.items) await moveFolder(ctx, by, folder, into, 'overwrite')
+    if (folders.items.length < page.limit) break
+  }
+  // Empty now; anything that arrived meanwhile stays (the revision check refuses).
+  const emptied = await ctx.store.folders.findById(source.id)
+  if (emptied !== undefined) await deleteFolderForGood(ctx, emptied, true)
+  return target
+}
+
+/**
+ * The files a move or copy of `items` into `destRef` would replace with 'overwrite' (or
+ * leave alone with 'skip'): files of the same name in the destination, and inside folders
+ * the destination holds under the same name, the same again (Workspace's
+ * `GET files/fileops/move`). Changes nothing.
+ */
+export async function moveConflicts(
+  ctx: AppContext,
+  by: Principal,
+  items: ItemSelection,
+  destRef: FolderRef,
+): Promise<FileRecord[]> {
+  const dest = await destinationOf(ctx, by, destRef)
+  const found: FileRecord[] = []
+  const limit = 1000
+  const inFolder = async (source: FolderRecord, target: FolderRecord): Promise<void> => {
+    const page = { offset: 0, limit: 500, sortBy: 'title', descending: false } as const
+    for (let offset = 0; found.length < limit; offset += page.limit) {
+      const files = await ctx.store.files.list({ ...page, offset, folderId: source.id })
+      for (const file of files.items) {
+        const clash = await ctx.store.files.findByTitle(target.id, file.title)
+        if (clash !== undefined) found.push(clash)
+      }
+      if (files.items.length < page.limit) break
+    }
+    for (let offset = 0; found.length < limit; offset += page.limit) {
+      const folders = await ctx.store.folders.list({ ...page, offset, parentId: source.id })
+      for (const folder of folders.items) {
+        const twin = await folderNamed(ctx, target.id, folder.title)
+        if (twin !== undefined && twin.id !== folder.id) await inFolder(folder, twin)
+      }
+      if (folders.items.length < page.limit) break
+    }
+  }
+  for (const fileId of items.fileIds) {
+    const file = await fileOf(ctx, by, fileId, 'read')
+    const clash = await ctx.store.files.findByTitle(dest.folder.id, file.title)
+    if (clash !== undefined && clash.id !== file.id) found.push(clash)
+  }
+  for (const folderId of items.folderIds) {
+    const folder = await folderFor(ctx, by, folderId, 'read')
+    const twin = await folderNamed(ctx, dest.folder.id, folder.title)
+    if (twin !== undefined && twin.id !== folder.id) await inFolder(folder, twin)
+  }
+  return found.slice(0, limit)
+}
+
 /** Moves files and folders into `destRef` (restoring them when they come out of a trash). */
 export async function moveItems(
   ctx: AppContext,
@@ -123,10 +226,15 @@ export async function moveItems(
   conflict: ConflictResolution,
 ): Promise<OperationResult> {
   const dest = await destinationOf(ctx, by, destRef)
+  // Only owners move (see access-levels), and never into another person's tree, where the
+  // item would lie in a folder whose owner could not see it: a sharee copies instead.
+  if (dest.folder.ownerId !== by.user.id) {
+    throw new DomainError('FORBIDDEN', 'items can only be moved into your own folders; copy them instead')
+  }
   const result: OperationResult = { files: [], folders: [], skipped: 0 }
   for (const folderId of items.folderIds) {
     const folder = await folderFor(ctx, by, folderId, 'move')
-    const moved = await moveFolder(ctx, folder, dest, conflict)
+    const moved = await moveFolder(ctx, by, folder, dest, conflict)
     if (moved === undefined) result.skipped++
     else result.folders.push(moved)
   }
@@ -147,9 +255,10 @@ async function copyFile(
   ctx: AppContext,
   by: Principal,
   source: FileRecord,
-  destId: string,
+  dest: FolderRecord,
   conflict: ConflictResolution,
 ): Promise<FileRecord | undefined> {
+  const destId = dest.id
   const existing = await ctx.store.files.findByTitle(destId, source.title)
   if (existing !== undefined && conflict === 'skip') return undefined
   // A copy into the file's own folder always gets a free name; no overwrite of itself.
@@ -160,7 +269,9 @@ async function copyFile(
   const create = async (title: string) => {
     const file: FileRecord = {
       id: newId(),
-      ownerId: by.user.id,
+      // A copy belongs to whoever owns the folder it lands in (a sharee copying into a
+      // folder shared with them ReadWrite adds to the owner's tree).
+      ownerId: dest.ownerId,
       folderId: destId,
       title,
       version: 1,
@@ -194,19 +305,31 @@ async function copyFile(
   return withFreeName(ctx, destId, source.title, create)
 }
 
-/** Copies a folder's tree into `destId`, folder by folder. */
+/**
+ * Copies a folder's tree into `dest`, folder by folder. With 'overwrite' and a folder of
+ * the same name there, the content is copied into that folder (files of the same name
+ * replaced, folders of the same name merged in turn), as Workspace does.
+ */
 async function copyFolder(
   ctx: AppContext,
   by: Principal,
   source: FolderRecord,
-  destId: string,
+  dest: FolderRecord,
   conflict: ConflictResolution,
 ): Promise<FolderRecord | undefined> {
+  const destId = dest.id
   if (conflict === 'skip' && (await ctx.store.folders.titleExists(destId, source.title))) return undefined
+  if (conflict === 'overwrite') {
+    const existing = await folderNamed(ctx, destId, source.title)
+    if (existing !== undefined && existing.id !== source.id) {
+      await copyContents(ctx, by, source, existing, 'overwrite')
+      return existing
+    }
+  }
   const now = ctx.clock.now()
   const copy: FolderRecord = {
     id: newId(),
-    ownerId: by.user.id,
+    ownerId: dest.ownerId,
     parentId: destId,
     title: await freeFolderName(ctx, destId, source.title),
     rootType: null,
@@ -219,12 +342,28 @@ async function copyFolder(
     originFolderId: null,
   }
   await ctx.store.folders.create(copy)
+  await copyContents(ctx, by, source, copy, 'duplicate')
+  return copy
+}
+
+/** Copies the files and folders of `source` into `into`, resolving clashes by `conflict`. */
+async function copyContents(
+  ctx: AppContext,
+  by: Principal,
+  source: FolderRecord,
+  into: FolderRecord,
+  conflict: ConflictResolution,
+): Promise<void> {
   const page = 500
   for (let offset = 0; ; offset += page) {
     const files = await ctx.store.files.list({
       folderId: source.id, offset, limit: page, sortBy: 'title', descending: false,
     })
-    for (const file of files.items) await copyFile(ctx, by, file, copy.id, 'duplicate')
+    for (const file of files.items) {
+      // A sharee copies only what they can see (a Restrict entry hides a file).
+      if (file.ownerId !== by.user.id && (await accessLevel(ctx, by, file)) === 'none') continue
+      await copyFile(ctx, by, file, into, conflict)
+    }
     if (files.items.length < page) break
   }
   for (let offset = 0; ; offset += page) {
@@ -232,12 +371,12 @@ async function copyFolder(
       parentId: source.id, offset, limit: page, sortBy: 'title', descending: false,
     })
     for (const folder of folders.items) {
-      if (folder.id === copy.id) continue
-      await copyFolder(ctx, by, folder, copy.id, 'duplicate')
+      if (folder.id === into.id) continue
+      if (folder.ownerId !== by.user.id && (await folderView(ctx, by, folder)).level === 'none') continue
+      await copyFolder(ctx, by, folder, into, conflict)
     }
     if (folders.items.length < page) break
   }
-  return copy
 }
 
 /** Copies files and folders into `destRef` (not into a trash). */
@@ -257,13 +396,13 @@ export async function copyItems(
     if (path.some((f) => f.id === folder.id)) {
       throw new DomainError('INVALID_INPUT', 'a folder cannot be copied into itself or its sub-folders')
     }
-    const copy = await copyFolder(ctx, by, folder, dest.folder.id, conflict)
+    const copy = await copyFolder(ctx, by, folder, dest.folder, conflict)
     if (copy === undefined) result.skipped++
     else result.folders.push(copy)
   }
   for (const fileId of items.fileIds) {
     const file = await fileOf(ctx, by, fileId, 'read')
-    const copy = await copyFile(ctx, by, file, dest.folder.id, conflict)
+    const copy = await copyFile(ctx, by, file, dest.folder, conflict)
     if (copy === undefined) result.skipped++
     else result.files.push(copy)
   }
@@ -291,8 +430,26 @@ async function deleteFolderForGood(ctx: AppContext, folder: FolderRecord, onlyAs
 }
 
 /**
- * Moves a file to its owner's trash, refused while it is locked. Editors that have it
- * open are told it is gone (a trashed file cannot be edited).
+ * Before a folder is deleted (into the trash or for good): the step that tells the
+ * ONLYOFFICE editors of every file inside it that their file is gone, as a single file's
+ * delete does. The rule is the single file's: the portal's delete is not refused by a
+ * WOPI lock (that lock judges WOPI clients' writes); a trashed file keeps its lock and
+ * answers 404 to WOPI until it is restored, a file deleted for good is gone with it.
+ */
+async function prepareFolderDrop(ctx: AppContext, folder: FolderRecord): Promise<() => void> {
+  const steps: Array<() => void> = []
+  for (const file of await ctx.store.folders.busyFilesInside(folder.id, ctx.clock.now())) {
+    steps.push(await prepareDrop(ctx, file))
+  }
+  return () => {
+    for (const step of steps) step()
+  }
+}
+
+/**
+ * Moves a file to its owner's trash, as the lock policy judges a delete through this door
+ * (a portal delete is not refused by a WOPI lock; the file keeps it, and WOPI answers 404
+ * until it is restored). Editors that have it open are told it is gone.
  */
 async function trashFile(ctx: AppContext, by: Principal, file: FileRecord): Promise<FileRecord> {
   assertLockAllows(file, NO_LOCK_CLAIM, 'delete', ctx.clock.now())
@@ -320,14 +477,16 @@ export async function deleteItems(
     const folder = await folderFor(ctx, by, folderId, 'delete')
     if (folder.parentId === null) throw new DomainError('INVALID_INPUT', 'a root folder cannot be deleted')
     const { rootType } = await pathOf(ctx, folder.id)
+    const dropEditors = await prepareFolderDrop(ctx, folder)
     if (immediately || rootType === 'trash') {
       await deleteFolderForGood(ctx, folder)
       result.folders.push(folder)
     } else {
       const trash = { folder: await rootFolder(ctx, folder.ownerId, 'trash'), inTrash: true }
-      const moved = await moveFolder(ctx, folder, trash, 'duplicate')
+      const moved = await moveFolder(ctx, by, folder, trash, 'duplicate')
       if (moved !== undefined) result.folders.push(moved)
     }
+    dropEditors()
   }
   for (const fileId of items.fileIds) {
     const file = await fileOf(ctx, by, fileId, 'delete')
@@ -345,7 +504,7 @@ export async function deleteItems(
 /** Deletes everything in `by`'s trash for good. */
 export async function emptyTrash(ctx: AppContext, by: Principal): Promise<OperationResult> {
   const trash = await rootFolder(ctx, by.user.id, 'trash')
-  authorizeFolder(by, 'delete', trash)
+  await authorizeFolder(ctx, by, 'delete', trash)
   const result: OperationResult = { files: [], folders: [], skipped: 0 }
   const page = { offset: 0, limit: 500, sortBy: 'title', descending: false } as const
   for (;;) {
@@ -393,7 +552,7 @@ export async function restoreItems(ctx: AppContext, by: Principal, items: ItemSe
   }
   for (const folderId of items.folderIds) {
     const folder = await folderFor(ctx, by, folderId, 'move')
-    const moved = await moveFolder(ctx, folder, await targetOf(folder.ownerId, folder.originFolderId), 'duplicate')
+    const moved = await moveFolder(ctx, by, folder, await targetOf(folder.ownerId, folder.originFolderId), 'duplicate')
     if (moved !== undefined) result.folders.push(moved)
   }
   for (const fileId of items.fileIds) {

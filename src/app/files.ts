@@ -172,6 +172,7 @@ export async function uploadFile(
   body: Readable,
   expectedSize?: number,
   folderId?: string,
+  userId?: string,
 ): Promise<FileRecord> {
   let title: string
   try {
@@ -181,7 +182,9 @@ export async function uploadFile(
     throw error
   }
   const blob = await storeBody(ctx, body, expectedSize)
-  return createFileFromBlob(ctx, { ownerId, title, blob, source: 'upload', ...(folderId ? { folderId } : {}) })
+  return createFileFromBlob(ctx, {
+    ownerId, title, blob, source: 'upload', ...(folderId ? { folderId } : {}), ...(userId ? { userId } : {}),
+  })
 }
 
 /**
@@ -193,13 +196,16 @@ export async function createBlankFile(
   ownerId: string,
   wanted: string,
   folderId?: string,
+  userId?: string,
 ): Promise<FileRecord> {
   const title = repairName(wanted)
   const bytes = blankDocument(extensionOf(title)) ?? new Uint8Array(0)
   const blob = await ctx.blobs.put(Readable.from([Buffer.from(bytes)]), {
     maxBytes: ctx.config.maxFileSize,
   })
-  return createFileFromBlob(ctx, { ownerId, title, blob, source: 'create', ...(folderId ? { folderId } : {}) })
+  return createFileFromBlob(ctx, {
+    ownerId, title, blob, source: 'create', ...(folderId ? { folderId } : {}), ...(userId ? { userId } : {}),
+  })
 }
 
 /**

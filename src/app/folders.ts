@@ -2,8 +2,9 @@ import { DomainError } from '../core/errors.js'
 import { newId } from '../core/ids.js'
 import { normalizeFileName, sanitizeFileName, validateFileName } from '../core/names/file-names.js'
 import type { FileRecord, FileSortField, FolderRecord, FolderRootType } from '../core/entities.js'
+import { levelOfShare } from '../core/sharing/access-levels.js'
 import type { FolderCounts } from '../ports/metadata-store.js'
-import { authorizeFolder, type FolderAction, type Principal } from './access.js'
+import { authorizeFolder, shareEntriesOf, type AccessLevel, type FolderAction, type FolderView, type Principal } from './access.js'
 import { compareAndSet, RETRY } from './compare-and-set.js'
 import type { AppContext } from './context.js'
 import { rootFolder } from './roots.js'
@@ -20,10 +21,17 @@ export type ListFilter =
 export interface FolderListing {
   current: FolderRecord
   currentCounts: FolderCounts
-  /** Root first, ending with the current folder. */
+  /**
+   * Root first, ending with the current folder; for someone the folder is shared with,
+   * from the highest folder shared with them.
+   */
   path: FolderRecord[]
-  /** The section the folder lies in. */
-  rootType: FolderRootType
+  /** The section the folder lies in, as the caller sees it ('share': reached through a share). */
+  rootType: FolderRootType | 'share'
+  /** The caller's access to the current folder. */
+  level: AccessLevel
+  /** The caller's access to each listed folder and file, by id. */
+  access: Map<string, AccessLevel>
   folders: FolderRecord[]
   /** Direct content counts of the listed folders. */
   counts: Map<string, FolderCounts>
@@ -66,13 +74,46 @@ export async function folderFor(
   ref: FolderRef,
   action: FolderAction,
 ): Promise<FolderRecord> {
+  return (await viewFolder(ctx, by, ref, action)).folder
+}
+
+/** The folder `ref` names with the caller's view of it, when `by` may do `action` on it. */
+export async function viewFolder(
+  ctx: AppContext,
+  by: Principal,
+  ref: FolderRef,
+  action: FolderAction,
+): Promise<{ folder: FolderRecord; view: FolderView }> {
   let folder: FolderRecord | undefined
   if (ref === '@my') folder = await rootFolder(ctx, by.user.id, 'my')
   else if (ref === '@trash') folder = await rootFolder(ctx, by.user.id, 'trash')
   else folder = await ctx.store.folders.findById(ref)
   if (folder === undefined) throw new DomainError('NOT_FOUND', 'folder not found')
-  authorizeFolder(by, action, folder)
-  return folder
+  return { folder, view: await authorizeFolder(ctx, by, action, folder) }
+}
+
+/**
+ * The caller's access to each of the items listed inside a folder they reach as `view`
+ * says (its share entries reused, not read again): the owner's is the owner's; anyone else's is the item's own entry, else the
+ * folder's level (the most specific entry wins).
+ */
+async function accessInside(
+  ctx: AppContext,
+  by: Principal,
+  view: FolderView,
+  folders: readonly FolderRecord[],
+  files: readonly FileRecord[],
+): Promise<Map<string, AccessLevel>> {
+  const { level } = view
+  const access = new Map<string, AccessLevel>()
+  const entries = level === 'owner' ? new Map<string, number>() : (view.entries ?? (await shareEntriesOf(ctx, by.user.id)))
+  const of = (key: string) => {
+    const entry = entries.get(key)
+    return level === 'owner' || entry === undefined ? level : levelOfShare(entry)
+  }
+  for (const folder of folders) access.set(folder.id, of(`folder:${folder.id}`))
+  for (const file of files) access.set(file.id, of(`file:${file.id}`))
+  return access
 }
 
 /** The folder's ancestors, root first, ending with it; its section is the root's. */
@@ -103,8 +144,7 @@ export async function listFolder(
   ref: FolderRef,
   query: FolderListQuery,
 ): Promise<FolderListing> {
-  const current = await folderFor(ctx, by, ref, 'read')
-  const { path, rootType } = await pathOf(ctx, current.id)
+  const { folder: current, view } = await viewFolder(ctx, by, ref, 'read')
   const sort = { sortBy: query.sortBy, descending: query.descending, titleContains: query.titleContains }
   const wantFolders = query.filter.kind !== 'files-only'
   const wantFiles = query.filter.kind !== 'folders-only'
@@ -137,8 +177,10 @@ export async function listFolder(
   return {
     current,
     currentCounts: counts.get(current.id) ?? { files: 0, folders: 0 },
-    path,
-    rootType,
+    path: view.visiblePath,
+    rootType: view.section,
+    level: view.level,
+    access: await accessInside(ctx, by, view, folders, files),
     folders,
     counts,
     files,
@@ -146,12 +188,20 @@ export async function listFolder(
   }
 }
 
-/** A folder `by` may read, with its direct counts and section. */
+/**
+ * A folder `by` may read, with its direct counts, the caller's access, the path they can
+ * see (root first) and its section as they see it ('share' when reached through a share).
+ */
 export async function getFolder(ctx: AppContext, by: Principal, ref: FolderRef) {
-  const folder = await folderFor(ctx, by, ref, 'read')
-  const { path, rootType } = await pathOf(ctx, folder.id)
+  const { folder, view } = await viewFolder(ctx, by, ref, 'read')
   const counts = await ctx.store.folders.counts([folder.id])
-  return { folder, path, rootType, counts: counts.get(folder.id) ?? { files: 0, folders: 0 } }
+  return {
+    folder,
+    path: view.visiblePath,
+    rootType: view.section,
+    level: view.level,
+    counts: counts.get(folder.id) ?? { files: 0, folders: 0 },
+  }
 }
 
 /**

@@ -251,6 +251,25 @@ export async function setShareLink(
 export const GUEST_ID_PREFIX = 'guest-'
 
 /**
+ * The identity of a link guest (`id` with its GUEST_ID_PREFIX): a user record that is no
+ * account, has no password and is never stored.
+ */
+export function guestUser(id: string, name: string, now: number): UserRecord {
+  return {
+    id,
+    userName: '',
+    displayName: name,
+    email: '',
+    isAdmin: false,
+    passwordHash: '',
+    tokenGeneration: 0,
+    wopiUserInfo: '',
+    createdAt: now,
+    updatedAt: now,
+  }
+}
+
+/**
  * The principal of a guest who came in through a file's link with `key`. Each request
  * checks the link's current state through the access policy, so this only names who they
  * are; NOT_FOUND when the key is not the working link's (nothing is revealed).
@@ -262,19 +281,7 @@ export async function linkPrincipal(
   guest: { id: string; name: string },
 ): Promise<{ principal: Principal; file: FileRecord; access: AccessLevel }> {
   const file = await getFile(ctx, fileId)
-  const now = ctx.clock.now()
-  const user: UserRecord = {
-    id: GUEST_ID_PREFIX + guest.id,
-    userName: '',
-    displayName: guest.name,
-    email: '',
-    isAdmin: false,
-    passwordHash: '',
-    tokenGeneration: 0,
-    wopiUserInfo: '',
-    createdAt: now,
-    updatedAt: now,
-  }
+  const user = guestUser(GUEST_ID_PREFIX + guest.id, guest.name, ctx.clock.now())
   const principal: Principal = { kind: 'link', user, fileId: file.id, keyHash: hashLinkKey(key) }
   const access = await accessLevel(ctx, principal, file)
   if (access === 'none') throw new DomainError('NOT_FOUND', 'file not found')

@@ -51,6 +51,7 @@ export function withStorageErrorReports(
       shares: reportingFailures(store.shares, database),
       shareLinks: reportingFailures(store.shareLinks, database),
       transfer: reportingFailures(store.transfer, database),
+      operations: reportingFailures(store.operations, database),
       close: () => store.close(),
     },
     blobs: reportingFailures(storage.blobs, () => telemetry.storageError('blob')),

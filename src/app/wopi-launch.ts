@@ -4,6 +4,8 @@ import type { Permission } from '../core/tokens/signed-token.js'
 import { authorize, type Principal } from './access.js'
 import type { AppContext } from './context.js'
 import { fileFor } from './file-changes.js'
+import { isInTrash } from './folders.js'
+import { DomainError } from '../core/errors.js'
 import type { Tokens } from './tokens.js'
 
 /** Everything a host page needs to open a file in a WOPI client. */
@@ -38,6 +40,7 @@ export function issueWopiToken(
   fileId: string,
   user: UserRecord,
   permission: Permission,
+  link?: string,
 ): { token: string; expiresAt: number } {
   const expiresAt = ctx.clock.now() + ctx.config.wopiTokenTtlMs
   const token = tokens.sign({
@@ -47,6 +50,9 @@ export function issueWopiToken(
     permission,
     expiresAt,
     generation: user.tokenGeneration,
+    // A link guest's token names the link (checked against its current state on every
+    // call) and carries the guest's name, since no account holds it.
+    ...(link === undefined ? {} : { link, name: user.displayName }),
   })
   return { token, expiresAt }
 }
@@ -64,7 +70,10 @@ export async function launchWopi(
 ): Promise<WopiLaunch> {
   const file = await fileFor(ctx, by, fileId, 'read')
   if (permission === 'write') await authorize(ctx, by, 'edit', file)
-  const { token, expiresAt } = issueWopiToken(ctx, tokens, file.id, by.user, permission)
+  // A trashed file is gone for editors (WOPI answers 404): no token is handed out for it.
+  if (await isInTrash(ctx, file)) throw new DomainError('NOT_FOUND', 'file not found')
+  const link = by.kind === 'link' ? by.keyHash : undefined
+  const { token, expiresAt } = issueWopiToken(ctx, tokens, file.id, by.user, permission, link)
   const wopiSrc = wopiSrcFor(ctx.config.internalUrl, file.id)
   const actions = (await ctx.wopiActions?.actionUrlsFor(extensionOf(file.title), wopiSrc)) ?? {}
   return {

@@ -210,3 +210,30 @@ export interface ShareLinkRecord {
   /** When the link was turned off; null while it works. */
   revokedAt: number | null
 }
+
+/** What a file operation does (ONLYOFFICE's operation types Move 0, Copy 1, Delete 2). */
+export type FileOperationKind = 'move' | 'copy' | 'delete'
+
+/** An item a file operation acted on, as it was then. */
+export interface OperationItem {
+  id: string
+  title: string
+}
+
+/**
+ * A file operation (move, copy, delete, empty trash) one user started, kept in the store so
+ * that whichever instance the user asks next reports it (`GET files/fileops`).
+ */
+export interface FileOperationRecord {
+  id: string
+  userId: string
+  kind: FileOperationKind
+  startedAt: number
+  /** When it finished; null while it runs. */
+  finishedAt: number | null
+  /** Why it failed; '' when it did not. */
+  error: string
+  /** The files and folders it left at their destination (or deleted). */
+  files: OperationItem[]
+  folders: OperationItem[]
+}

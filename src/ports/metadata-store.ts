@@ -9,6 +9,8 @@ import type { MetadataTransfer } from './metadata-transfer.js'
  */
 
 import type {
+  FileOperationRecord,
+  OperationItem,
   UserRecord,
   SessionRecord,
   FileLock,
@@ -29,6 +31,8 @@ import type {
 
 // The entity types live in core; they are re-exported for the drivers written against this port.
 export type {
+  FileOperationRecord,
+  OperationItem,
   UserRecord,
   SessionRecord,
   FileLock,
@@ -274,6 +278,11 @@ export interface FolderRepository {
   delete(id: string, expectedRevision?: number): Promise<FolderDeletion>
   /** Folders put in a trash at or before `before`, oldest first, at most `limit`. */
   trashedBefore(before: number, limit: number): Promise<FolderRecord[]>
+  /**
+   * The files in the folder or anywhere under it that someone has open: a WOPI lock that
+   * has not expired at `now`, or ONLYOFFICE editors on record. One query over the tree.
+   */
+  busyFilesInside(id: string, now: number): Promise<FileRecord[]>
 }
 
 /** Small named values shared by every instance (for example the signing secret). */
@@ -351,6 +360,36 @@ export interface ShareLinkRepository {
   revoke(fileId: string, now: number): Promise<boolean>
 }
 
+/** What a finished file operation records. */
+export interface OperationOutcome {
+  finishedAt: number
+  error: string
+  files: OperationItem[]
+  folders: OperationItem[]
+}
+
+/**
+ * File operations of every user, shared by every instance. An operation is reported to
+ * its user until it has finished and been reported once (ONLYOFFICE drops a finished
+ * operation after reporting it); purge() expires the ones nobody asked about.
+ */
+export interface FileOperationRepository {
+  /** Records an operation that has started (finishedAt null). */
+  start(operation: FileOperationRecord): Promise<void>
+  /** Records how it ended; false when there is no such running operation. */
+  finish(id: string, outcome: OperationOutcome): Promise<boolean>
+  /**
+   * The user's operations, oldest first: running ones stay, finished ones are removed in
+   * the same transaction, so two instances never both report one.
+   */
+  take(userId: string): Promise<FileOperationRecord[]>
+  /**
+   * Removes operations that finished before `finishedBefore`, and those still marked
+   * running that started before `startedBefore` (their process died); returns how many.
+   */
+  purge(finishedBefore: number, startedBefore: number): Promise<number>
+}
+
 export interface MetadataStore {
   users: UserRepository
   sessions: SessionRepository
@@ -364,5 +403,6 @@ export interface MetadataStore {
   shareLinks: ShareLinkRepository
   /** Export and import of the whole store, ids kept (`folio migrate-storage`). */
   transfer: MetadataTransfer
+  operations: FileOperationRepository
   close(): Promise<void>
 }

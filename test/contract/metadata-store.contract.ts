@@ -4,6 +4,7 @@ import { isDomainError, type ErrorCode } from '../../src/core/errors.js'
 import type {
   AuditEvent,
   FileDeletion,
+  FileOperationRecord,
   FileRecord,
   FileSortField,
   FolderRecord,
@@ -965,6 +966,26 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.equal(await store.folders.findRoot('u-bob', 'my'), undefined)
       }))
 
+    test('busyFilesInside: files anywhere under the folder with a live WOPI lock or editors on record', () =>
+      withStore(async (store) => {
+        const my = await store.folders.ensureRoot(root('u-alice', 'my'))
+        await store.folders.create(folder('d-a', my.id, 'Outer'))
+        await store.folders.create(folder('d-b', 'd-a', 'Inner'))
+        const lock = (expiresAt: number) => ({ lockId: 'L', expiresAt })
+        await createFile(store, { id: 'f-locked', title: 'a.docx', folderId: 'd-b', lock: lock(T0 + 1000) })
+        await createFile(store, { id: 'f-expired', title: 'b.docx', folderId: 'd-a', lock: lock(T0 - 1) })
+        await createFile(store, { id: 'f-edited', title: 'c.docx', folderId: 'd-a' })
+        await createFile(store, { id: 'f-closed', title: 'd.docx', folderId: 'd-a' })
+        await createFile(store, { id: 'f-outside', title: 'e.docx', folderId: my.id, lock: lock(T0 + 1000) })
+        await store.editing.setEditors('f-edited', 'key-1', ['u-alice'], T0)
+        await store.editing.setEditors('f-closed', 'key-2', ['u-alice'], T0)
+        await store.editing.endSession('f-closed', 'key-2', T0)
+        const ids = async (id: string) => (await store.folders.busyFilesInside(id, T0)).map((f) => f.id).sort()
+        assert.deepEqual(await ids('d-a'), ['f-edited', 'f-locked'])
+        assert.deepEqual(await ids('d-b'), ['f-locked'])
+        assert.deepEqual(await ids('missing'), [])
+      }))
+
     test('create, findById, path and NAME_TAKEN per parent without regard to case', () =>
       withStore(async (store) => {
         const my = await store.folders.ensureRoot(root('u-alice', 'my'))
@@ -1505,5 +1526,66 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await target.cleanup()
       }
     })
+  })
+
+  describe(`${name}: file operations`, () => {
+    const op = (overrides: Partial<FileOperationRecord> = {}): FileOperationRecord => ({
+      id: 'op-1',
+      userId: 'u-alice',
+      kind: 'move',
+      startedAt: T0,
+      finishedAt: null,
+      error: '',
+      files: [],
+      folders: [],
+      ...overrides,
+    })
+    const outcome = (at: number) => ({
+      finishedAt: at,
+      error: '',
+      files: [{ id: 'f-1', title: 'Report.docx' }],
+      folders: [{ id: 'd-1', title: 'Über "quoted"' }],
+    })
+
+    test('a running operation is reported on every take; a finished one once, then it is gone', () =>
+      withStore(async (store) => {
+        await store.operations.start(op())
+        await store.operations.start(op({ id: 'op-2', kind: 'copy', startedAt: T0 + 1 }))
+        await store.operations.start(op({ id: 'op-bob', userId: 'u-bob', startedAt: T0 + 2 }))
+        assert.deepEqual((await store.operations.take('u-alice')).map((o) => o.id), ['op-1', 'op-2'])
+        assert.deepEqual((await store.operations.take('u-alice')).map((o) => o.id), ['op-1', 'op-2'])
+        assert.equal(await store.operations.finish('op-1', outcome(T0 + 5)), true)
+        // Finishing twice, or an unknown id, changes nothing.
+        assert.equal(await store.operations.finish('op-1', { ...outcome(T0 + 6), error: 'late' }), false)
+        assert.equal(await store.operations.finish('op-none', outcome(T0 + 6)), false)
+        const taken = await store.operations.take('u-alice')
+        assert.deepEqual(taken, [op({ ...outcome(T0 + 5) }), op({ id: 'op-2', kind: 'copy', startedAt: T0 + 1 })])
+        assert.deepEqual((await store.operations.take('u-alice')).map((o) => o.id), ['op-2'])
+        assert.deepEqual((await store.operations.take('u-bob')).map((o) => o.id), ['op-bob'])
+      }))
+
+    test('two takes at once report a finished operation once between them', () =>
+      withStore(async (store) => {
+        for (let i = 0; i < 20; i++) {
+          await store.operations.start(op({ id: `op-${i}`, startedAt: T0 + i }))
+          await store.operations.finish(`op-${i}`, outcome(T0 + 100))
+        }
+        const [a, b] = await Promise.all([store.operations.take('u-alice'), store.operations.take('u-alice')])
+        assert.equal(a.length + b.length, 20)
+        assert.equal(new Set([...a, ...b].map((o) => o.id)).size, 20)
+      }))
+
+    test('purge drops finished operations by their finish time and abandoned ones by their start', () =>
+      withStore(async (store) => {
+        await store.operations.start(op({ id: 'old-done', startedAt: T0 }))
+        await store.operations.finish('old-done', outcome(T0 + 10))
+        await store.operations.start(op({ id: 'new-done', startedAt: T0 + 20 }))
+        await store.operations.finish('new-done', { ...outcome(T0 + 30), error: 'no such folder' })
+        await store.operations.start(op({ id: 'old-running', startedAt: T0 + 5 }))
+        await store.operations.start(op({ id: 'new-running', startedAt: T0 + 50 }))
+        assert.equal(await store.operations.purge(T0 + 20, T0 + 40), 2)
+        const left = await store.operations.take('u-alice')
+        assert.deepEqual(left.map((o) => [o.id, o.error]), [['new-done', 'no such folder'], ['new-running', '']])
+      }))
   })
 }

@@ -33,9 +33,8 @@ describe('people API for admins (ONLYOFFICE paths under /api/2.0/people)', () =>
     assert.doesNotMatch(reply.text, /scrypt|passwordHash/)
   })
 
-  test('every people route answers 403 to a non-admin and 401 without a token', async () => {
+  test('every account-managing route answers 403 to a non-admin and 401 without a token', async () => {
     const attempts: Array<[string, string, unknown?]> = [
-      ['GET', '/api/2.0/people'],
       ['POST', '/api/2.0/people', { userName: 'sneaky', password: 'sneaky-password', isAdmin: true }],
       ['GET', `/api/2.0/people/${adminId}`],
       ['PUT', `/api/2.0/people/${memberId}`, { isAdmin: true }],
@@ -98,7 +97,13 @@ describe('people API for admins (ONLYOFFICE paths under /api/2.0/people)', () =>
     const created = await addPerson({ userName: 'grace', password: 'grace-password' })
     const id = created.json.response.id
     const grace = await signIn(server.url, 'grace', 'grace-password')
-    assert.equal((await call(server.url, 'GET', '/api/2.0/people', { token: grace })).status, 403)
+    const hasEmails = async () => {
+      const list = await call(server.url, 'GET', '/api/2.0/people', { token: grace })
+      assert.equal(list.status, 200, list.text)
+      // Her own entry always shows her address; the question is everyone else's.
+      return list.json.response.some((p: { id: string; email?: string }) => p.id !== id && p.email !== undefined)
+    }
+    assert.equal(await hasEmails(), false)
 
     const reply = await call(server.url, 'PUT', `/api/2.0/people/${id}`, {
       token: admin,
@@ -108,13 +113,35 @@ describe('people API for admins (ONLYOFFICE paths under /api/2.0/people)', () =>
     assert.equal(reply.json.response.isAdmin, true)
     assert.equal(reply.json.response.displayName, 'Grace H.')
     assert.equal(reply.json.response.email, 'grace@example.org')
-    // Her existing session now has admin rights.
-    assert.equal((await call(server.url, 'GET', '/api/2.0/people', { token: grace })).status, 200)
+    // Her existing session now has admin rights: the full list, e-mail addresses too.
+    assert.equal(await hasEmails(), true)
 
     const revoked = await call(server.url, 'PUT', `/api/2.0/people/${id}`, { token: admin, body: { isAdmin: false } })
     assert.equal(revoked.json.response.isAdmin, false)
     assert.equal(revoked.json.response.displayName, 'Grace H.', 'fields not sent stay as they were')
-    assert.equal((await call(server.url, 'GET', '/api/2.0/people', { token: grace })).status, 403)
+    assert.equal(await hasEmails(), false)
+  })
+
+  test('GET /people for a non-admin: every account\'s id and display name, no one else\'s e-mail or user name', async () => {
+    const reply = await call(server.url, 'GET', '/api/2.0/people.json', { token: member })
+    assert.equal(reply.status, 200, reply.text)
+    const people: Array<Record<string, unknown>> = reply.json.response
+    const admin = people.find((p) => p.id === adminId)
+    assert.deepEqual(admin, { id: adminId, displayName: admin?.displayName })
+    assert.equal(typeof admin?.displayName, 'string')
+    for (const person of people) {
+      if (person.id === memberId) continue
+      assert.deepEqual(Object.keys(person).sort(), ['displayName', 'id'])
+    }
+    assert.doesNotMatch(reply.text, /@example\.org|scrypt/)
+    const filtered = await call(server.url, 'GET', '/api/2.0/people?filterValue=ADMIN', { token: member })
+    assert.ok(filtered.json.response.some((p: { id: string }) => p.id === adminId))
+    assert.ok(!filtered.json.response.some((p: { id: string }) => p.id === memberId))
+    const searched = await call(server.url, 'GET', '/api/2.0/people/search?query=admin', { token: member })
+    assert.deepEqual(searched.json.response, filtered.json.response)
+    const byPath = await call(server.url, 'GET', '/api/2.0/people/search/admin', { token: member })
+    assert.deepEqual(byPath.json.response, filtered.json.response)
+    assert.equal((await call(server.url, 'GET', '/api/2.0/people')).status, 401)
   })
 
   test('PUT /people/:id: nothing to change is 400, an unknown id 404, demoting yourself 403', async () => {

@@ -25,6 +25,11 @@ describe('signed tokens', () => {
     assert.equal(check.ok && check.claims.version, 7)
   })
 
+  test('a link guest\'s claims (the link\'s key hash and the guest\'s name) round-trip', () => {
+    const guest = { ...claims, userId: 'guest-abc', link: 'c'.repeat(64), name: 'Gina "G" <x>' }
+    assert.deepEqual(verifyToken(secret, signToken(secret, guest), 'wopi', now), { ok: true, claims: guest })
+  })
+
   test('tokens are URL-safe', () => {
     assert.match(signToken(secret, claims), /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/)
   })

@@ -28,6 +28,8 @@ export interface TokenClaims {
    * link's key, so each use is checked against the link's current state.
    */
   link?: string
+  /** WOPI access tokens of a link guest: the name the guest gave (they have no account). */
+  name?: string
 }
 
 export type TokenCheck =
@@ -43,6 +45,7 @@ interface WireClaims {
   v?: number
   g?: number
   l?: string
+  n?: string
 }
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/
@@ -65,6 +68,7 @@ export function signToken(secret: Buffer, claims: TokenClaims): string {
   if (claims.version !== undefined) wire.v = claims.version
   if (claims.generation !== undefined && claims.generation !== 0) wire.g = claims.generation
   if (claims.link !== undefined) wire.l = claims.link
+  if (claims.name !== undefined) wire.n = claims.name
   const payload = Buffer.from(JSON.stringify(wire)).toString('base64url')
   return `${payload}.${mac(secret, payload).toString('base64url')}`
 }
@@ -108,6 +112,7 @@ export function verifyToken(
   if (wire.v !== undefined) claims.version = wire.v
   if (wire.g !== undefined) claims.generation = wire.g
   if (wire.l !== undefined) claims.link = wire.l
+  if (wire.n !== undefined) claims.name = wire.n
   return { ok: true, claims }
 }
 
@@ -126,9 +131,11 @@ function parseWire(json: string): WireClaims | undefined {
   if (v.v !== undefined && typeof v.v !== 'number') return undefined
   if (v.g !== undefined && typeof v.g !== 'number') return undefined
   if (v.l !== undefined && typeof v.l !== 'string') return undefined
+  if (v.n !== undefined && typeof v.n !== 'string') return undefined
   const wire: WireClaims = { s: v.s as TokenScope, f: v.f, u: v.u, p: v.p, e: v.e }
   if (typeof v.v === 'number') wire.v = v.v
   if (typeof v.g === 'number') wire.g = v.g
   if (typeof v.l === 'string') wire.l = v.l
+  if (typeof v.n === 'string') wire.n = v.n
   return wire
 }

@@ -10,6 +10,7 @@ import type {
 } from '../../ports/metadata-store.js'
 import type { Database } from './database.js'
 import { titleKey } from './files.js'
+import { toFile, type FileRow } from '../metadata-shared/file-rows.js'
 import { isForeignKeyViolation, isUniqueViolation } from './pg-errors.js'
 
 interface FolderRow {
@@ -187,6 +188,18 @@ export function createFolderRepository(db: Database): FolderRepository {
   }
 
   return {
+    async busyFilesInside(id, now) {
+      const { rows } = await db.query<FileRow>(
+        `WITH RECURSIVE tree (id) AS (
+            SELECT id FROM folders WHERE id = $1
+            UNION ALL SELECT folders.id FROM folders JOIN tree ON folders.parent_id = tree.id
+          ) SELECT files.* FROM files JOIN tree ON files.folder_id = tree.id
+          WHERE files.lock_expires_at > $2
+            OR EXISTS (SELECT 1 FROM editing WHERE editing.file_id = files.id AND editing.editors <> '[]')`,
+        [id, now],
+      )
+      return rows.map(toFile)
+    },
     async ensureRoot(candidate) {
       if (candidate.parentId !== null || candidate.rootType === null) {
         throw new Error('ensureRoot stores root folders only')

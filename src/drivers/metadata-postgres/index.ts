@@ -9,6 +9,7 @@ import { createEditingRepository } from './editing.js'
 import { createFileRepository } from './files.js'
 import { createFolderRepository } from './folders.js'
 import { applyMigrations, POSTGRES_MIGRATIONS_DIR } from './migrations.js'
+import { createOperationRepository } from './operations.js'
 import { createSessionRepository } from './sessions.js'
 import { createShareLinkRepository, createShareRepository } from './shares.js'
 import { createSettingsRepository } from './settings.js'
@@ -71,6 +72,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     shares: createShareRepository(db),
     shareLinks: createShareLinkRepository(db),
     transfer: createTransfer(db),
+    operations: createOperationRepository(db),
     async close() {
       if (closed) return
       closed = true

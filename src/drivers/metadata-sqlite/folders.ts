@@ -11,6 +11,7 @@ import type {
   FolderRootType,
 } from '../../ports/metadata-store.js'
 import { titleKey } from './files.js'
+import { toFile, type FileRow } from '../metadata-shared/file-rows.js'
 import { createGroupCommit } from './group-commit.js'
 import { isUniqueViolation, toFlag } from './sqlite-errors.js'
 
@@ -212,6 +213,12 @@ export function createFolderRepository(db: Database.Database): FolderRepository 
   )
   const path = db.prepare<[string], FolderRow>(PATH_SQL)
   const tree = db.prepare<[string], string>(TREE_SQL).pluck()
+  const busyInside = db.prepare<[string, number], FileRow>(`WITH RECURSIVE tree (id) AS (
+      SELECT id FROM folders WHERE id = ?
+      UNION ALL SELECT folders.id FROM folders JOIN tree ON folders.parent_id = tree.id
+    ) SELECT files.* FROM files JOIN tree ON files.folder_id = tree.id
+    WHERE files.lock_expires_at > ?
+      OR EXISTS (SELECT 1 FROM editing WHERE editing.file_id = files.id AND editing.editors <> '[]')`)
   const titleTaken = db
     .prepare<[string, string], number>(
       'SELECT EXISTS (SELECT 1 FROM folders WHERE parent_id = ? AND title_key = ?)',
@@ -310,6 +317,9 @@ export function createFolderRepository(db: Database.Database): FolderRepository 
   })
 
   return {
+    async busyFilesInside(id, now) {
+      return busyInside.all(id, now).map(toFile)
+    },
     async ensureRoot(candidate) {
       if (candidate.parentId !== null || candidate.rootType === null) {
         throw new Error('ensureRoot stores root folders only')

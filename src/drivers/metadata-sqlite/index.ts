@@ -6,6 +6,7 @@ import { createEditingRepository } from './editing.js'
 import { createFileRepository } from './files.js'
 import { createFolderRepository } from './folders.js'
 import { applyMigrations, SQLITE_MIGRATIONS_DIR } from './migrations.js'
+import { createOperationRepository } from './operations.js'
 import { createSessionRepository } from './sessions.js'
 import { createShareLinkRepository, createShareRepository } from './shares.js'
 import { createSettingsRepository } from './settings.js'
@@ -62,6 +63,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Meta
       shares: createShareRepository(db),
       shareLinks: createShareLinkRepository(db),
       transfer: createTransfer(db),
+      operations: createOperationRepository(db),
       async close() {
         if (db.open) db.close()
       },

@@ -1,23 +1,34 @@
 import type { AdapterContext } from '../../app/create-app.js'
-import type { Principal } from '../../app/access.js'
-import type { FileRecord, FolderCounts, FolderRecord, FolderRootType } from '../../core/entities.js'
+import type { AccessLevel, Principal } from '../../app/access.js'
+import type { FileRecord, FolderCounts, FolderRecord } from '../../core/entities.js'
 import { isDomainError } from '../../core/errors.js'
-import { presentFile, presentFolder } from './presenters.js'
+import { shareOfLevel } from '../../core/sharing/access-levels.js'
+import { presentFile, presentFolder, type ItemPlace } from './presenters.js'
+
+/** A section as a caller sees it: their own 'my' or 'trash', or 'share' for what others shared. */
+export type Section = ItemPlace['rootType']
+
+/** The `access` number an item shows: 0 (no restriction) for the owner, else the FileShare. */
+export function accessNumber(level: AccessLevel): number {
+  return level === 'owner' ? 0 : shareOfLevel(level)
+}
 
 /**
  * Presents files and folders for one caller: one query for the editing states and one
- * pass for display names per call; sections and origin titles looked up once per folder.
+ * pass for display names per call; sections, access and origin titles looked up once per
+ * item or folder when the caller does not already know them (a listing does).
  */
 export function itemPresenter(ctx: AdapterContext, by: Principal) {
-  const sections = new Map<string, FolderRootType>()
+  const sections = new Map<string, { section: Section; level: AccessLevel }>()
   const titles = new Map<string, string>()
 
-  async function sectionOf(folderId: string): Promise<FolderRootType> {
+  async function viewOf(folderId: string): Promise<{ section: Section; level: AccessLevel }> {
     const known = sections.get(folderId)
     if (known !== undefined) return known
-    const { rootType } = await ctx.app.folders.get(by, folderId)
-    sections.set(folderId, rootType)
-    return rootType
+    const { rootType, level } = await ctx.app.folders.get(by, folderId)
+    const view = { section: rootType, level }
+    sections.set(folderId, view)
+    return view
   }
 
   async function titleOf(folderId: string | null): Promise<string | undefined> {
@@ -34,14 +45,22 @@ export function itemPresenter(ctx: AdapterContext, by: Principal) {
     }
   }
 
-  async function place(item: { trashedAt: number | null; originFolderId: string | null }, rootType: FolderRootType) {
+  async function place(
+    item: { trashedAt: number | null; originFolderId: string | null },
+    rootType: Section,
+    level: AccessLevel,
+  ): Promise<ItemPlace> {
     const originTitle = item.trashedAt === null ? undefined : await titleOf(item.originFolderId)
-    return originTitle === undefined ? { rootType } : { rootType, originTitle }
+    const access = accessNumber(level)
+    return originTitle === undefined ? { rootType, access } : { rootType, originTitle, access }
   }
 
   return {
-    /** Files; `rootType` when the caller knows their section (a listing), else looked up. */
-    async files(files: FileRecord[], rootType?: FolderRootType) {
+    /**
+     * Files; `rootType` and `access` (the caller's level per file id) when the caller
+     * knows them (a listing), else looked up.
+     */
+    async files(files: FileRecord[], rootType?: Section, access?: Map<string, AccessLevel>) {
       const editing = await ctx.app.editing.states(files.map((f) => f.id))
       const editors = [...editing.values()].flatMap((state) => state.editors)
       const names = await ctx.app.accounts.displayNames([
@@ -53,22 +72,33 @@ export function itemPresenter(ctx: AdapterContext, by: Principal) {
       const presented = []
       for (const file of files) {
         // Someone else's file reached through a share is never in a trash (a trashed file
-        // reaches nobody but its owner), and its folders are not the caller's to look up.
+        // reaches nobody but its owner): its section is 'share', its access the caller's.
         const shared = file.ownerId !== by.user.id
-        const section = rootType ?? (shared ? 'my' : await sectionOf(file.folderId))
-        presented.push(presentFile(file, ctx.config.publicUrl, names, now, editing.get(file.id), await place(file, section)))
+        const section = rootType ?? (shared ? 'share' : (await viewOf(file.folderId)).section)
+        const level = access?.get(file.id) ?? (shared ? await ctx.app.authorize(by, 'read', file) : 'owner')
+        presented.push(
+          presentFile(file, ctx.config.publicUrl, names, now, editing.get(file.id), await place(file, section, level)),
+        )
       }
       return presented
     },
 
-    /** Folders with their counts; `rootType` as for files. */
-    async folders(folders: FolderRecord[], counts: Map<string, FolderCounts>, rootType?: FolderRootType) {
+    /** Folders with their counts; `rootType` and `access` as for files. */
+    async folders(
+      folders: FolderRecord[],
+      counts: Map<string, FolderCounts>,
+      rootType?: Section,
+      access?: Map<string, AccessLevel>,
+    ) {
       const names = await ctx.app.accounts.displayNames(folders.flatMap((f) => [f.createdBy, f.updatedBy]))
       const presented = []
       for (const folder of folders) {
-        const section = rootType ?? (await sectionOf(folder.id))
+        const known = access?.get(folder.id)
+        const view = rootType !== undefined && known !== undefined
+          ? { section: rootType, level: known }
+          : await viewOf(folder.id)
         const count = counts.get(folder.id) ?? { files: 0, folders: 0 }
-        presented.push(presentFolder(folder, count, names, await place(folder, section)))
+        presented.push(presentFolder(folder, count, names, await place(folder, view.section, view.level)))
       }
       return presented
     },

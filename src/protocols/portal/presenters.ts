@@ -55,9 +55,12 @@ export const ROOT_FOLDER_TYPE: Readonly<Record<FolderRootType | 'share', number>
 
 /** Where an item lies, for its rootFolderType and (when trashed) originId/originTitle. */
 export interface ItemPlace {
-  rootType: FolderRootType
+  /** The section as the caller sees it: 'share' for someone else's item reached through a share. */
+  rootType: FolderRootType | 'share'
   /** Title of the folder the item was trashed from, when known. */
   originTitle?: string
+  /** The caller's FileShare on the item; 0 (no restriction) for the owner, the default. */
+  access?: number
 }
 
 function trashFacts(item: { trashedAt: number | null; originFolderId: string | null }, place?: ItemPlace) {
@@ -84,7 +87,7 @@ export function presentFolder(
     createdBy: userRef(folder.createdBy, names),
     updatedBy: userRef(folder.updatedBy, names),
     rootFolderType: ROOT_FOLDER_TYPE[place.rootType],
-    access: 0,
+    access: place.access ?? 0,
     shared: false,
     ...trashFacts(folder, place),
   }
@@ -118,7 +121,7 @@ export function presentFile(
     folderId: file.folderId,
     rootFolderType: ROOT_FOLDER_TYPE[place.rootType],
     // The caller's FileShare: 0 for the owner's own items (no restriction).
-    access: 0,
+    access: place.access ?? 0,
     shared: false,
     // fileStatus flags: IsEditing 1.
     fileStatus: (editing?.editors.length ?? 0) > 0 ? 1 : 0,

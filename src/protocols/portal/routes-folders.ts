@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AdapterContext, FileOperation } from '../../app/create-app.js'
 import type { Principal } from '../../app/access.js'
-import type { FolderRecord, FolderRootType } from '../../core/entities.js'
+import type { FileRecord, FolderRecord, OperationItem } from '../../core/entities.js'
+import { isDomainError } from '../../core/errors.js'
 import { suffixesOf } from '../../core/documents/portal-file-types.js'
 import { me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
@@ -13,6 +14,7 @@ import {
   folderListQuery,
   folderRefParams,
   immediatelyInput,
+  moveCheckQuery,
   moveCopyBody,
   parseInput,
   titleBody,
@@ -54,13 +56,14 @@ function listFilter(kind: ReturnType<typeof parseInput<typeof folderListQuery>>[
 }
 
 function presentOperation(op: FileOperation, files: unknown[], folders: unknown[]) {
+  const finished = op.finishedAt !== null
   return {
     id: op.id,
     operation: OPERATION_TYPE[op.kind],
-    progress: 100,
+    progress: finished ? 100 : 0,
     error: op.error,
-    processed: String(op.result.files.length + op.result.folders.length),
-    finished: true,
+    processed: String(op.files.length + op.folders.length),
+    finished,
     url: '',
     files,
     folders,
@@ -90,15 +93,19 @@ export function folderRoutes(ctx: AdapterContext) {
         filter: listFilter(query.filterType),
       })
       const present = itemPresenter(ctx, by)
-      const folders = await present.folders(listing.folders, listing.counts, listing.rootType)
-      const files = await present.files(listing.files, listing.rootType)
+      const folders = await present.folders(listing.folders, listing.counts, listing.rootType, listing.access)
+      const files = await present.files(listing.files, listing.rootType, listing.access)
       const counts = new Map([[listing.current.id, listing.currentCounts]])
-      const [current] = await present.folders([listing.current], counts, listing.rootType)
+      const levels = new Map([[listing.current.id, listing.level]])
+      const [current] = await present.folders([listing.current], counts, listing.rootType, levels)
+      // Someone a folder is shared with sees its path from their '@share' section down,
+      // never the owner's folders above the shared one.
+      const pathParts = listing.path.map((f) => f.id)
       return {
         files,
         folders,
         current,
-        pathParts: listing.path.map((f) => f.id),
+        pathParts: listing.rootType === 'share' ? ['@share', ...pathParts] : pathParts,
         startIndex: query.startIndex,
         count: files.length + folders.length,
         total: listing.total,
@@ -126,23 +133,27 @@ export function folderRoutes(ctx: AdapterContext) {
       return success(await contents(request, ref))
     })
 
-    async function presentOne(by: Principal, folder: FolderRecord, rootType?: FolderRootType) {
-      const { counts } = await ctx.app.folders.get(by, folder.id)
-      const [presented] = await itemPresenter(ctx, by).folders([folder], new Map([[folder.id, counts]]), rootType)
+    /** One folder with its counts, section and the caller's access. */
+    async function presentOne(by: Principal, folder: FolderRecord) {
+      const { counts, rootType, level } = await ctx.app.folders.get(by, folder.id)
+      const [presented] = await itemPresenter(ctx, by).folders(
+        [folder], new Map([[folder.id, counts]]), rootType, new Map([[folder.id, level]]),
+      )
       return presented
     }
 
     app.get('/files/folder/:folderId', async (request) => {
       const by = me(request)
-      const { folder, rootType } = await ctx.app.folders.get(by, folderRef(parseInput(folderRefParams, request.params).folderId))
-      return success(await presentOne(by, folder, rootType))
+      const { folder } = await ctx.app.folders.get(by, folderRef(parseInput(folderRefParams, request.params).folderId))
+      return success(await presentOne(by, folder))
     })
 
     app.get('/files/folder/:folderId/path', async (request) => {
       const by = me(request)
       const { path, rootType } = await ctx.app.folders.get(by, folderRef(parseInput(folderRefParams, request.params).folderId))
-      const presented = []
-      for (const folder of path) presented.push(await presentOne(by, folder, rootType))
+      // A sharee's path starts at their '@share' section, as their listings' pathParts do.
+      const presented: unknown[] = rootType === 'share' ? [shareSection(by)] : []
+      for (const folder of path) presented.push(await presentOne(by, folder))
       return success(presented)
     })
 
@@ -160,21 +171,40 @@ export function folderRoutes(ctx: AdapterContext) {
       return success(await presentOne(by, renamed))
     })
 
+    /**
+     * One operation as Workspace reports it. Items a move or copy left are presented as
+     * they are now (read again: the operation may have run on another instance); items
+     * deleted for good, or no longer visible to the caller, by id and title only.
+     */
     async function reportOperation(by: Principal, op: FileOperation) {
+      if (op.kind === 'delete') return presentOperation(op, op.files, op.folders)
       const present = itemPresenter(ctx, by)
-      const deleted = op.kind === 'delete'
-      // Items deleted for good are gone: they are reported by id only.
-      const files = deleted
-        ? op.result.files.map((f) => ({ id: f.id, title: f.title }))
-        : await present.files(op.result.files)
-      const folders = deleted
-        ? op.result.folders.map((f) => ({ id: f.id, title: f.title }))
-        : await present.folders(op.result.folders, new Map())
+      const fileRecords: FileRecord[] = []
+      const goneFiles: OperationItem[] = []
+      for (const item of op.files) {
+        const record = await visible(() => ctx.app.files.get(by, item.id))
+        if (record === undefined) goneFiles.push(item)
+        else fileRecords.push(record)
+      }
+      const folderRecords: FolderRecord[] = []
+      const goneFolders: OperationItem[] = []
+      const counts = new Map<string, { files: number; folders: number }>()
+      for (const item of op.folders) {
+        const found = await visible(() => ctx.app.folders.get(by, item.id))
+        if (found === undefined) {
+          goneFolders.push(item)
+        } else {
+          folderRecords.push(found.folder)
+          counts.set(found.folder.id, found.counts)
+        }
+      }
+      const files = [...(await present.files(fileRecords)), ...goneFiles]
+      const folders = [...(await present.folders(folderRecords, counts)), ...goneFolders]
       return presentOperation(op, files, folders)
     }
 
     async function operationsReply(by: Principal) {
-      const ops = ctx.app.folders.takeOperations(by)
+      const ops = await ctx.app.folders.takeOperations(by)
       const presented = []
       for (const op of ops) presented.push(await reportOperation(by, op))
       return success(presented)
@@ -226,6 +256,16 @@ export function folderRoutes(ctx: AdapterContext) {
     })
 
     app.get('/files/fileops', async (request) => operationsReply(me(request)))
+
+    // Workspace's conflict check before a move or copy: the files in the destination that
+    // an item of the same name would replace (Overwrite) or be kept from (Skip).
+    app.get('/files/fileops/move', async (request) => {
+      const by = me(request)
+      const query = parseInput(moveCheckQuery, request.query)
+      const items = { folderIds: query.folderIds, fileIds: query.fileIds }
+      const conflicts = await ctx.app.folders.conflicts(by, items, folderRef(query.destFolderId))
+      return success(await itemPresenter(ctx, by).files(conflicts))
+    })
   }
 }
 
@@ -235,3 +275,13 @@ export function toRecord(value: unknown): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value))
 }
 
+
+/** What `read` finds, or undefined when it is gone or hidden from the caller (NOT_FOUND). */
+async function visible<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read()
+  } catch (error) {
+    if (isDomainError(error) && error.code === 'NOT_FOUND') return undefined
+    throw error
+  }
+}

@@ -1,8 +1,8 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import type { AdapterContext } from '../../app/create-app.js'
 import { actorOf } from '../../app/audit.js'
-import { currentUser, requirePortalUser } from './authenticate.js'
+import { currentUser, me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
 import { presentProfile } from './presenters.js'
 import { parseInput } from './schema.js'
@@ -29,44 +29,53 @@ const passwordBody = z.object({ password: z.string().min(1).max(1024) })
 
 const userIdParams = z.object({ userId: z.string().min(1).max(128) })
 
+const listQuery = z.object({ filterValue: z.string().max(256).default('') })
+
 /**
- * User management for admins (ONLYOFFICE portal paths under /people): list,
- * add, change, reset a password, remove. Every route answers 403 to non-admins.
+ * The people API (ONLYOFFICE portal paths under /people). Every signed-in user may list
+ * people to pick someone to share with: `GET /people` answers everyone else's id and
+ * display name only (see sharing.findPeople). Managing accounts is for admins (403 to
+ * others): the full list with e-mail addresses, add, change, reset a password, remove.
  */
 export function peopleRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
     app.addHook('onRequest', requirePortalUser(ctx))
-    app.addHook('onRequest', async (request) => ctx.app.accounts.assertAdmin(currentUser(request)))
+    const adminOnly = { onRequest: async (request: FastifyRequest) => ctx.app.accounts.assertAdmin(currentUser(request)) }
 
     for (const path of ['/people', '/people.json']) {
-      app.get(path, async () => success((await ctx.app.accounts.listUsers()).map(presentProfile)))
-      app.post(path, async (request, reply) => {
+      app.get(path, async (request) => {
+        const user = currentUser(request)
+        if (user.isAdmin) return success((await ctx.app.accounts.listUsers()).map(presentProfile))
+        const { filterValue } = parseInput(listQuery, request.query)
+        return success(await ctx.app.sharing.findPeople(me(request), filterValue))
+      })
+      app.post(path, adminOnly, async (request, reply) => {
         const input = parseInput(newPersonBody, request.body)
         const user = await ctx.app.accounts.createUser(input, actorOf(currentUser(request), request.ip))
         return reply.code(201).send(success(presentProfile(user), 201))
       })
     }
 
-    app.get('/people/:userId', async (request) => {
+    app.get('/people/:userId', adminOnly, async (request) => {
       const { userId } = parseInput(userIdParams, request.params)
       return success(presentProfile(await ctx.app.accounts.requireUserById(userId)))
     })
 
-    app.put('/people/:userId', async (request) => {
+    app.put('/people/:userId', adminOnly, async (request) => {
       const { userId } = parseInput(userIdParams, request.params)
       const changes = parseInput(personPatchBody, request.body)
       const user = await ctx.app.accounts.updateUser(currentUser(request), userId, changes, request.ip)
       return success(presentProfile(user))
     })
 
-    app.put('/people/:userId/password', async (request) => {
+    app.put('/people/:userId/password', adminOnly, async (request) => {
       const { userId } = parseInput(userIdParams, request.params)
       const { password } = parseInput(passwordBody, request.body)
       await ctx.app.accounts.setPassword(userId, password, actorOf(currentUser(request), request.ip))
       return success(presentProfile(await ctx.app.accounts.requireUserById(userId)))
     })
 
-    app.delete('/people/:userId', async (request) => {
+    app.delete('/people/:userId', adminOnly, async (request) => {
       const { userId } = parseInput(userIdParams, request.params)
       await ctx.app.accounts.removeUserById(currentUser(request), userId, request.ip)
       return success({ id: userId, deleted: true })

@@ -6,7 +6,7 @@ import type { ShareEntry, ShareLink } from '../../app/sharing.js'
 import { shareOfLevel } from '../../core/sharing/access-levels.js'
 import { me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
-import { presentFile } from './presenters.js'
+import { presentFile, ROOT_FOLDER_TYPE } from './presenters.js'
 import { fileIdParams, parseInput } from './schema.js'
 
 const shareBody = z.object({
@@ -25,7 +25,12 @@ const folderIdParams = z.object({ folderId: z.string().min(1).max(128) })
 
 const linkBody = z.object({ share: z.coerce.number().int().min(0).max(7) })
 
-const peopleQuery = z.object({ filterValue: z.string().max(256).default('') })
+// Workspace's search takes `query`; its filter takes `filterValue`. Either is accepted.
+const peopleQuery = z
+  .object({ filterValue: z.string().max(256).optional(), query: z.string().max(256).optional() })
+  .transform((q) => ({ filterValue: q.filterValue ?? q.query ?? '' }))
+
+const searchParams = z.object({ query: z.string().max(256) })
 
 /** An entry of a sharing list in the portal's shape, the owner first. */
 function presentShare(entry: ShareEntry) {
@@ -58,7 +63,7 @@ export async function shareListing(ctx: AdapterContext, by: Principal) {
   ])
   const now = ctx.clock.now()
   const files = shared.map(({ file, access }) => ({
-    ...presentFile(file, ctx.config.publicUrl, names, now, editing.get(file.id)),
+    ...presentFile(file, ctx.config.publicUrl, names, now, editing.get(file.id), { rootType: 'share' }),
     folderId: '@share',
     access: shareOfLevel(access),
     owner: { id: file.ownerId, displayName: names.get(file.ownerId) ?? '' },
@@ -67,6 +72,7 @@ export async function shareListing(ctx: AdapterContext, by: Principal) {
     id: folder.id,
     title: folder.title,
     parentId: '@share',
+    rootFolderType: ROOT_FOLDER_TYPE.share,
     access: shareOfLevel(access),
     owner: { id: folder.ownerId, displayName: names.get(folder.ownerId) ?? '' },
     created: new Date(folder.createdAt).toISOString(),
@@ -137,11 +143,16 @@ export function sharingRoutes(ctx: AdapterContext) {
       })
     }
 
-    for (const path of ['/people/filter', '/people/search']) {
+    for (const path of ['/people/filter', '/people/search', '/people/filter.json', '/people/search.json']) {
       app.get(path, async (request) => {
         const { filterValue } = parseInput(peopleQuery, request.query)
         return success(await ctx.app.sharing.findPeople(me(request), filterValue))
       })
     }
+    // Workspace's GET people/search/{query}.
+    app.get('/people/search/:query', async (request) => {
+      const { query } = parseInput(searchParams, request.params)
+      return success(await ctx.app.sharing.findPeople(me(request), query.replace(/\.json$/, '')))
+    })
   }
 }

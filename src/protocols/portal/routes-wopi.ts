@@ -4,6 +4,10 @@ import { DomainError } from '../../core/errors.js'
 import type { Permission } from '../../core/tokens/signed-token.js'
 import { me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
+import { z } from 'zod'
+import { guestIdOf, guestName } from '../http/guest-identity.js'
+import { readPortalCredentials } from '../http/session-credentials.js'
+import { toRecord } from './routes-folders.js'
 import { fileIdParams, parseInput } from './schema.js'
 
 /** `mode` from the query or a JSON/form body: 'edit' (default) or 'view'. */
@@ -21,7 +25,9 @@ function requestedPermission(request: FastifyRequest): Permission {
 
 /**
  * `POST /api/2.0/files/file/{fileId}/wopi`: what a host page needs to open a file in a WOPI
- * client. The owner only (anyone else gets 404, as for a missing file). Answers the WOPISrc,
+ * client. Whoever may read the file (its owner, someone it is shared with; anyone else gets
+ * 404, as for a missing file), or a guest with the key of the file's share link (`doc`,
+ * without portal credentials; `name` is the name they give). Answers the WOPISrc,
  * a WOPI access token for the caller (write, or read with mode=view) and its expiry
  * (accessTokenTtl, ms since epoch, WOPI's access_token_ttl), plus the discovery's `edit`
  * and `view` action URLs when a WOPI client is configured and handles the extension. The
@@ -29,13 +35,29 @@ function requestedPermission(request: FastifyRequest): Permission {
  * Referer headers (Microsoft's host page guidance).
  */
 export function wopiTokenRoutes(ctx: AdapterContext) {
+  const authenticate = requirePortalUser(ctx)
   return async (app: FastifyInstance): Promise<void> => {
-    const options = { onRequest: requirePortalUser(ctx) }
-    app.post('/files/file/:fileId/wopi', options, async (request) => {
+    app.post('/files/file/:fileId/wopi', async (request, reply) => {
       const { fileId } = parseInput(fileIdParams, request.params)
+      const permission = requestedPermission(request)
+      const { doc, name } = parseInput(linkInput, { ...toRecord(request.query), ...toRecord(request.body) })
+      // With the key of the file's share link and no portal credentials: a guest, as for
+      // openedit (a stable id per browser from its cookie, and the name they typed).
+      if (doc !== undefined && readPortalCredentials(request) === undefined) {
+        const secure = ctx.config.publicUrl.startsWith('https:')
+        const guest = { id: guestIdOf(request, reply, secure), name: guestName(name) }
+        return success(await ctx.app.wopi.launchByLink(fileId, doc, guest, permission))
+      }
+      await authenticate(request)
       const by = me(request)
       await ctx.app.files.get(by, fileId)
-      return success(await ctx.app.wopi.launch(by, fileId, requestedPermission(request)))
+      return success(await ctx.app.wopi.launch(by, fileId, permission))
     })
   }
 }
+
+/** A share link's key (`doc`, as in openedit) and the guest's name, from the query or body. */
+const linkInput = z.object({
+  doc: z.string().min(1).max(256).optional(),
+  name: z.string().max(256).optional(),
+})

@@ -138,3 +138,28 @@ export const immediatelyInput = z.object({
   immediately: z.union([z.boolean(), z.enum(['true', 'false'])]).optional()
     .transform((value) => value === true || value === 'true'),
 })
+
+/** Ids in a query: repeated (`fileIds=a&fileIds=b`), bracketed (`fileIds[]=a`) or comma-separated. */
+const queryIds = z
+  .union([z.string().max(100_000), z.array(z.string().max(128)).max(10_000)])
+  .optional()
+  .transform((value) => (value === undefined ? [] : (Array.isArray(value) ? value : [value]))
+    .flatMap((entry) => entry.split(','))
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== ''))
+  .pipe(z.array(z.string().min(1).max(128)).max(10_000))
+
+/** Query of Workspace's conflict check, `GET files/fileops/move`. */
+export const moveCheckQuery = z
+  .object({
+    destFolderId: z.string().min(1).max(128),
+    folderIds: queryIds,
+    fileIds: queryIds,
+    'folderIds[]': queryIds,
+    'fileIds[]': queryIds,
+  })
+  .transform((q) => ({
+    destFolderId: q.destFolderId,
+    folderIds: [...q.folderIds, ...q['folderIds[]']],
+    fileIds: [...q.fileIds, ...q['fileIds[]']],
+  }))

@@ -15,7 +15,7 @@ const MAX_USER_INFO_BYTES = 1024
 
 /** GET /wopi/files/{id}: the file, the user and what they may do, in strict JSON types. */
 export async function checkFileInfo(call: WopiCall): Promise<FastifyReply> {
-  const info = presentCheckFileInfo(call.ctx, call.file, call.user, call.permission)
+  const info = presentCheckFileInfo(call.ctx, call.file, call.user, call.permission, call.principal.kind === 'link')
   return call.reply.code(200).header('Cache-Control', 'no-store').send(info)
 }
 

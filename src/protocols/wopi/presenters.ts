@@ -106,13 +106,15 @@ export const CHECK_FILE_INFO_SCHEMA = {
 /**
  * Builds CheckFileInfo for `user` holding a token with `permission` on `file`: the write
  * flags (UserCanWrite, UserCanRename, SupportsUpdate, ReadOnly, UserCanNotWriteRelative)
- * follow it, and the caller has narrowed it to their current access.
+ * follow it, and the caller has narrowed it to their current access. `guest`: a link guest
+ * (anonymous, no copies).
  */
 export function presentCheckFileInfo(
   ctx: AdapterContext,
   file: FileRecord,
   user: UserRecord,
   permission: Permission,
+  guest = false,
 ): CheckFileInfo {
   const canWrite = permission === 'write'
   const extension = splitExtension(file.title).extension
@@ -123,7 +125,7 @@ export function presentCheckFileInfo(
     Size: file.size,
     UserId: user.id,
     UserFriendlyName: user.displayName || user.userName,
-    IsAnonymousUser: false,
+    IsAnonymousUser: guest,
     Version: itemVersion(file),
     LastModifiedTime: lastModifiedTime(file),
     // Microsoft: "a 256 bit SHA-2-encoded hash of the file contents, as a Base64-encoded string".
@@ -137,7 +139,8 @@ export function presentCheckFileInfo(
     SupportsUserInfo: true,
     UserCanWrite: canWrite,
     UserCanRename: canWrite,
-    UserCanNotWriteRelative: !canWrite,
+    // A link guest may not save copies beside the one file the link opens.
+    UserCanNotWriteRelative: !canWrite || guest,
     ReadOnly: !canWrite,
     // Names are limited in UTF-8 bytes; this is what is left for the name before the extension.
     FileNameMaxLength: MAX_FILE_NAME_BYTES - Buffer.byteLength(extension),

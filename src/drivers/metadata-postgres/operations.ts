@@ -1,0 +1,48 @@
+import type { FileOperationRepository } from '../../ports/metadata-store.js'
+import { itemsJson, OPERATION_COLUMNS, toOperation, type OperationRow } from '../metadata-shared/operation-rows.js'
+import type { Database } from './database.js'
+
+/** File operations in PostgreSQL (table `file_operations`). */
+export function createOperationRepository(db: Database): FileOperationRepository {
+  return {
+    async start(op) {
+      await db.query(
+        `INSERT INTO file_operations (${OPERATION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [op.id, op.userId, op.kind, op.startedAt, op.finishedAt, op.error, itemsJson(op.files), itemsJson(op.folders)],
+      )
+    },
+    async finish(id, outcome) {
+      const result = await db.query(
+        `UPDATE file_operations SET finished_at = $1, error = $2, files = $3, folders = $4
+          WHERE id = $5 AND finished_at IS NULL`,
+        [outcome.finishedAt, outcome.error, itemsJson(outcome.files), itemsJson(outcome.folders), id],
+      )
+      return (result.rowCount ?? 0) > 0
+    },
+    async take(userId) {
+      // The finished rows are removed by the statement that returns them, so an operation
+      // is reported by one instance only, even when two ask at once.
+      return db.transaction(async (tx) => {
+        const taken = await tx.query<OperationRow>(
+          `DELETE FROM file_operations WHERE user_id = $1 AND finished_at IS NOT NULL
+            RETURNING ${OPERATION_COLUMNS}`,
+          [userId],
+        )
+        const running = await tx.query<OperationRow>(
+          `SELECT ${OPERATION_COLUMNS} FROM file_operations WHERE user_id = $1 AND finished_at IS NULL`,
+          [userId],
+        )
+        return [...taken.rows, ...running.rows]
+          .map(toOperation)
+          .sort((a, b) => a.startedAt - b.startedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      })
+    },
+    async purge(finishedBefore, startedBefore) {
+      const result = await db.query(
+        `DELETE FROM file_operations WHERE finished_at < $1 OR (finished_at IS NULL AND started_at < $2)`,
+        [finishedBefore, startedBefore],
+      )
+      return result.rowCount ?? 0
+    },
+  }
+}

@@ -1,0 +1,49 @@
+import type { FileOperationKind, FileOperationRecord, OperationItem } from '../../core/entities.js'
+
+/** A row of the file_operations table and its record, the same in every SQL driver. */
+export interface OperationRow {
+  id: string
+  user_id: string
+  kind: string
+  /** PostgreSQL hands bigint columns back as text. */
+  started_at: number | string
+  finished_at: number | string | null
+  error: string
+  files: string
+  folders: string
+}
+
+export const OPERATION_COLUMNS = 'id, user_id, kind, started_at, finished_at, error, files, folders'
+
+const KINDS: readonly FileOperationKind[] = ['move', 'copy', 'delete']
+
+function parseItems(json: string): OperationItem[] {
+  const value: unknown = JSON.parse(json)
+  if (!Array.isArray(value)) return []
+  const items: OperationItem[] = []
+  for (const entry of value) {
+    if (typeof entry !== 'object' || entry === null) continue
+    const id: unknown = Reflect.get(entry, 'id')
+    const title: unknown = Reflect.get(entry, 'title')
+    if (typeof id === 'string' && typeof title === 'string') items.push({ id, title })
+  }
+  return items
+}
+
+/** The items as stored: a JSON array of {id, title}. */
+export function itemsJson(items: readonly OperationItem[]): string {
+  return JSON.stringify(items.map((item) => ({ id: item.id, title: item.title })))
+}
+
+export function toOperation(row: OperationRow): FileOperationRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    kind: KINDS.find((kind) => kind === row.kind) ?? 'move',
+    startedAt: Number(row.started_at),
+    finishedAt: row.finished_at === null ? null : Number(row.finished_at),
+    error: row.error,
+    files: parseItems(row.files),
+    folders: parseItems(row.folders),
+  }
+}

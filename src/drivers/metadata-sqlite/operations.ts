@@ -1,0 +1,41 @@
+import type Database from 'better-sqlite3'
+import type { FileOperationRepository } from '../../ports/metadata-store.js'
+import { itemsJson, OPERATION_COLUMNS, toOperation, type OperationRow } from '../metadata-shared/operation-rows.js'
+
+/** File operations in SQLite (table `file_operations`). */
+export function createOperationRepository(db: Database.Database): FileOperationRepository {
+  const insert = db.prepare<[string, string, string, number, number | null, string, string, string]>(
+    `INSERT INTO file_operations (${OPERATION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  )
+  const finish = db.prepare<[number, string, string, string, string]>(`UPDATE file_operations
+      SET finished_at = ?, error = ?, files = ?, folders = ?
+    WHERE id = ? AND finished_at IS NULL`)
+  const ofUser = db.prepare<[string], OperationRow>(
+    `SELECT ${OPERATION_COLUMNS} FROM file_operations WHERE user_id = ? ORDER BY started_at, id`,
+  )
+  const dropFinished = db.prepare<[string]>(
+    'DELETE FROM file_operations WHERE user_id = ? AND finished_at IS NOT NULL',
+  )
+  const purge = db.prepare<[number, number]>(`DELETE FROM file_operations
+    WHERE finished_at < ? OR (finished_at IS NULL AND started_at < ?)`)
+  // Read and removal in one transaction: no other connection reports the same rows.
+  const take = db.transaction((userId: string) => {
+    const rows = ofUser.all(userId)
+    dropFinished.run(userId)
+    return rows
+  })
+  return {
+    async start(op) {
+      insert.run(op.id, op.userId, op.kind, op.startedAt, op.finishedAt, op.error, itemsJson(op.files), itemsJson(op.folders))
+    },
+    async finish(id, outcome) {
+      return finish.run(outcome.finishedAt, outcome.error, itemsJson(outcome.files), itemsJson(outcome.folders), id).changes > 0
+    },
+    async take(userId) {
+      return take.immediate(userId).map(toOperation)
+    },
+    async purge(finishedBefore, startedBefore) {
+      return purge.run(finishedBefore, startedBefore).changes
+    },
+  }
+}

@@ -1,0 +1,179 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { startTestServer, type TestServer } from '../support/folio-server.js'
+import { call, signIn, type ApiReply } from '../support/portal-client.js'
+
+/**
+ * A folder shared with someone, seen by them over HTTP: its listing, info and path (from
+ * their '@share' section, not the owner's '@my'), each item with the caller's access,
+ * uploads and new folders with ReadWrite, refusals with Read, and revocation at once.
+ */
+describe('folders shared with people', () => {
+  let server: TestServer
+  let owner: string
+  let bob: { id: string; token: string }
+  let carol: { id: string; token: string }
+
+  before(async () => {
+    server = await startTestServer()
+    owner = await signIn(server.url)
+    const { createUser } = await import('../../src/app/accounts.js')
+    const b = await createUser(server.ctx, { userName: 'bob', password: 'bob-password-1' })
+    const c = await createUser(server.ctx, { userName: 'carol', password: 'carol-password-1' })
+    bob = { id: b.id, token: await signIn(server.url, 'bob', 'bob-password-1') }
+    carol = { id: c.id, token: await signIn(server.url, 'carol', 'carol-password-1') }
+  })
+  after(() => server.dispose())
+
+  const api = (token: string, method: string, path: string, body?: unknown): Promise<ApiReply> =>
+    call(server.url, method, `/api/2.0${path}`, { token, ...(body === undefined ? {} : { body }) })
+
+  async function newFolder(token: string, parent: string, title: string): Promise<string> {
+    const reply = await api(token, 'POST', `/files/folder/${parent}`, { title })
+    assert.equal(reply.status, 201, reply.text)
+    return reply.json.response.id
+  }
+
+  const upload = (token: string, folder: string, title: string, text: string) =>
+    call(server.url, 'POST', `/api/2.0/files/${folder}/upload?title=${encodeURIComponent(title)}`, {
+      token,
+      raw: text,
+      headers: { 'Content-Type': 'application/octet-stream' },
+    })
+
+  const shareFolder = (folderId: string, entries: Array<[string, number]>) =>
+    api(owner, 'PUT', `/files/folder/${folderId}/share`, {
+      share: entries.map(([shareTo, access]) => ({ shareTo, access })),
+    })
+
+  test('a sharee lists a shared folder and the folders below it, with their own access on each item', async () => {
+    const my = (await api(owner, 'GET', '/files/@my')).json.response.current.id
+    const outer = await newFolder(owner, my, 'Outer private')
+    const team = await newFolder(owner, outer, 'Team')
+    const inner = await newFolder(owner, team, 'Inner')
+    const plan = (await upload(owner, team, 'Plan.docx', 'plan')).json.response.id
+    const secret = (await upload(owner, team, 'Secret.docx', 'secret')).json.response.id
+    await upload(owner, inner, 'Deep.txt', 'deep')
+    assert.equal((await api(bob.token, 'GET', `/files/${team}`)).status, 404)
+
+    assert.equal((await shareFolder(team, [[bob.id, 2]])).status, 200)
+    // A more specific entry wins: Bob edits Plan, and Secret is hidden from him.
+    assert.equal((await api(owner, 'PUT', `/files/file/${plan}/share`, { share: [{ shareTo: bob.id, access: 1 }] })).status, 200)
+    assert.equal((await api(owner, 'PUT', `/files/file/${secret}/share`, { share: [{ shareTo: bob.id, access: 3 }] })).status, 200)
+
+    const listing = await api(bob.token, 'GET', `/files/${team}?sortBy=AZ`)
+    assert.equal(listing.status, 200, listing.text)
+    const body = listing.json.response
+    assert.deepEqual(body.pathParts, ['@share', team])
+    assert.equal(body.current.id, team)
+    assert.equal(body.current.rootFolderType, 6)
+    assert.equal(body.current.access, 2)
+    assert.deepEqual(body.folders.map((f: { id: string; access: number; rootFolderType: number }) => [f.id, f.access, f.rootFolderType]), [[inner, 2, 6]])
+    assert.deepEqual(
+      body.files.map((f: { title: string; access: number; rootFolderType: number }) => [f.title, f.access, f.rootFolderType]),
+      [['Plan.docx', 1, 6], ['Secret.docx', 3, 6]],
+    )
+
+    // One level down: the path still starts at @share, never at the owner's folders.
+    const deeper = (await api(bob.token, 'GET', `/files/${inner}`)).json.response
+    assert.deepEqual(deeper.pathParts, ['@share', team, inner])
+    assert.deepEqual(deeper.files.map((f: { title: string; access: number }) => [f.title, f.access]), [['Deep.txt', 2]])
+
+    const info = await api(bob.token, 'GET', `/files/folder/${inner}`)
+    assert.equal(info.status, 200, info.text)
+    assert.deepEqual([info.json.response.id, info.json.response.access, info.json.response.rootFolderType, info.json.response.filesCount], [inner, 2, 6, 1])
+    const path = await api(bob.token, 'GET', `/files/folder/${inner}/path`)
+    assert.deepEqual(path.json.response.map((f: { id: string }) => f.id), ['@share', team, inner])
+    // The owner's own view is unchanged: from their @my, full access.
+    const ownerView = (await api(owner, 'GET', `/files/${inner}`)).json.response
+    assert.deepEqual(ownerView.pathParts, [my, outer, team, inner])
+    assert.equal(ownerView.current.access, 0)
+    assert.equal(ownerView.current.rootFolderType, 5)
+
+    // The folder above the shared one, and a stranger, see nothing.
+    assert.equal((await api(bob.token, 'GET', `/files/${outer}`)).status, 404)
+    assert.equal((await api(bob.token, 'GET', `/files/folder/${outer}`)).status, 404)
+    assert.equal((await api(carol.token, 'GET', `/files/${team}`)).status, 404)
+    // A single file's record carries the caller's access too.
+    assert.equal((await api(bob.token, 'GET', `/files/file/${plan}`)).json.response.access, 1)
+    assert.equal((await api(bob.token, 'GET', `/files/file/${secret}`)).status, 404)
+  })
+
+  test('Read allows looking only; ReadWrite adds files and folders into the owner\'s tree; only the owner deletes and moves', async () => {
+    const my = (await api(owner, 'GET', '/files/@my')).json.response.current.id
+    const shared = await newFolder(owner, my, 'Shared work')
+    await shareFolder(shared, [[bob.id, 2], [carol.id, 1]])
+
+    const refused = await upload(bob.token, shared, 'Bob.txt', 'bob')
+    assert.equal(refused.status, 403, refused.text)
+    assert.equal((await api(bob.token, 'POST', `/files/${shared}/file`, { title: 'Bob.docx' })).status, 403)
+    assert.equal((await api(bob.token, 'POST', `/files/folder/${shared}`, { title: 'Bob folder' })).status, 403)
+    assert.equal((await api(bob.token, 'PUT', `/files/folder/${shared}`, { title: 'Renamed by Bob' })).status, 403)
+
+    const uploaded = await upload(carol.token, shared, 'Carol.txt', 'carol wrote this')
+    assert.equal(uploaded.status, 201, uploaded.text)
+    const file = uploaded.json.response
+    assert.equal(file.folderId, shared)
+    assert.equal(file.createdBy.id, carol.id)
+    const sub = await newFolder(carol.token, shared, 'Carol folder')
+    assert.equal((await api(carol.token, 'POST', `/files/${sub}/file`, { title: 'Notes.docx' })).status, 201)
+    // What Carol added lies in the owner's tree: the owner sees it as their own.
+    const ownerView = (await api(owner, 'GET', `/files/${shared}`)).json.response
+    assert.deepEqual(ownerView.files.map((f: { title: string; access: number }) => [f.title, f.access]), [['Carol.txt', 0]])
+    assert.deepEqual(ownerView.folders.map((f: { title: string }) => f.title), ['Carol folder'])
+    // Bob reads what Carol added.
+    const download = await call(server.url, 'GET', `/api/2.0/files/file/${file.id}/download`, { token: bob.token })
+    assert.equal(download.text, 'carol wrote this')
+
+    // Deleting and moving stay the owner's.
+    assert.equal((await api(carol.token, 'DELETE', `/files/folder/${sub}`)).status, 403)
+    const carolMy = (await api(carol.token, 'GET', '/files/@my')).json.response.current.id
+    const move = await api(carol.token, 'PUT', '/files/fileops/move', { destFolderId: carolMy, folderIds: [sub], fileIds: [] })
+    assert.equal(move.status, 403, move.text)
+    const intoShared = await api(carol.token, 'PUT', '/files/fileops/move', {
+      destFolderId: shared, folderIds: [], fileIds: [(await upload(carol.token, carolMy, 'Mine.txt', 'mine')).json.response.id],
+    })
+    assert.equal(intoShared.status, 403, intoShared.text)
+    // A copy out of the share is Carol's own.
+    const copy = await api(carol.token, 'PUT', '/files/fileops/copy', { destFolderId: carolMy, folderIds: [sub], fileIds: [] })
+    assert.equal(copy.status, 200, copy.text)
+    const carolsCopy = (await api(carol.token, 'GET', `/files/${carolMy}`)).json.response.folders
+      .find((f: { title: string }) => f.title === 'Carol folder')
+    assert.equal(carolsCopy.access, 0)
+    assert.equal(carolsCopy.rootFolderType, 5)
+  })
+
+  test('removing the folder\'s share refuses the next listing, upload and file read at once', async () => {
+    const my = (await api(owner, 'GET', '/files/@my')).json.response.current.id
+    const shared = await newFolder(owner, my, 'Soon private')
+    const inside = (await upload(owner, shared, 'Inside.txt', 'inside')).json.response.id
+    await shareFolder(shared, [[bob.id, 1]])
+    assert.equal((await api(bob.token, 'GET', `/files/${shared}`)).status, 200)
+    assert.equal((await upload(bob.token, shared, 'Before.txt', 'x')).status, 201)
+
+    await shareFolder(shared, [[bob.id, 0]])
+    assert.equal((await api(bob.token, 'GET', `/files/${shared}`)).status, 404)
+    assert.equal((await api(bob.token, 'GET', `/files/folder/${shared}/path`)).status, 404)
+    assert.equal((await upload(bob.token, shared, 'After.txt', 'x')).status, 404)
+    assert.equal((await api(bob.token, 'GET', `/files/file/${inside}`)).status, 404)
+    const titles = (await api(owner, 'GET', `/files/${shared}`)).json.response.files.map((f: { title: string }) => f.title).sort()
+    assert.deepEqual(titles, ['Before.txt', 'Inside.txt'])
+  })
+
+  test('a shared folder moved to the owner\'s trash is gone for the sharee, over WOPI too', async () => {
+    const my = (await api(owner, 'GET', '/files/@my')).json.response.current.id
+    const shared = await newFolder(owner, my, 'Trashed later')
+    const inside = (await upload(owner, shared, 'Inside.docx', 'inside')).json.response.id
+    await shareFolder(shared, [[bob.id, 2]])
+    assert.equal((await api(bob.token, 'GET', `/files/${shared}`)).status, 200)
+    const launched = await api(bob.token, 'POST', `/files/file/${inside}/wopi?mode=view`)
+    assert.equal(launched.status, 200, launched.text)
+    const checkFileInfo = () =>
+      call(server.url, 'GET', `/wopi/files/${inside}?access_token=${encodeURIComponent(launched.json.response.accessToken)}`)
+    assert.equal((await checkFileInfo()).status, 200)
+    assert.equal((await api(owner, 'DELETE', `/files/folder/${shared}`)).status, 200)
+    assert.equal((await api(bob.token, 'GET', `/files/${shared}`)).status, 404)
+    // The token Bob already holds is refused too: a trashed file is gone for editors.
+    assert.equal((await checkFileInfo()).status, 404)
+  })
+})
