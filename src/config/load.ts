@@ -128,7 +128,7 @@ export function buildConfig(raw: Record<string, unknown>): Config {
   return Object.freeze({
     port: s.FOLIO_PORT,
     host: s.FOLIO_HOST,
-    workers: s.FOLIO_WORKERS ?? availableParallelism(),
+    workers: s.FOLIO_WORKERS === 'auto' ? availableParallelism() : s.FOLIO_WORKERS,
     dataDir: resolve(s.FOLIO_DATA_DIR),
     publicUrl,
     internalUrl: s.FOLIO_INTERNAL_URL ?? publicUrl,

@@ -47,10 +47,10 @@ const limitOrUnlimited = z.union([z.number(), z.string()]).transform((value, ctx
   return n
 })
 
-/** A whole number of processes from 1 to 64, or 'auto' for one per core (undefined). */
-const workerCount = z.union([z.number(), z.string()]).transform((value, ctx) => {
+/** A whole number of processes from 1 to 64, or 'auto' for one per core. */
+const workerCount = z.union([z.number(), z.string()]).transform((value, ctx): number | 'auto' => {
   const text = String(value).trim().toLowerCase()
-  if (text === 'auto') return undefined
+  if (text === 'auto') return 'auto'
   const n = Number(text)
   if (!/^\d+$/.test(text) || n < 1 || n > 64) {
     ctx.addIssue({ code: 'custom', message: `not a number of processes from 1 to 64, or 'auto': ${value}` })
