@@ -18,7 +18,6 @@ import type { WopiActions } from './ports/wopi-actions.js'
 import { createOutboundClient } from './protocols/http/outbound.js'
 import { buildHttpServer, type HttpPlugin } from './protocols/http/server.js'
 import {
-  createFolioMetrics,
   observeRequests,
   opsRoutes,
   startMetricsListener,
@@ -211,8 +210,11 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
   const discovery = createWopiDiscovery({ config, clock, logger, client })
   // The lock count is read at scrape time through the application, made just below.
   let lockCount: (() => Promise<number>) | undefined
+  // prom-client is loaded only when metrics are on.
   const metrics = config.metrics.enabled
-    ? createFolioMetrics({ lockCount: () => lockCount?.() ?? Promise.resolve(0) })
+    ? (await import('./protocols/ops/metrics.js')).createFolioMetrics({
+        lockCount: () => lockCount?.() ?? Promise.resolve(0),
+      })
     : undefined
   const ctx = await createContext(config, storage, {
     clock,

@@ -5,7 +5,7 @@ import { metricsRoute } from './metrics-endpoint.js'
 import { requestFacts } from './request-facts.js'
 
 export { healthRoutes, type ReadinessCheck, type ReadinessReport } from './health.js'
-export { createFolioMetrics, type FolioMetrics } from './metrics.js'
+export type { FolioMetrics } from './metrics.js'
 export { startMetricsListener, type MetricsListener } from './metrics-endpoint.js'
 
 /** What the operations adapter needs from the composition root. */
