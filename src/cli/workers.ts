@@ -2,7 +2,15 @@ import cluster from 'node:cluster'
 import { startHousekeeping } from '../app/garbage-collection.js'
 import { createApp } from '../app/create-app.js'
 import type { Config } from '../config/load.js'
-import { createContext, createLogger, ensureAdminAccount, openStorage, startFolio } from '../main.js'
+import { errorMessage } from '../core/ids.js'
+import {
+  createContext,
+  createLogger,
+  ensureAdminAccount,
+  openStorage,
+  startFolio,
+  type RunningFolio,
+} from '../main.js'
 
 /** How long a stopping primary waits for its workers to finish their requests. */
 const STOP_GRACE_MS = 30_000
@@ -27,7 +35,15 @@ export async function serveWithWorkers(config: Config): Promise<void> {
 }
 
 async function runWorker(config: Config): Promise<void> {
-  const folio = await startFolio(config, { worker: cluster.worker?.id ?? 0 })
+  let folio: RunningFolio
+  try {
+    folio = await startFolio(config, { worker: cluster.worker?.id ?? 0 })
+  } catch (error) {
+    // The channel to the primary would keep this process alive: exit, so the primary
+    // sees a worker that never served and stops rather than wait.
+    process.stderr.write(`folio: worker ${cluster.worker?.id ?? 0}: ${errorMessage(error)}\n`)
+    process.exit(1)
+  }
   let stopping = false
   const stop = async (reason: string) => {
     if (stopping) return

@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createServer } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { Client } from 'undici'
 import { ADMIN_PASSWORD, freePort } from '../support/folio-server.js'
@@ -148,5 +149,42 @@ describe('FOLIO_WORKERS=2', { skip }, () => {
     assert.equal(held.lock, 'taken-on-one')
     assert.equal((await wopi(three, path, 'UNLOCK', 'taken-on-one')).status, 200)
     assert.equal((await wopi(two, path, 'GET_LOCK')).lock, '')
+  })
+
+  test('a port already taken: the workers cannot serve, and the primary exits non-zero', async () => {
+    const squatter = createServer()
+    await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve))
+    const address = squatter.address()
+    const port = typeof address === 'object' && address ? address.port : 0
+    const dir = await mkdtemp(join(tmpdir(), 'folio-workers-taken-'))
+    try {
+      const failing = spawn(process.execPath, [BIN, 'serve'], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          FOLIO_DATA_DIR: dir,
+          FOLIO_PORT: String(port),
+          FOLIO_HOST: '127.0.0.1',
+          FOLIO_ADMIN_PASSWORD: ADMIN_PASSWORD,
+          FOLIO_WORKERS: '2',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let output = ''
+      failing.stdout.on('data', (data) => {
+        output += String(data)
+      })
+      failing.stderr.on('data', (data) => {
+        output += String(data)
+      })
+      // A primary that waited forever would hang the suite: give up after a minute.
+      const guard = setTimeout(() => failing.kill('SIGKILL'), 60_000)
+      const code = await new Promise<number | null>((resolve) => failing.once('close', resolve))
+      clearTimeout(guard)
+      assert.equal(code, 1, output)
+      assert.match(output, /EADDRINUSE/)
+    } finally {
+      squatter.close()
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })
