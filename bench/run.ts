@@ -19,6 +19,7 @@ import { startup } from './scenarios/startup.js'
 import { uploads } from './scenarios/uploads.js'
 import { wopiLockCycle } from './scenarios/wopi-lock-cycle.js'
 import { wopiRead } from './scenarios/wopi-read.js'
+import { workers } from './scenarios/workers.js'
 
 const SCENARIOS: Scenario[] = [
   wopiLockCycle,
@@ -29,6 +30,7 @@ const SCENARIOS: Scenario[] = [
   lockContention,
   startup,
   scale,
+  workers,
 ]
 
 async function main(): Promise<number> {

@@ -7,7 +7,7 @@ import type { BackupDrivers } from './app/backup.js'
 import type { MigrationEnds } from './app/migrate-storage.js'
 import { startHousekeeping } from './app/garbage-collection.js'
 import { SIGNING_SECRET_SETTING, type AppContext } from './app/context.js'
-import { createApp, type AdapterContext } from './app/create-app.js'
+import { createApp, type AdapterContext, type App } from './app/create-app.js'
 import type { Config } from './config/load.js'
 import { buildLogger } from './logging/create-logger.js'
 import type { BlobStore } from './ports/blob-store.js'
@@ -19,7 +19,6 @@ import type { WopiActions } from './ports/wopi-actions.js'
 import { createOutboundClient } from './protocols/http/outbound.js'
 import { buildHttpServer, type HttpPlugin } from './protocols/http/server.js'
 import {
-  createFolioMetrics,
   observeRequests,
   opsRoutes,
   startMetricsListener,
@@ -44,6 +43,12 @@ import { webUi } from './protocols/portal/web/index.js'
 export interface FolioOptions {
   clock?: Clock
   logger?: PinoLogger
+  /**
+   * Set when this process is one of several serving the port (FOLIO_WORKERS, see
+   * cli/workers.ts): its number. The primary process has then already created the admin
+   * account and runs the housekeeping, so this one does neither.
+   */
+  worker?: number
 }
 
 export interface RunningFolio {
@@ -255,6 +260,16 @@ export async function createContext(
   }
 }
 
+/** Creates the admin account on first start; a generated password is logged this once. */
+export async function ensureAdminAccount(services: App, config: Config, logger: PinoLogger): Promise<void> {
+  const generated = await services.accounts.ensureAdmin()
+  if (!generated) return
+  logger.warn(
+    { user: config.adminUser, generatedPassword: generated },
+    'created the admin account with a generated password; it is shown only this once (reset it with: folio user passwd)',
+  )
+}
+
 /**
  * Starts Folio: storage, HTTP server (and the metrics listener), then the admin account,
  * so a start that fails (a port taken) creates no account whose password nobody saw.
@@ -271,8 +286,11 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
   const discovery = createWopiDiscovery({ config, clock, logger, client })
   // The lock count is read at scrape time through the application, made just below.
   let lockCount: (() => Promise<number>) | undefined
+  // prom-client is loaded only when metrics are on.
   const metrics = config.metrics.enabled
-    ? createFolioMetrics({ lockCount: () => lockCount?.() ?? Promise.resolve(0) })
+    ? (await import('./protocols/ops/metrics.js')).createFolioMetrics({
+        lockCount: () => lockCount?.() ?? Promise.resolve(0),
+      })
     : undefined
   const ctx = await createContext(config, storage, {
     clock,
@@ -293,6 +311,7 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
       metrics,
       metricsOnMainServer: config.metrics.address === undefined,
       metricsToken: config.metrics.token,
+      ...(options.worker === undefined ? {} : { worker: options.worker }),
     }),
     async (server) => {
       await server.register(portalApi(adapters, editorTools), { prefix: '/api/2.0' })
@@ -336,13 +355,7 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
     throw error
   }
   try {
-    const generated = await services.accounts.ensureAdmin()
-    if (generated) {
-      logger.warn(
-        { user: config.adminUser, generatedPassword: generated },
-        'created the admin account with a generated password; it is shown only this once (reset it with: folio user passwd)',
-      )
-    }
+    if (options.worker === undefined) await ensureAdminAccount(services, config, logger)
   } finally {
     adminSettled()
   }
@@ -350,10 +363,10 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
   const port = typeof address === 'object' && address ? address.port : config.port
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host
   logger.info(
-    { url: `http://${host}:${port}`, publicUrl: config.publicUrl, metricsUrl: metricsListener?.url },
+    { url: `http://${host}:${port}`, publicUrl: config.publicUrl, metricsUrl: metricsListener?.url, worker: options.worker },
     'Folio is listening',
   )
-  const housekeeping = startHousekeeping(ctx)
+  const housekeeping = options.worker === undefined ? startHousekeeping(ctx) : { stop: async () => undefined }
   return {
     url: `http://${host}:${port}`,
     ctx,

@@ -130,7 +130,9 @@ export async function pathOf(ctx: AppContext, folderId: string): Promise<{
 /** True when the file lies in a trash (put there itself or inside a trashed folder). */
 export async function isInTrash(ctx: AppContext, file: FileRecord): Promise<boolean> {
   if (file.trashedAt !== null) return true
-  const { rootType } = await pathOf(ctx, file.folderId)
+  // The root's type alone, not the whole path: this runs on every WOPI call.
+  const rootType = await ctx.store.folders.rootTypeOf(file.folderId)
+  if (rootType === undefined) throw new DomainError('NOT_FOUND', 'folder not found')
   return rootType === 'trash'
 }
 

@@ -12,6 +12,7 @@ import { CONSOLE_ACTOR } from '../app/audit.js'
 import { addAuditCommand } from './audit-command.js'
 import { addBackupCommands } from './backup-commands.js'
 import { addMigrateCommand } from './migrate-command.js'
+import { serveWithWorkers } from './workers.js'
 import { generatePassword } from '../core/accounts/passwords.js'
 import { DomainError } from '../core/errors.js'
 import { errorMessage } from '../core/ids.js'
@@ -47,6 +48,10 @@ async function withApp<T>(task: (app: App) => Promise<T>): Promise<T> {
 async function serve(): Promise<void> {
   let config: Config
   config = loadConfig()
+  if (config.workers > 1) {
+    await serveWithWorkers(config)
+    return
+  }
   const folio = await startFolio(config)
   const stop = async (signal: string) => {
     folio.ctx.logger.info({ signal }, 'shutting down')

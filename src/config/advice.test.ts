@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { availableParallelism } from 'node:os'
 import { EXPECTATIONS } from './advice.js'
 import { buildConfig, ConfigError } from './load.js'
 import { SETTING_NAMES } from './schema.js'
@@ -44,6 +45,7 @@ const BAD_VALUES: Record<string, unknown> = {
   FOLIO_DATABASE_URL: 'mysql://secret@db/folio',
   FOLIO_DATABASE_SCHEMA: 'Bad-Schema',
   FOLIO_DATABASE_POOL_SIZE: '0',
+  FOLIO_WORKERS: 'many',
   FOLIO_DATABASE_STATEMENT_TIMEOUT: 'never',
 }
 
@@ -91,5 +93,18 @@ describe('configuration errors read as advice', () => {
     const config = buildConfig({ FOLIO_METRICS_ADDRESS: '127.0.0.1:9464', FOLIO_METRICS_TOKEN: 'a'.repeat(16) })
     assert.deepEqual(config.metrics, { enabled: true, token: 'a'.repeat(16), address: { host: '127.0.0.1', port: 9464 } })
     assert.deepEqual(buildConfig({ FOLIO_METRICS_ADDRESS: '[::1]:9464' }).metrics.address, { host: '::1', port: 9464 })
+  })
+})
+
+describe('FOLIO_WORKERS', () => {
+  test('one process by default, a count as given, auto for one per core', () => {
+    assert.equal(buildConfig({}).workers, 1)
+    assert.equal(buildConfig({ FOLIO_WORKERS: '3' }).workers, 3)
+    assert.equal(buildConfig({ FOLIO_WORKERS: 'auto' }).workers, availableParallelism())
+  })
+
+  test('refuses 0 and counts over 64', () => {
+    assert.match(problemsFor({ FOLIO_WORKERS: '0' }), /FOLIO_WORKERS must be/)
+    assert.match(problemsFor({ FOLIO_WORKERS: 65 }), /FOLIO_WORKERS must be/)
   })
 })

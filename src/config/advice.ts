@@ -41,6 +41,7 @@ export const EXPECTATIONS: Record<string, string> = {
   FOLIO_DATABASE_URL: 'a postgres:// or postgresql:// address (for example postgres://folio@db:5432/folio)',
   FOLIO_DATABASE_SCHEMA: 'a lower-case identifier (letters, digits, _)',
   FOLIO_DATABASE_POOL_SIZE: 'a whole number from 1 to 1000',
+  FOLIO_WORKERS: "a whole number from 1 to 64, or 'auto' for one process per core",
   FOLIO_DATABASE_STATEMENT_TIMEOUT: 'a duration above zero (for example 30s, 2m)',
 }
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { describeBadValue } from './advice.js'
 import { settingsSchema, SETTING_NAMES, type Settings } from './schema.js'
@@ -8,6 +9,8 @@ import { parseHostPort } from './units.js'
 export interface Config {
   port: number
   host: string
+  /** Processes serving `port` together (FOLIO_WORKERS; 'auto' resolved to the core count). */
+  workers: number
   dataDir: string
   /** Where browsers reach Folio: every link a browser follows starts with it. */
   publicUrl: string
@@ -125,6 +128,7 @@ export function buildConfig(raw: Record<string, unknown>): Config {
   return Object.freeze({
     port: s.FOLIO_PORT,
     host: s.FOLIO_HOST,
+    workers: s.FOLIO_WORKERS === 'auto' ? availableParallelism() : s.FOLIO_WORKERS,
     dataDir: resolve(s.FOLIO_DATA_DIR),
     publicUrl,
     internalUrl: s.FOLIO_INTERNAL_URL ?? publicUrl,

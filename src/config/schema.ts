@@ -47,6 +47,18 @@ const limitOrUnlimited = z.union([z.number(), z.string()]).transform((value, ctx
   return n
 })
 
+/** A whole number of processes from 1 to 64, or 'auto' for one per core. */
+const workerCount = z.union([z.number(), z.string()]).transform((value, ctx): number | 'auto' => {
+  const text = String(value).trim().toLowerCase()
+  if (text === 'auto') return 'auto'
+  const n = Number(text)
+  if (!/^\d+$/.test(text) || n < 1 || n > 64) {
+    ctx.addIssue({ code: 'custom', message: `not a number of processes from 1 to 64, or 'auto': ${value}` })
+    return z.NEVER
+  }
+  return n
+})
+
 const httpUrl = z
   .string()
   .url()
@@ -77,6 +89,11 @@ export const settingsSchema = z.object({
   FOLIO_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** Interface to bind. */
   FOLIO_HOST: z.string().min(1).default('0.0.0.0'),
+  /**
+   * Processes serving the port together over the same storage; 'auto' is one per core.
+   * 1 by default: see the README (Several processes) for why.
+   */
+  FOLIO_WORKERS: workerCount.default(1),
   /** Folder for the SQLite database and file contents. */
   FOLIO_DATA_DIR: z.string().min(1).default('./data'),
   /** Address clients use to reach Folio; every URL Folio hands out starts with it. */

@@ -256,6 +256,12 @@ export interface FolderRepository {
   findById(id: string): Promise<FolderRecord | undefined>
   /** The folder and its ancestors, root first; empty when the folder does not exist. */
   path(id: string): Promise<FolderRecord[]>
+  /**
+   * The section a folder lies in: the root type of its topmost ancestor (itself for a
+   * root); undefined when the folder does not exist. One short query, for checks made on
+   * every call (is this file in a trash?) that need no other part of the path.
+   */
+  rootTypeOf(id: string): Promise<FolderRootType | undefined>
   /** The folders directly under parentId, with their total. */
   list(query: FolderListQuery): Promise<{ total: number; items: FolderRecord[] }>
   /** Direct content counts of those folders (a folder without content counts zeros). */

@@ -97,4 +97,15 @@ describe('drivers load lazily', () => {
     })
     assert.ok(urls.some((url) => url.includes('/node_modules/@aws-sdk/client-s3/')))
   })
+
+  test('a default start loads neither undici (no Docs, no WOPI client) nor prom-client (metrics off)', async () => {
+    const { urls, output } = await modulesLoadedBy({})
+    assert.match(output, /^started/m)
+    assert.deepEqual(
+      urls.filter((url) => url.includes('/node_modules/undici/') || url.includes('/node_modules/prom-client/')),
+      [],
+    )
+    const withMetrics = await modulesLoadedBy({ FOLIO_METRICS_TOKEN: 'a-metrics-token-of-16+' })
+    assert.ok(withMetrics.urls.some((url) => url.includes('/node_modules/prom-client/')))
+  })
 })

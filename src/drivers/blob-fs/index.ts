@@ -33,6 +33,7 @@ import {
   tooLarge,
   watchBodyFailure,
 } from '../blob-shared/put-rules.js'
+import { createSmallBlobCache, type SmallBlobCache } from './small-blob-cache.js'
 
 /** Folders and files are private to Folio's account, whatever the umask. */
 const DIR_MODE = 0o700
@@ -41,7 +42,12 @@ const FILE_MODE = 0o600
 export interface FsBlobStoreOptions {
   /** Folder that holds `blobs/` and `tmp/`; created when missing. */
   root: string
+  /** Memory for the bytes of recently read small blobs (default 8 MiB; 0 turns it off). */
+  smallBlobCacheBytes?: number
 }
+
+/** Blobs up to this size may be kept in memory once read (most documents are larger). */
+const CACHED_BLOB_BYTES = 64 * 1024
 
 /**
  * Opens the filesystem blob store under `root`. A put streams into `tmp/`, is
@@ -56,6 +62,11 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
   await mkdir(tmpDir, { recursive: true, mode: DIR_MODE })
 
   const blobPath = (key: string): string => join(blobsDir, key.slice(0, 2), key)
+  // A GetFile of a small document an editor polls then costs no trip to the disk's thread pool.
+  const cache = createSmallBlobCache({
+    maxBlobBytes: CACHED_BLOB_BYTES,
+    maxTotalBytes: options.smallBlobCacheBytes ?? 8 * 1024 * 1024,
+  })
 
   /** Streams `source` into the blob `key`: temp file, fsync, rename, fsync of the folder. */
   async function write(key: string, source: Readable, putOptions: PutOptions): Promise<StoredBlob> {
@@ -117,7 +128,11 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
 
     async get(key: string, range?: ByteRange): Promise<Readable> {
       if (!KEY_PATTERN.test(key)) throw notFound()
-      if (range === undefined) return readWhole(blobPath(key))
+      if (range === undefined) {
+        const cached = cache.get(key)
+        if (cached !== undefined) return Readable.from([cached], { objectMode: false })
+        return readWhole(blobPath(key), key, cache)
+      }
       let handle: FileHandle
       try {
         handle = await open(blobPath(key), 'r')
@@ -139,6 +154,7 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
 
     async delete(key: string): Promise<void> {
       if (!KEY_PATTERN.test(key)) return
+      cache.delete(key)
       await unlinkIfPresent(blobPath(key))
     },
 
@@ -244,7 +260,7 @@ const readAt = promisify(readCallback)
  * buffer) whatever the blob's size. Plain fs calls on a descriptor rather than a
  * FileHandle: on the GetFile path they cost about a quarter less CPU per call.
  */
-async function readWhole(path: string): Promise<Readable> {
+async function readWhole(path: string, key: string, cache: SmallBlobCache): Promise<Readable> {
   let fd: number
   try {
     fd = await openFile(path, 'r')
@@ -268,6 +284,7 @@ async function readWhole(path: string): Promise<Readable> {
   if (head.length < FIRST_READ_BYTES) {
     // A regular file reads short only at its end: this is the whole blob.
     closeQuietly(fd)
+    cache.set(key, head)
     return Readable.from([head], { objectMode: false })
   }
   // The stream owns the descriptor from here and closes it when it ends or is destroyed.

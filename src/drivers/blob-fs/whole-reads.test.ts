@@ -60,4 +60,15 @@ describe('blob-fs whole reads', () => {
     assert.ok((await readAll(await store.get(bigKey))).equals(big))
     assert.ok((await readAll(await store.get(smallKey))).equals(small))
   })
+
+  test('a small blob read again comes from memory, and is gone once deleted', async () => {
+    const bytes = randomBytes(3000)
+    const { key } = await put(bytes)
+    assert.ok((await readAll(await store.get(key))).equals(bytes))
+    // The file is removed behind the store's back: the second read is served from memory.
+    await rm(join(root, 'blobs', key.slice(0, 2), key))
+    assert.ok((await readAll(await store.get(key))).equals(bytes))
+    await store.delete(key)
+    await assert.rejects(store.get(key), (error: unknown) => error instanceof Error && /not found/i.test(error.message))
+  })
 })

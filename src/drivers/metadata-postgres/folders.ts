@@ -54,6 +54,12 @@ const PATH_SQL = `WITH RECURSIVE up (id, parent_id, depth) AS (
       FROM folders JOIN up ON folders.id = up.parent_id
   ) SELECT folders.* FROM up JOIN folders ON folders.id = up.id ORDER BY up.depth DESC`
 
+const ROOT_TYPE_SQL = `WITH RECURSIVE up (id, parent_id, root_type) AS (
+    SELECT id, parent_id, root_type FROM folders WHERE id = $1
+    UNION ALL SELECT folders.id, folders.parent_id, folders.root_type
+      FROM folders JOIN up ON folders.id = up.parent_id
+  ) SELECT root_type FROM up WHERE parent_id IS NULL`
+
 const TREE_SQL = `WITH RECURSIVE tree (id) AS (
     SELECT id FROM folders WHERE id = $1
     UNION ALL SELECT folders.id FROM folders JOIN tree ON folders.parent_id = tree.id
@@ -225,6 +231,12 @@ export function createFolderRepository(db: Database): FolderRepository {
     async findById(id) {
       const { rows } = await db.query<FolderRow>('SELECT * FROM folders WHERE id = $1', [id])
       return rows[0] === undefined ? undefined : toFolder(rows[0])
+    },
+
+    async rootTypeOf(id) {
+      const { rows } = await db.query<{ root_type: string | null }>(ROOT_TYPE_SQL, [id])
+      const type = rows[0]?.root_type
+      return typeof type === 'string' && isRootType(type) ? type : undefined
     },
 
     async path(id) {

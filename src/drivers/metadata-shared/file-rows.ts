@@ -87,6 +87,53 @@ export function toFile(row: FileRow): FileRecord {
   }
 }
 
+/**
+ * The columns of `files` in a fixed order, for statements that read raw rows (arrays):
+ * better-sqlite3 builds an array about twice as fast as an object with named keys, which
+ * shows on the WOPI hot path (a file is read on every call).
+ */
+export const FILE_COLUMNS = [
+  'id', 'owner_id', 'title', 'title_key', 'version', 'size', 'sha256', 'blob_key',
+  'created_at', 'created_by', 'updated_at', 'updated_by', 'lock_id', 'lock_expires_at',
+  'lock_user_id', 'lock_locked_at', 'key_version', 'revision', 'folder_id', 'trashed_at',
+  'origin_folder_id',
+] as const satisfies readonly (keyof FileRow)[]
+
+/** One row of `files` as the values of FILE_COLUMNS, in that order. */
+export type FileTuple = [
+  id: string, owner_id: string, title: string, title_key: string, version: number,
+  size: number, sha256: string, blob_key: string, created_at: number, created_by: string,
+  updated_at: number, updated_by: string, lock_id: string | null, lock_expires_at: number | null,
+  lock_user_id: string | null, lock_locked_at: number | null, key_version: number,
+  revision: number, folder_id: string, trashed_at: number | null, origin_folder_id: string | null,
+]
+
+/** A raw row (see FILE_COLUMNS) as a record, with the same rules as toFile. */
+export function tupleToFile(t: FileTuple): FileRecord {
+  const lock: FileLock | null = t[12] === null || t[13] === null ? null : { lockId: t[12], expiresAt: t[13] }
+  if (lock !== null && t[14] !== null) lock.holderId = t[14]
+  if (lock !== null && t[15] !== null) lock.lockedAt = t[15]
+  return {
+    id: t[0],
+    ownerId: t[1],
+    title: t[2],
+    version: t[4],
+    size: t[5],
+    sha256: t[6],
+    blobKey: t[7],
+    createdAt: t[8],
+    createdBy: t[9],
+    updatedAt: t[10],
+    updatedBy: t[11],
+    lock,
+    keyVersion: t[16],
+    revision: t[17],
+    folderId: t[18],
+    trashedAt: t[19],
+    originFolderId: t[20],
+  }
+}
+
 export function toVersion(row: VersionRow): VersionRecord {
   if (!isVersionSource(row.source)) {
     const which = `version ${row.version} of file ${row.file_id}`

@@ -9,7 +9,15 @@ import type {
   FileSortField,
   VersionRecord,
 } from '../../ports/metadata-store.js'
-import { toFile, toVersion, type FileRow, type VersionRow } from '../metadata-shared/file-rows.js'
+import {
+  FILE_COLUMNS,
+  toFile,
+  toVersion,
+  tupleToFile,
+  type FileRow,
+  type FileTuple,
+  type VersionRow,
+} from '../metadata-shared/file-rows.js'
 import { createGroupCommit } from './group-commit.js'
 import { isUniqueViolation, toFlag } from './sqlite-errors.js'
 
@@ -180,6 +188,30 @@ function patchParams(id: string, expectedRevision: number, patch: FilePatch): Pa
   }
 }
 
+interface LockParams {
+  id: string
+  expectedRevision: number
+  lockId: string | null
+  lockExpiresAt: number | null
+  lockUserId: string | null
+  lockLockedAt: number | null
+}
+
+/** The parameters of the lock-only UPDATE when `patch` changes the lock and nothing else. */
+function lockOnlyParams(id: string, expectedRevision: number, patch: FilePatch): LockParams | undefined {
+  const { lock, ...others } = patch
+  if (lock === undefined) return undefined
+  for (const value of Object.values(others)) if (value !== undefined) return undefined
+  return {
+    id,
+    expectedRevision,
+    lockId: lock?.lockId ?? null,
+    lockExpiresAt: lock?.expiresAt ?? null,
+    lockUserId: lock?.holderId ?? null,
+    lockLockedAt: lock?.lockedAt ?? null,
+  }
+}
+
 function checkPage(query: FileListQuery): void {
   if (!Number.isSafeInteger(query.offset) || query.offset < 0) {
     const message = 'offset must be a whole number >= 0'
@@ -222,7 +254,9 @@ export function createFileRepository(db: Database.Database): FileRepository {
   const insertVersion = db.prepare<ReturnType<typeof versionParams>>(`INSERT INTO versions
       (file_id, version, blob_key, size, sha256, created_at, created_by, source, meta)
     VALUES (@fileId, @version, @blobKey, @size, @sha256, @createdAt, @createdBy, @source, @meta)`)
-  const byId = db.prepare<[string], FileRow>('SELECT * FROM files WHERE id = ?')
+  const columns = FILE_COLUMNS.join(', ')
+  // Raw rows (arrays) on the hot path: read on every WOPI call.
+  const byId = db.prepare<[string], FileTuple>(`SELECT ${columns} FROM files WHERE id = ?`).raw()
   const titleTaken = db
     .prepare<[string, string], number>(
       'SELECT EXISTS (SELECT 1 FROM files WHERE folder_id = ? AND title_key = ?)',
@@ -232,6 +266,12 @@ export function createFileRepository(db: Database.Database): FileRepository {
   // The compare-and-set: one statement, so the revision check and the write are one step.
   const updatePatch = db.prepare<PatchParams, FileRow>(`UPDATE files SET ${PATCH_SET}
     WHERE id = @id AND revision = @expectedRevision RETURNING *`)
+  // A lock change (every Lock, RefreshLock and Unlock) writes the lock columns alone: no
+  // CASE per column, and the title and updated_at index entries are left untouched.
+  const updateLock = db.prepare<LockParams, FileTuple>(`UPDATE files SET lock_id = @lockId,
+      lock_expires_at = @lockExpiresAt, lock_user_id = @lockUserId,
+      lock_locked_at = @lockLockedAt, revision = revision + 1
+    WHERE id = @id AND revision = @expectedRevision RETURNING ${columns}`).raw()
   const updateHead = db.prepare<HeadParams, FileRow>(`UPDATE files SET ${PATCH_SET},
       version = @version, size = @size, sha256 = @sha256, blob_key = @blobKey
     WHERE id = @id AND revision = @expectedRevision RETURNING *`)
@@ -341,7 +381,7 @@ export function createFileRepository(db: Database.Database): FileRepository {
 
     async findById(id) {
       const row = byId.get(id)
-      return row === undefined ? undefined : toFile(row)
+      return row === undefined ? undefined : tupleToFile(row)
     },
 
     async list(query) {
@@ -363,6 +403,11 @@ export function createFileRepository(db: Database.Database): FileRepository {
     },
 
     async update(id, expectedRevision, patch) {
+      const lockOnly = lockOnlyParams(id, expectedRevision, patch)
+      if (lockOnly !== undefined) {
+        const changed = await commit(() => updateLock.get(lockOnly))
+        return changed === undefined ? undefined : tupleToFile(changed)
+      }
       const row = await commit(() =>
         guardTitle(patch.title, () => updatePatch.get(patchParams(id, expectedRevision, patch))),
       )

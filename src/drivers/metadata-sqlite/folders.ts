@@ -90,6 +90,13 @@ export const PATH_SQL = `WITH RECURSIVE up (id, parent_id, depth) AS (
       FROM folders JOIN up ON folders.id = up.parent_id
   ) SELECT folders.* FROM up JOIN folders ON folders.id = up.id ORDER BY up.depth DESC`
 
+/** The root type of the folder's topmost ancestor (no row when the folder is missing). */
+export const ROOT_TYPE_SQL = `WITH RECURSIVE up (id, parent_id, root_type) AS (
+    SELECT id, parent_id, root_type FROM folders WHERE id = ?
+    UNION ALL SELECT folders.id, folders.parent_id, folders.root_type
+      FROM folders JOIN up ON folders.id = up.parent_id
+  ) SELECT root_type FROM up WHERE parent_id IS NULL`
+
 /** The folder and every folder under it. */
 const TREE_SQL = `WITH RECURSIVE tree (id) AS (
     SELECT id FROM folders WHERE id = ?
@@ -212,6 +219,7 @@ export function createFolderRepository(db: Database.Database): FolderRepository 
     'SELECT * FROM folders WHERE owner_id = ? AND root_type = ? AND parent_id IS NULL',
   )
   const path = db.prepare<[string], FolderRow>(PATH_SQL)
+  const rootType = db.prepare<[string], string | null>(ROOT_TYPE_SQL).pluck()
   const tree = db.prepare<[string], string>(TREE_SQL).pluck()
   const busyInside = db.prepare<[string, number], FileRow>(`WITH RECURSIVE tree (id) AS (
       SELECT id FROM folders WHERE id = ?
@@ -354,6 +362,11 @@ export function createFolderRepository(db: Database.Database): FolderRepository 
     async findById(id) {
       const row = byId.get(id)
       return row === undefined ? undefined : toFolder(row)
+    },
+
+    async rootTypeOf(id) {
+      const type = rootType.get(id)
+      return typeof type === 'string' && isRootType(type) ? type : undefined
     },
 
     async path(id) {

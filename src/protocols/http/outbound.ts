@@ -1,15 +1,40 @@
-import { Agent, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
+
+/** What a call through the outbound client may set (undici's request options, no dispatcher). */
+export type OutboundRequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'method'> &
+  Partial<Pick<Dispatcher.RequestOptions, 'method'>>
 
 /**
  * The one HTTP client Folio uses for its own outbound calls (files from ONLYOFFICE Docs,
- * its command service, the WOPI client's discovery): an undici dispatcher made once by the
- * composition root and handed to each caller, so connections are pooled and every call is
- * made the same way. Redirects are never followed (undici's request does not), so a link
- * cannot bounce Folio to another host.
+ * its command service, the WOPI client's discovery): one pool of connections made once by
+ * the composition root and handed to each caller, so every call is made the same way.
+ * Redirects are never followed (undici's request does not), so a link cannot bounce Folio
+ * to another host. undici is loaded on the first call: a server with neither Docs nor a
+ * WOPI client configured never loads it (about 10 MiB of memory).
  */
-export type OutboundClient = Dispatcher
+export interface OutboundClient {
+  request(url: string, options: OutboundRequestOptions): Promise<Dispatcher.ResponseData>
+  close(): Promise<void>
+}
 
 /** Opens the outbound client; close it when the server stops. */
-export function createOutboundClient(): Agent {
-  return new Agent({ keepAliveTimeout: 10_000, connections: 64 })
+export function createOutboundClient(): OutboundClient {
+  let loaded: Promise<{ agent: Dispatcher; request: typeof import('undici').request }> | undefined
+  const load = () => {
+    loaded ??= import('undici').then(({ Agent, request }) => ({
+      agent: new Agent({ keepAliveTimeout: 10_000, connections: 64 }),
+      request,
+    }))
+    return loaded
+  }
+  return {
+    async request(url, options) {
+      const { agent, request } = await load()
+      return request(url, { ...options, dispatcher: agent })
+    },
+    async close() {
+      if (loaded === undefined) return
+      await (await loaded).agent.close()
+    },
+  }
 }

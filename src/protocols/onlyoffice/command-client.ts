@@ -1,4 +1,3 @@
-import { request } from 'undici'
 import { DomainError } from '../../core/errors.js'
 import { errorMessage } from '../../core/ids.js'
 import type { OutboundClient } from '../http/outbound.js'
@@ -76,8 +75,7 @@ export function docsCommandClient(options: CommandClientOptions): DocsCommandCli
     let text: string
     let status: number
     try {
-      const response = await request(url, {
-        dispatcher: options.client,
+      const response = await options.client.request(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify(body),

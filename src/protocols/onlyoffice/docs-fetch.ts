@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream'
-import { request } from 'undici'
+import type { Dispatcher } from 'undici'
 import { DomainError } from '../../core/errors.js'
 import type { OutboundClient } from '../http/outbound.js'
 import { errorMessage } from '../../core/ids.js'
@@ -29,10 +29,9 @@ export interface DocsFetchOptions {
  */
 export function docsFetcher(options: DocsFetchOptions): DocsFetcher {
   return async (url) => {
-    let response: Awaited<ReturnType<typeof request>>
+    let response: Dispatcher.ResponseData
     try {
-      response = await request(url, {
-        dispatcher: options.client,
+      response = await options.client.request(url, {
         method: 'GET',
         signal: AbortSignal.timeout(options.timeoutMs),
         headersTimeout: options.timeoutMs,

@@ -11,11 +11,12 @@ export interface ReadinessReport {
 export type ReadinessCheck = () => Promise<ReadinessReport>
 
 /**
- * GET /healthz: 200 {"status":"ok"} while the process answers (no I/O).
+ * GET /healthz: 200 {"status":"ok"} while the process answers (no I/O); with several
+ * processes (FOLIO_WORKERS) also `worker`, the number of the one that answered.
  * GET /readyz: 200 {"status":"ready", checks} when the checks pass, else 503
  * {"status":"unavailable", checks}. Concurrent /readyz calls share one run of the checks.
  */
-export function healthRoutes(check: ReadinessCheck) {
+export function healthRoutes(check: ReadinessCheck, worker?: number) {
   let running: Promise<ReadinessReport> | undefined
   const once = (): Promise<ReadinessReport> => {
     running ??= check().finally(() => {
@@ -26,7 +27,7 @@ export function healthRoutes(check: ReadinessCheck) {
   return async (app: FastifyInstance): Promise<void> => {
     app.get('/healthz', async (_request, reply) => {
       reply.header('cache-control', 'no-store')
-      return { status: 'ok' }
+      return worker === undefined ? { status: 'ok' } : { status: 'ok', worker }
     })
     app.get('/readyz', async (_request, reply) => {
       const report = await once()

@@ -5,7 +5,7 @@ import { metricsRoute } from './metrics-endpoint.js'
 import { requestFacts } from './request-facts.js'
 
 export { healthRoutes, type ReadinessCheck, type ReadinessReport } from './health.js'
-export { createFolioMetrics, type FolioMetrics } from './metrics.js'
+export type { FolioMetrics } from './metrics.js'
 export { startMetricsListener, type MetricsListener } from './metrics-endpoint.js'
 
 /** What the operations adapter needs from the composition root. */
@@ -18,6 +18,8 @@ export interface OpsOptions {
   metricsOnMainServer: boolean
   /** Bearer token /metrics requires, if any. */
   metricsToken?: string
+  /** This process's number when several serve the port (FOLIO_WORKERS), shown by /healthz. */
+  worker?: number
 }
 
 /**
@@ -47,7 +49,7 @@ export function observeRequests(app: FastifyInstance, metrics: FolioMetrics | un
 /** Routes of the operations adapter: /healthz, /readyz and (when so configured) /metrics. */
 export function opsRoutes(options: OpsOptions) {
   return async (app: FastifyInstance): Promise<void> => {
-    await app.register(healthRoutes(options.ready))
+    await app.register(healthRoutes(options.ready, options.worker))
     if (options.metrics && options.metricsOnMainServer) {
       await app.register(metricsRoute(options.metrics.registry, options.metricsToken))
     }

@@ -12,7 +12,6 @@ import type { Config } from '../../config/load.js'
 import type { ActionUrls, Clock, Logger, WopiActions } from '../../app/create-app.js'
 import { errorMessage } from '../../core/ids.js'
 import type { IncomingHttpHeaders } from 'node:http'
-import { request } from 'undici'
 import type { OutboundClient } from '../http/outbound.js'
 import { readProofHeaders } from './headers.js'
 import {
@@ -109,8 +108,7 @@ export class DiscoveryCache {
 
   async #fetch(): Promise<Discovery> {
     // A redirect is not followed: it answers 3xx, which is refused like any other status.
-    const response = await request(this.url, {
-      dispatcher: this.#ctx.client,
+    const response = await this.#ctx.client.request(this.url, {
       method: 'GET',
       signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
       headers: { Accept: 'text/xml, application/xml' },

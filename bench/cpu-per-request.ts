@@ -1,0 +1,74 @@
+// `node --import tsx bench/cpu-per-request.ts [lock|info|get] [workers]`: CPU time Folio
+// spends per request (user + system, from /proc, all of its processes) against the bare
+// server's, under the same wrk load. CPU time per request hardly moves with other load on
+// the machine, unlike requests per second, so it is the figure to compare changes with.
+import { readFileSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startBaseline } from './baselines/launch.js'
+import { uploadFile, wopiAccess, type WopiAccess } from './folio-api.js'
+import { startFolioProcess } from './folio-process.js'
+import { runLoad, type LoadStep } from './load.js'
+
+const TICK_SECONDS = 0.01 // USER_HZ is 100 on Linux
+
+/** CPU seconds used so far by `pid` and its children's processes that are still alive. */
+function cpuSeconds(pids: number[]): number {
+  let ticks = 0
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+      ticks += Number(fields[11]) + Number(fields[12])
+    } catch {
+      // gone
+    }
+  }
+  return ticks * TICK_SECONDS
+}
+
+function familyOf(pid: number): number[] {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim()
+  return [pid, ...(children === '' ? [] : children.split(/\s+/).map(Number))]
+}
+
+const kind = process.argv[2] ?? 'lock'
+const workers = process.argv[3] ?? '1'
+const seconds = Number(process.argv[4] ?? 10)
+const connections = 50
+
+const root = await mkdtemp(join(tmpdir(), 'folio-cpu-'))
+const folio = await startFolioProcess({ dataDir: root, env: { FOLIO_WORKERS: workers } })
+try {
+  const token = await folio.signIn()
+  const files: WopiAccess[] = []
+  for (let i = 0; i < (kind === 'lock' ? connections : 1); i++) {
+    const { id } = await uploadFile(folio, token, `f-${i}.docx`, kind === 'get' ? 16384 : 1024)
+    files.push(await wopiAccess(folio, token, id))
+  }
+  const sequences: LoadStep[][] = kind === 'lock'
+    ? files.map((f, i) => ['LOCK', 'REFRESH_LOCK', 'UNLOCK'].map((o) => ({
+        method: 'POST', path: f.filePath, headers: { 'X-WOPI-Override': o, 'X-WOPI-Lock': `l-${i}` },
+      })))
+    : [[{ method: 'GET', path: kind === 'get' ? (files[0]?.contentsPath ?? '/') : (files[0]?.filePath ?? '/') }]]
+  const spec = { connections, seconds, warmupSeconds: 2, sequences }
+  const pids = familyOf(folio.pid)
+  const before = cpuSeconds(pids)
+  const measured = await runLoad({ ...spec, url: folio.url })
+  const used = cpuSeconds(pids) - before
+  const bare = await startBaseline('bare-server')
+  const bareFamily = [bare.pid]
+  const bareBefore = cpuSeconds(bareFamily)
+  const bytes = kind === 'get' ? '&bytes=16384' : kind === 'info' ? '&bytes=700' : ''
+  const bareRun = await runLoad({ ...spec, url: bare.url, sequences: [[{ method: kind === 'lock' ? 'POST' : 'GET', path: `/x?a=b${bytes}` }]] })
+  const bareUsed = cpuSeconds(bareFamily) - bareBefore
+  await bare.stop()
+  // The warm-up requests are in the CPU time too; count them by scaling with the run's rate.
+  const total = (r: { completed: number }) => r.completed * (seconds + 2) / seconds
+  const per = (used / total(measured)) * 1e6
+  const barePer = (bareUsed / total(bareRun)) * 1e6
+  console.log(`${kind} workers=${workers}: Folio ${per.toFixed(1)} µs CPU/request (${measured.rps.toFixed(0)} req/s, failed ${measured.failedStatus}), bare ${barePer.toFixed(1)} µs (${bareRun.rps.toFixed(0)} req/s); CPU ratio bare/Folio ${(barePer / per).toFixed(2)}`)
+} finally {
+  await folio.stop()
+  await rm(root, { recursive: true, force: true })
+}

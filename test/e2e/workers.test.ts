@@ -1,0 +1,190 @@
+/**
+ * FOLIO_WORKERS=2: a real `folio serve` runs a primary and two worker processes on one
+ * port over one data folder. Requests reach both workers; a WOPI lock taken through one
+ * is honoured through the other; a worker killed with SIGKILL is replaced and the lock
+ * it granted still holds.
+ */
+import assert from 'node:assert/strict'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createServer } from 'node:net'
+import { after, before, describe, test } from 'node:test'
+import { Client } from 'undici'
+import { ADMIN_PASSWORD, freePort } from '../support/folio-server.js'
+import { call, signIn } from '../support/portal-client.js'
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'folio.js')
+
+/** One connection, so every request on it reaches the same worker. */
+interface Pinned {
+  client: Client
+  worker: number
+}
+
+async function workerOf(client: Client): Promise<number> {
+  const reply = await client.request({ method: 'GET', path: '/healthz' })
+  const body = (await reply.body.json()) as { worker?: unknown }
+  assert.equal(typeof body.worker, 'number', `healthz without a worker number: ${JSON.stringify(body)}`)
+  return Number(body.worker)
+}
+
+async function wopi(pinned: Pinned, path: string, override: string, lockId?: string) {
+  const headers: Record<string, string> = { 'x-wopi-override': override }
+  if (lockId !== undefined) headers['x-wopi-lock'] = lockId
+  const reply = await pinned.client.request({ method: 'POST', path, headers })
+  await reply.body.text()
+  const lock = reply.headers['x-wopi-lock']
+  return { status: reply.statusCode, lock: typeof lock === 'string' ? lock : undefined }
+}
+
+// The workers share the SQLite data folder; PostgreSQL and S3 runs cover the store elsewhere.
+const skip = process.env.FOLIO_TEST_METADATA === 'postgres' ? 'covered by the SQLite run' : false
+
+describe('FOLIO_WORKERS=2', { skip }, () => {
+  let dataDir = ''
+  let child: ChildProcess | undefined
+  let log = ''
+  let url = ''
+  const clients: Client[] = []
+
+  /** Resolves once the log matches `pattern` (the log is read as it arrives). */
+  const logShows = (pattern: RegExp, what: string): Promise<RegExpExecArray> =>
+    new Promise((resolve, reject) => {
+      const started = Date.now()
+      const poll = setInterval(() => {
+        const match = pattern.exec(log)
+        if (match) {
+          clearInterval(poll)
+          resolve(match)
+        } else if (Date.now() - started > 60_000 || child?.exitCode !== null) {
+          clearInterval(poll)
+          reject(new Error(`${what} not in the log: ${log.slice(-2000)}`))
+        }
+      }, 50)
+    })
+
+  /** Opens connections until one reaches each of the wanted workers. */
+  async function pinTo(wanted: number[]): Promise<Map<number, Pinned>> {
+    const pinned = new Map<number, Pinned>()
+    for (let attempt = 0; attempt < 50 && pinned.size < wanted.length; attempt++) {
+      const client = new Client(url, { pipelining: 1 })
+      clients.push(client)
+      const worker = await workerOf(client)
+      if (wanted.includes(worker) && !pinned.has(worker)) pinned.set(worker, { client, worker })
+    }
+    assert.equal(pinned.size, wanted.length, `reached workers ${[...pinned.keys()].join(', ')} of ${wanted.join(', ')}`)
+    return pinned
+  }
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'folio-workers-'))
+    const port = await freePort()
+    url = `http://127.0.0.1:${port}`
+    child = spawn(process.execPath, [BIN, 'serve'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        FOLIO_DATA_DIR: dataDir,
+        FOLIO_PORT: String(port),
+        FOLIO_HOST: '127.0.0.1',
+        FOLIO_PUBLIC_URL: url,
+        FOLIO_ADMIN_PASSWORD: ADMIN_PASSWORD,
+        FOLIO_WORKERS: '2',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    child.stdout?.on('data', (data) => {
+      log += String(data)
+    })
+    child.stderr?.on('data', (data) => {
+      log += String(data)
+    })
+    await logShows(/all workers are serving/, 'the primary saying its workers serve')
+  })
+
+  after(async () => {
+    await Promise.all(clients.map((client) => client.close().catch(() => undefined)))
+    if (child && child.exitCode === null) {
+      const closed = new Promise((resolve) => child?.once('close', resolve))
+      child.kill('SIGTERM')
+      await closed
+    }
+    await rm(dataDir, { recursive: true, force: true })
+  })
+
+  test('both workers answer, a lock taken through one holds through the other, and a killed worker is replaced', async () => {
+    const workers = await pinTo([1, 2])
+    const one = workers.get(1)
+    const two = workers.get(2)
+    assert.ok(one && two)
+
+    // The admin account was made once, by the primary; any worker signs it in.
+    const token = await signIn(url, 'admin', ADMIN_PASSWORD)
+    const upload = await call(url, 'POST', '/api/2.0/files/@my/upload?title=shared.docx', {
+      token,
+      raw: 'shared between workers',
+      headers: { 'content-type': 'application/octet-stream' },
+    })
+    assert.equal(upload.status, 201, upload.text)
+    const fileId: string = upload.json.response.id
+    const access = await call(url, 'POST', `/api/2.0/files/file/${fileId}/wopi`, { token })
+    assert.equal(access.status, 200, access.text)
+    const path = `/wopi/files/${fileId}?access_token=${encodeURIComponent(access.json.response.accessToken)}`
+
+    assert.equal((await wopi(one, path, 'LOCK', 'taken-on-one')).status, 200)
+    const refused = await wopi(two, path, 'LOCK', 'wanted-on-two')
+    assert.equal(refused.status, 409)
+    assert.equal(refused.lock, 'taken-on-one')
+    assert.equal((await wopi(two, path, 'REFRESH_LOCK', 'taken-on-one')).status, 200)
+
+    // Kill worker 1 outright: the primary starts worker 3, and the lock is still there.
+    const listening = await logShows(/"pid":(\d+)[^\n]*"worker":1,"msg":"Folio is listening"/, 'worker 1 listening')
+    process.kill(Number(listening[1]), 'SIGKILL')
+    await logShows(/"worker":3,"msg":"Folio is listening"/, 'worker 3 replacing worker 1')
+    const three = (await pinTo([3])).get(3)
+    assert.ok(three)
+    const held = await wopi(three, path, 'GET_LOCK')
+    assert.equal(held.status, 200)
+    assert.equal(held.lock, 'taken-on-one')
+    assert.equal((await wopi(three, path, 'UNLOCK', 'taken-on-one')).status, 200)
+    assert.equal((await wopi(two, path, 'GET_LOCK')).lock, '')
+  })
+
+  test('a port already taken: the workers cannot serve, and the primary exits non-zero', async () => {
+    const squatter = createServer()
+    await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve))
+    const address = squatter.address()
+    const port = typeof address === 'object' && address ? address.port : 0
+    const dir = await mkdtemp(join(tmpdir(), 'folio-workers-taken-'))
+    try {
+      const failing = spawn(process.execPath, [BIN, 'serve'], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          FOLIO_DATA_DIR: dir,
+          FOLIO_PORT: String(port),
+          FOLIO_HOST: '127.0.0.1',
+          FOLIO_ADMIN_PASSWORD: ADMIN_PASSWORD,
+          FOLIO_WORKERS: '2',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let output = ''
+      failing.stdout.on('data', (data) => {
+        output += String(data)
+      })
+      failing.stderr.on('data', (data) => {
+        output += String(data)
+      })
+      // A primary that waited forever would hang the suite: give up after a minute.
+      const guard = setTimeout(() => failing.kill('SIGKILL'), 60_000)
+      const code = await new Promise<number | null>((resolve) => failing.once('close', resolve))
+      clearTimeout(guard)
+      assert.equal(code, 1, output)
+      assert.match(output, /EADDRINUSE/)
+    } finally {
+      squatter.close()
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+})
