@@ -21,6 +21,7 @@ import * as folders from './folders.js'
 import { runHousekeeping, type HousekeepingReport } from './garbage-collection.js'
 import * as locks from './locks.js'
 import * as sharing from './sharing.js'
+import { sharedPage } from './shared-page.js'
 import { runOperation, takeOperations, type StartedOperation } from './operations.js'
 import { createTokens, type Tokens } from './tokens.js'
 import { issueWopiToken, launchWopi, type WopiLaunch } from './wopi-launch.js'
@@ -197,6 +198,8 @@ export interface SharingService {
   listFolder: Bound<typeof sharing.listFolderShares>
   setFolder: Bound<typeof sharing.setFolderShares>
   sharedWith: Bound<typeof sharing.sharedWith>
+  /** The '@share' section filtered, sorted and paged like a folder listing. */
+  sharedPage: Bound<typeof sharedPage>
   getLink: Bound<typeof sharing.getShareLink>
   setLink: Bound<typeof sharing.setShareLink>
   linkPrincipal: Bound<typeof sharing.linkPrincipal>
@@ -428,6 +431,7 @@ export function createApp(ctx: AppContext): App {
       listFolder: bind(ctx, sharing.listFolderShares),
       setFolder: bind(ctx, sharing.setFolderShares),
       sharedWith: bind(ctx, sharing.sharedWith),
+      sharedPage: bind(ctx, sharedPage),
       getLink: bind(ctx, sharing.getShareLink),
       setLink: bind(ctx, sharing.setShareLink),
       linkPrincipal: bind(ctx, sharing.linkPrincipal),

@@ -160,6 +160,76 @@ describe('folders shared with people', () => {
     assert.deepEqual(titles, ['Before.txt', 'Inside.txt'])
   })
 
+  test('@share pages, sorts and filters as other listings do, and its folders carry their counts', async () => {
+    const { createUser } = await import('../../src/app/accounts.js')
+    const dana = await createUser(server.ctx, { userName: 'dana', password: 'dana-password-1' })
+    const danaToken = await signIn(server.url, 'dana', 'dana-password-1')
+    const my = (await api(owner, 'GET', '/files/@my')).json.response.current.id
+    const alpha = await newFolder(owner, my, 'Alpha')
+    const beta = await newFolder(owner, my, 'beta')
+    await upload(owner, alpha, 'In alpha 1.txt', 'one')
+    await upload(owner, alpha, 'In alpha 2.txt', 'two')
+    await newFolder(owner, alpha, 'Below alpha')
+    const files: Record<string, string> = {}
+    const contents: Array<[string, string]> = [['Gamma.docx', 'gamma'], ['delta.xlsx', 'delta, the longest'], ['Epsilon.pptx', 'e']]
+    for (const [title, text] of contents) {
+      files[title] = (await upload(owner, my, title, text)).json.response.id
+    }
+    await shareFolder(alpha, [[dana.id, 2]])
+    await shareFolder(beta, [[dana.id, 1]])
+    for (const id of Object.values(files)) {
+      assert.equal((await api(owner, 'PUT', `/files/file/${id}/share`, { share: [{ shareTo: dana.id, access: 2 }] })).status, 200)
+    }
+
+    const page = async (query: string) => {
+      const reply = await api(danaToken, 'GET', `/files/@share?${query}`)
+      assert.equal(reply.status, 200, reply.text)
+      const body = reply.json.response
+      return {
+        body,
+        titles: [...body.folders, ...body.files].map((item: { title: string }) => item.title),
+      }
+    }
+
+    // Folders first, then files, each by name without regard to case.
+    const byName = await page('sortBy=AZ')
+    assert.deepEqual(byName.titles, ['Alpha', 'beta', 'delta.xlsx', 'Epsilon.pptx', 'Gamma.docx'])
+    assert.equal(byName.body.total, 5)
+    assert.deepEqual([byName.body.current.filesCount, byName.body.current.foldersCount], [3, 2])
+    assert.deepEqual(
+      byName.body.folders.map((f: { title: string; filesCount: number; foldersCount: number; access: number; parentId: string }) =>
+        [f.title, f.filesCount, f.foldersCount, f.access, f.parentId]),
+      [['Alpha', 2, 1, 2, '@share'], ['beta', 0, 0, 1, '@share']],
+    )
+    assert.deepEqual((await page('sortBy=AZ&sortOrder=descending')).titles, ['beta', 'Alpha', 'Gamma.docx', 'Epsilon.pptx', 'delta.xlsx'])
+    // Workspace's numbers work too: Size is 2.
+    assert.deepEqual((await page('sortBy=2&sortOrder=ascending&filterType=FilesOnly')).titles, ['Epsilon.pptx', 'Gamma.docx', 'delta.xlsx'])
+
+    // Pages run across the folders into the files; the total stays the whole list's.
+    const second = await page('sortBy=AZ&startIndex=1&count=2')
+    assert.deepEqual(second.titles, ['beta', 'delta.xlsx'])
+    assert.deepEqual([second.body.startIndex, second.body.count, second.body.total], [1, 2, 5])
+    const last = await page('sortBy=AZ&startIndex=3&count=10')
+    assert.deepEqual(last.titles, ['Epsilon.pptx', 'Gamma.docx'])
+    assert.equal((await page('sortBy=AZ&startIndex=10')).titles.length, 0)
+
+    // The name filter and the type filters, by name or number.
+    const named = await page('sortBy=AZ&filterValue=TA')
+    assert.deepEqual(named.titles, ['beta', 'delta.xlsx'])
+    assert.equal(named.body.total, 2)
+    assert.deepEqual((await page('sortBy=AZ&filterType=FoldersOnly')).titles, ['Alpha', 'beta'])
+    assert.deepEqual((await page('sortBy=AZ&filterType=5')).titles, ['delta.xlsx'])
+    assert.deepEqual((await page('sortBy=AZ&filterType=DocumentsOnly')).titles, ['Gamma.docx'])
+
+    // Bad paging or sorting is refused in words, as for any folder.
+    const bad: Array<[string, string]> = [['sortBy=Colour', 'sortBy'], ['count=0', 'count'], ['startIndex=-1', 'startIndex'], ['filterType=Pictures', 'filterType']]
+    for (const [query, field] of bad) {
+      const refused = await api(danaToken, 'GET', `/files/@share?${query}`)
+      assert.equal(refused.status, 400, query)
+      assert.match(refused.json.error.message, new RegExp(field), query)
+    }
+  })
+
   test('a shared folder moved to the owner\'s trash is gone for the sharee, over WOPI too', async () => {
     const my = (await api(owner, 'GET', '/files/@my')).json.response.current.id
     const shared = await newFolder(owner, my, 'Trashed later')

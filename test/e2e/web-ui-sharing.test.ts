@@ -61,13 +61,14 @@ describe('Working together in the web UI: two people, the Docs simulator and a l
   let guest: TestBrowser
   let annName: string
   const beaName = 'bea (display)'
+  let beaId: string
   let briefId: string
   let linkUrl: string
   const sessions: EditorSession[] = []
 
   before(async () => {
     h = await startHarness()
-    await h.createUser('bea')
+    beaId = (await h.createUser('bea')).id
     annName = (await h.api('GET', '/people/@self')).json.response.displayName
     ann = await launchBrowser()
     bea = await launchBrowser()
@@ -96,8 +97,12 @@ describe('Working together in the web UI: two people, the Docs simulator and a l
 
     const chooser = page.waitForEvent('filechooser')
     await page.getByRole('button', { name: 'Upload files' }).click()
-    await (await chooser).setFiles([{ name: 'Brief.docx', mimeType: DOCX, buffer: Buffer.from(BRIEF_BYTES) }])
+    await (await chooser).setFiles([
+      { name: 'Brief.docx', mimeType: DOCX, buffer: Buffer.from(BRIEF_BYTES) },
+      { name: 'Notes.txt', mimeType: 'text/plain', buffer: Buffer.from('notes') },
+    ])
     await fileRow(page, 'Brief.docx').waitFor()
+    await fileRow(page, 'Notes.txt').waitFor()
 
     // The folder for reading, the document inside it for editing (the nearer share wins).
     await page.getByRole('navigation', { name: 'Breadcrumbs' }).getByRole('link', { name: 'Documents' }).click()
@@ -150,8 +155,56 @@ describe('Working together in the web UI: two people, the Docs simulator and a l
     await bea.screenshot('shared-with-me')
   })
 
+  test('B opens the folder: the way back starts at "Shared with me", each item has the buttons of B\'s access', async () => {
+    const { page } = bea
+    await folderRow(page, 'Team').getByRole('link', { name: 'Team' }).click()
+    // Notes.txt is reached only through the folder: its row means the folder's page is on screen.
+    const notes = fileRow(page, 'Notes.txt')
+    await notes.waitFor()
+    await expectScreen(page, 'Team')
+    const crumbs = page.getByRole('navigation', { name: 'Breadcrumbs' })
+    await crumbs.getByRole('link', { name: 'Shared with me' }).waitFor()
+    assert.equal(await crumbs.getByRole('link', { name: 'Documents' }).count(), 0, 'nothing of the owner\'s tree above')
+    // The folder is Read: nothing to add, and its own files only read; the document's own
+    // share (the nearer one) gives edit.
+    await fileRow(page, 'Brief.docx').getByRole('button', { name: 'Rename Brief.docx' }).waitFor()
+    for (const name of ['Rename Notes.txt', 'Share Notes.txt', 'Delete Notes.txt', 'Move Notes.txt to…']) {
+      assert.equal(await notes.getByRole('button', { name }).count(), 0, name)
+    }
+    for (const name of ['Upload files', 'New folder']) {
+      assert.equal(await page.getByRole('button', { name, exact: true }).count(), 0, name)
+    }
+    await assertAllControlsNamed(page, 'shared folder')
+
+    // A folder shared with edit access: B adds a folder into it, which lands in A's tree.
+    const drafts = (await h.api('POST', '/files/folder/@my', { title: 'Drafts' })).json.response.id
+    const shared = await h.api('PUT', `/files/folder/${drafts}/share`, { share: [{ shareTo: beaId, access: 1 }] })
+    assert.equal(shared.status, 200, shared.text)
+    await crumbs.getByRole('link', { name: 'Shared with me' }).click()
+    await folderRow(page, 'Drafts').getByText(`Shared by ${annName} · Full access (edit)`).waitFor()
+    await folderRow(page, 'Drafts').getByRole('link', { name: 'Drafts' }).click()
+    await expectScreen(page, 'Drafts')
+    await page.getByRole('button', { name: 'Upload files' }).waitFor()
+    await page.getByRole('button', { name: 'New folder' }).click()
+    const create = page.getByRole('dialog', { name: 'New folder' })
+    await create.getByLabel('Folder name').fill('From Bea')
+    await create.getByRole('button', { name: 'Create folder' }).click()
+    await folderRow(page, 'From Bea').waitFor()
+    const inDrafts = (await h.api('GET', `/files/${drafts}`)).json.response.folders
+    assert.deepEqual(inDrafts.map((f: { title: string }) => f.title), ['From Bea'])
+    assert.equal((await h.api('PUT', `/files/folder/${drafts}/share`, { share: [{ shareTo: beaId, access: 0 }] })).status, 200)
+
+    // Back into the folder A shared for reading, where B opens the document next.
+    await page.getByRole('navigation', { name: 'Breadcrumbs' }).getByRole('link', { name: 'Shared with me' }).click()
+    await expectScreen(page, 'Shared with me')
+    await folderRow(page, 'Team').getByRole('link', { name: 'Team' }).click()
+    await fileRow(page, 'Notes.txt').waitFor()
+  })
+
   test('both open the document: one key, two people, and Folio shows both editing', async () => {
     const annEditor = await openFromList(ann.page, 'Brief.docx')
+    // B opens it from inside the folder A shared.
+    await expectScreen(bea.page, 'Team')
     const beaEditor = await openFromList(bea.page, 'Brief.docx')
     const annConfig = await editorConfigOf(annEditor)
     const beaConfig = await editorConfigOf(beaEditor)

@@ -77,6 +77,8 @@ export interface FolderItem {
   updated?: string
   createdBy?: UserRef
   access?: number
+  /** ONLYOFFICE's FolderType of its section as the caller sees it (USER 5, SHARE 6, TRASH 3). */
+  rootFolderType?: number
   owner?: UserRef
   originId?: string
   originTitle?: string
@@ -211,10 +213,7 @@ export const listFiles = (options: {
   filterValue: string
 }) => call<FilePage>('GET', '/files/@my' + query(options))
 
-/**
- * A folder's page: '@my', '@trash', '@share' or a folder id. '@share' is one list (Folio
- * answers it whole), so its paging and sorting are the UI's.
- */
+/** A folder's page: '@my', '@trash', '@share' or a folder id; Folio sorts, filters and pages each. */
 export const listFolder = (
   ref: string,
   options: {

@@ -3,15 +3,14 @@ import type { AdapterContext, FileOperation } from '../../app/create-app.js'
 import type { Principal } from '../../app/access.js'
 import type { FileRecord, FolderRecord, OperationItem } from '../../core/entities.js'
 import { isDomainError } from '../../core/errors.js'
-import { suffixesOf } from '../../core/documents/portal-file-types.js'
 import { me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
 import { itemPresenter } from './present-items.js'
 import { ROOT_FOLDER_TYPE } from './presenters.js'
-import { shareListing } from './routes-sharing.js'
+import { listQueryOf } from './list-query.js'
+import { shareListing } from './share-listing.js'
 import {
   deleteItemsBody,
-  folderListQuery,
   folderRefParams,
   immediatelyInput,
   moveCheckQuery,
@@ -44,17 +43,6 @@ function shareSection(by: Principal) {
   }
 }
 
-function listFilter(kind: ReturnType<typeof parseInput<typeof folderListQuery>>['filterType']) {
-  switch (kind) {
-    case 'files': return { kind: 'files-only' } as const
-    case 'folders': return { kind: 'folders-only' } as const
-    case 'documents': return { kind: 'files-only', suffixes: suffixesOf(7) } as const
-    case 'presentations': return { kind: 'files-only', suffixes: suffixesOf(6) } as const
-    case 'spreadsheets': return { kind: 'files-only', suffixes: suffixesOf(5) } as const
-    default: return { kind: 'all' } as const
-  }
-}
-
 function presentOperation(op: FileOperation, files: unknown[], folders: unknown[]) {
   const finished = op.finishedAt !== null
   return {
@@ -80,18 +68,8 @@ export function folderRoutes(ctx: AdapterContext) {
 
     async function contents(request: FastifyRequest, ref: string) {
       const by = me(request)
-      const query = parseInput(folderListQuery, request.query)
-      const sortBy = query.sortBy ?? 'updated'
-      // Newest first by default; names A to Z by default.
-      const descending = query.sortOrder ?? sortBy !== 'title'
-      const listing = await ctx.app.folders.list(by, ref, {
-        offset: query.startIndex,
-        limit: query.count,
-        sortBy,
-        descending,
-        titleContains: query.filterValue || undefined,
-        filter: listFilter(query.filterType),
-      })
+      const query = listQueryOf(request)
+      const listing = await ctx.app.folders.list(by, ref, query)
       const present = itemPresenter(ctx, by)
       const folders = await present.folders(listing.folders, listing.counts, listing.rootType, listing.access)
       const files = await present.files(listing.files, listing.rootType, listing.access)
@@ -106,7 +84,7 @@ export function folderRoutes(ctx: AdapterContext) {
         folders,
         current,
         pathParts: listing.rootType === 'share' ? ['@share', ...pathParts] : pathParts,
-        startIndex: query.startIndex,
+        startIndex: query.offset,
         count: files.length + folders.length,
         total: listing.total,
         new: 0,
@@ -115,7 +93,7 @@ export function folderRoutes(ctx: AdapterContext) {
 
     async function shared(request: FastifyRequest) {
       const by = me(request)
-      const listing = await shareListing(ctx, by)
+      const listing = await shareListing(ctx, by, listQueryOf(request))
       const current = {
         ...shareSection(by),
         filesCount: listing.current.filesCount,

@@ -1,12 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import type { Principal } from '../../app/access.js'
 import type { AdapterContext } from '../../app/create-app.js'
 import type { ShareEntry, ShareLink } from '../../app/sharing.js'
-import { shareOfLevel } from '../../core/sharing/access-levels.js'
 import { me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
-import { presentFile, ROOT_FOLDER_TYPE } from './presenters.js'
 import { fileIdParams, parseInput } from './schema.js'
 
 const shareBody = z.object({
@@ -50,51 +47,10 @@ function presentLink(ctx: AdapterContext, link: ShareLink) {
 }
 
 /**
- * The '@share' section: the files and folders others shared with `by`, in the shape of a
- * folder listing (also the share part of '@root').
- */
-export async function shareListing(ctx: AdapterContext, by: Principal) {
-  const { files: shared, folders: sharedFolders } = await ctx.app.sharing.sharedWith(by)
-  const editing = await ctx.app.editing.states(shared.map((s) => s.file.id))
-  const names = await ctx.app.accounts.displayNames([
-    ...shared.flatMap((s) => [s.file.createdBy, s.file.updatedBy, s.file.ownerId]),
-    ...sharedFolders.map((s) => s.folder.ownerId),
-    ...[...editing.values()].flatMap((state) => state.editors),
-  ])
-  const now = ctx.clock.now()
-  const files = shared.map(({ file, access }) => ({
-    ...presentFile(file, ctx.config.publicUrl, names, now, editing.get(file.id), { rootType: 'share' }),
-    folderId: '@share',
-    access: shareOfLevel(access),
-    owner: { id: file.ownerId, displayName: names.get(file.ownerId) ?? '' },
-  }))
-  const folders = sharedFolders.map(({ folder, access }) => ({
-    id: folder.id,
-    title: folder.title,
-    parentId: '@share',
-    rootFolderType: ROOT_FOLDER_TYPE.share,
-    access: shareOfLevel(access),
-    owner: { id: folder.ownerId, displayName: names.get(folder.ownerId) ?? '' },
-    created: new Date(folder.createdAt).toISOString(),
-    updated: new Date(folder.updatedAt).toISOString(),
-  }))
-  return {
-    files,
-    folders,
-    current: { id: '@share', title: 'Shared with me', filesCount: files.length, foldersCount: folders.length },
-    pathParts: ['@share'],
-    startIndex: 0,
-    count: files.length + folders.length,
-    total: files.length + folders.length,
-    new: 0,
-  }
-}
-
-/**
  * Sharing (ONLYOFFICE Workspace paths): the sharing list of a file or folder and changes to
  * it (owner and admins), a file's link, and the people search every signed-in user may use
- * to pick someone to share with. What others shared with the caller is `shareListing`,
- * which the folders API answers as the '@share' section.
+ * to pick someone to share with. What others shared with the caller is `shareListing`
+ * (share-listing.ts), which the folders API answers as the '@share' section.
  */
 export function sharingRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {

@@ -39,10 +39,14 @@ type Open =
 
 const SECTION_TITLES: Record<string, string> = { '@my': 'Documents', '@share': 'Shared with me', '@trash': 'Trash' }
 
-function sectionOf(folder: string): Section {
+/** ONLYOFFICE's FolderType of the "Shared with me" section, which a sharee's folders carry. */
+const SHARE_ROOT_TYPE = 6
+
+/** The section on screen; a folder id is 'share' once its listing says it was reached through a share. */
+function sectionOf(folder: string, current: api.FolderItem | undefined): Section {
   if (folder === '@share') return 'share'
   if (folder === '@trash') return 'trash'
-  return 'my'
+  return current?.rootFolderType === SHARE_ROOT_TYPE ? 'share' : 'my'
 }
 
 /**
@@ -52,13 +56,17 @@ function sectionOf(folder: string): Section {
  * move (dialog or drag onto a folder or breadcrumb), rename, delete to the trash, restore.
  */
 export function DocumentsScreen(props: { folder: string; capabilities: api.Capabilities; isAdmin: boolean; selfId: string }) {
-  const section = sectionOf(props.folder)
   const [sortBy, setSortBy] = useState<SortField>('DateAndTime')
   const [sortOrder, setSortOrder] = useState<SortOrder>('descending')
   const [filterText, setFilterText] = useState('')
   const [filter, setFilter] = useState('')
   const [page, setPage] = useState(0)
   const [data, setData] = useState<api.FolderPage | undefined>(undefined)
+  // Which folder `data` was read from: the previous folder's page is on screen for a moment
+  // after navigating, and its access must not decide this folder's buttons.
+  const [dataFolder, setDataFolder] = useState('')
+  const loadedFolder = dataFolder === props.folder ? data?.current : undefined
+  const section = sectionOf(props.folder, loadedFolder)
   const [loading, setLoading] = useState(true)
   const [loadError, setLoadError] = useState('')
   const [renaming, setRenaming] = useState<string | null>(null)
@@ -94,6 +102,7 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
         return
       }
       setData(result)
+      setDataFolder(current.folder)
       setLoadError('')
     } catch (error) {
       if (mine !== sequence.current) return
@@ -146,7 +155,13 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
     api.folderPath(props.folder).then(
       (folders) => {
         if (!current) return
-        setPath(folders.map((f, index) => (index === 0 ? { folder: '@my', title: 'Documents' } : { folder: f.id, title: f.title })))
+        // A sharee's way starts at "Shared with me"; an owner's at their documents.
+        setPath(
+          folders.map((f, index) => {
+            if (f.id === '@share') return { folder: '@share', title: 'Shared with me' }
+            return index === 0 ? { folder: '@my', title: 'Documents' } : { folder: f.id, title: f.title }
+          }),
+        )
       },
       // Someone else's folder: its way down is not the reader's to see.
       () => current && setPath([{ folder: '@share', title: 'Shared with me' }]),
@@ -199,15 +214,15 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
     setPage(0)
   }
 
-  const listed: Entry[] = [
+  const entries: Entry[] = [
     ...(data?.folders ?? []).map((item): Entry => ({ kind: 'folder', item })),
     ...(data?.files ?? []).map((item): Entry => ({ kind: 'file', item })),
   ]
-  // "Shared with me" comes whole from Folio: its filter and order are applied here.
-  const entries = section === 'share' ? filterAndSort(listed, filter, sortBy, sortOrder) : listed
   const chosen = entries.filter((entry) => selected.has(keyOf(entry)))
-  const currentAccess = allowed(section === 'my' ? data?.current.access : 3)
-  const mayAdd = section === 'my' && currentAccess.rename
+  // Adding is for a folder (one's own, or one shared with edit access), never a section
+  // of others' items or the trash; nothing is offered before the folder's access is known.
+  const inFolder = props.folder !== '@share' && section !== 'trash'
+  const mayAdd = inFolder && loadedFolder !== undefined && allowed(loadedFolder.access).rename
   const title = SECTION_TITLES[props.folder] ?? data?.current.title ?? 'Folder'
   const crumbs = path && path.length > 0 && !SECTION_TITLES[props.folder]
     ? [...path.filter((crumb) => crumb.folder !== props.folder), { folder: props.folder, title }]
@@ -310,12 +325,12 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
   }
   const carriesFiles = (event: DragEvent) => mayAdd && Array.from(event.dataTransfer?.types ?? []).includes('Files')
 
-  const total = section === 'share' ? entries.length : data?.total ?? 0
+  const total = data?.total ?? 0
   // The range describes the rows on screen (the loaded page), not the page being fetched.
-  const shownFrom = section === 'share' ? 0 : data?.startIndex ?? 0
+  const shownFrom = data?.startIndex ?? 0
   const first = total === 0 ? 0 : shownFrom + 1
   const last = Math.min(total, shownFrom + entries.length)
-  const pages = section === 'share' ? 1 : Math.max(1, Math.ceil(total / PAGE_SIZE))
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE))
   const allChosen = entries.length > 0 && chosen.length === entries.length
   const chosenManageable = chosen.every((entry) => allowed(entry.item.access).manage)
 
@@ -554,26 +569,6 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
       />
     </section>
   )
-}
-
-/** Rows whose name contains `filter`, folders first, each group in the asked order. */
-function filterAndSort(entries: Entry[], filter: string, sortBy: SortField, sortOrder: SortOrder): Entry[] {
-  const needle = filter.toLocaleLowerCase()
-  const key = (entry: Entry): string | number => {
-    if (sortBy === 'AZ') return entry.item.title.toLocaleLowerCase()
-    if (sortBy === 'Size') return entry.kind === 'file' ? entry.item.pureContentLength : 0
-    return Date.parse(entry.item.updated ?? '') || 0
-  }
-  const sign = sortOrder === 'ascending' ? 1 : -1
-  return entries
-    .filter((entry) => needle === '' || entry.item.title.toLocaleLowerCase().includes(needle))
-    .sort((a, b) => {
-      if (a.kind !== b.kind) return a.kind === 'folder' ? -1 : 1
-      const x = key(a)
-      const y = key(b)
-      const order = typeof x === 'string' && typeof y === 'string' ? x.localeCompare(y) : Number(x) - Number(y)
-      return sign * order
-    })
 }
 
 function emptyText(folder: string, filter: string): string {

@@ -150,7 +150,7 @@ export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
   const { folder } = props
   const may = allowed(folder.access)
   const renameButton = useRenameFocus(props.renaming)
-  // "Shared with me" lists folders without their counts.
+  // Counts are shown only where the listing gave them.
   const counted = folder.filesCount !== undefined || folder.foldersCount !== undefined
   const count = (folder.filesCount ?? 0) + (folder.foldersCount ?? 0)
   const items = counted ? (count === 1 ? '1 item' : `${count} items`) : ''
