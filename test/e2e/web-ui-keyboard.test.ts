@@ -131,7 +131,13 @@ describe('web interface with the keyboard alone (a member, not an admin)', () =>
     await page.goto(`${server.url}/people`)
     await page.getByRole('heading', { name: 'Only admins can manage people' }).waitFor()
     const cookie = (await page.context().cookies(server.url)).find((c) => c.name === 'folio_session')
-    const reply = await call(server.url, 'GET', '/api/2.0/people', { headers: { Cookie: `folio_session=${cookie?.value}` } })
+    // Every signed-in person may look people up (to share with them), but only admins add
+    // accounts: the same session creating one is refused.
+    const reply = await call(server.url, 'POST', '/api/2.0/people', {
+      headers: { Cookie: `folio_session=${cookie?.value}`, 'X-Folio-Request': '1' },
+      body: { userName: 'sneaky', password: 'sneaky-password-1' },
+    })
     assert.equal(reply.status, 403)
+    assert.equal(reply.json.error.type, 'FORBIDDEN')
   })
 })

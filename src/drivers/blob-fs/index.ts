@@ -123,8 +123,13 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
   return {
     put: (source: Readable, putOptions: PutOptions) => write(newBlobKey(), source, putOptions),
 
-    putWithKey: async (key: string, source: Readable, putOptions: PutOptions) =>
-      write(checkChosenKey(key), source, putOptions),
+    // The one way a key's bytes can change (migrate-storage replacing a damaged copy):
+    // the cached bytes go with the old ones.
+    async putWithKey(key: string, source: Readable, putOptions: PutOptions) {
+      const stored = await write(checkChosenKey(key), source, putOptions)
+      cache.delete(key)
+      return stored
+    },
 
     async get(key: string, range?: ByteRange): Promise<Readable> {
       if (!KEY_PATTERN.test(key)) throw notFound()

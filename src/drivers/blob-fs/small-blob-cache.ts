@@ -3,6 +3,8 @@
  * in one process's memory with other processes on the same store: a blob never changes
  * once stored (a new version is a new random key) and a key is never reused, so a cached
  * blob can only be stale in being deleted elsewhere, and by then no file refers to it.
+ * The exception is `putWithKey` (migrate-storage, with no server running on the target),
+ * which drops the entry of the key it rewrites.
  */
 export interface SmallBlobCache {
   get(key: string): Buffer | undefined
