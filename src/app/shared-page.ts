@@ -22,17 +22,58 @@ interface Sortable {
   id: string
   title: string
   createdAt: number
+  createdBy: string
   updatedAt: number
   size: number
 }
 
+/** The extension a type sort orders by: after the last dot, '' when there is none. */
+export function extensionOf(title: string): string {
+  const key = title.toLowerCase()
+  const dot = key.lastIndexOf('.')
+  return dot < 0 ? '' : key.slice(dot + 1)
+}
+
+/** The text keys of the sorts that compare text; the stores order these by bytes. */
+function textKeys(item: Sortable, sortBy: FolderListQuery['sortBy'], authors: ReadonlyMap<string, string>, isFile: boolean): string[] | undefined {
+  const title = item.title.toLowerCase()
+  if (sortBy === 'title' || sortBy === 'size' && !isFile) return [title]
+  if (sortBy === 'type') return isFile ? [extensionOf(item.title), title] : [title]
+  if (sortBy === 'author') return [authors.get(item.createdBy) ?? '', title]
+  return undefined
+}
+
+// UTF-8 byte order, as SQLite and PostgreSQL's "C" collation compare text.
+function compareBytes(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
+}
+
 // The same order the stores give a folder's listing: the field, then the id, one direction.
-function compare(a: Sortable, b: Sortable, sortBy: FolderListQuery['sortBy']): number {
-  const x = sortBy === 'title' ? a.title.toLowerCase() : sortBy === 'created' ? a.createdAt : sortBy === 'size' ? a.size : a.updatedAt
-  const y = sortBy === 'title' ? b.title.toLowerCase() : sortBy === 'created' ? b.createdAt : sortBy === 'size' ? b.size : b.updatedAt
-  if (x < y) return -1
-  if (x > y) return 1
+function compare(a: Sortable, b: Sortable, sortBy: FolderListQuery['sortBy'], authors: ReadonlyMap<string, string>, isFile: boolean): number {
+  const x = textKeys(a, sortBy, authors, isFile)
+  const y = textKeys(b, sortBy, authors, isFile)
+  if (x !== undefined && y !== undefined) {
+    for (let i = 0; i < x.length; i++) {
+      const order = compareBytes(x[i] ?? '', y[i] ?? '')
+      if (order !== 0) return order
+    }
+  } else {
+    const p = sortBy === 'created' ? a.createdAt : sortBy === 'size' ? a.size : a.updatedAt
+    const q = sortBy === 'created' ? b.createdAt : sortBy === 'size' ? b.size : b.updatedAt
+    if (p !== q) return p < q ? -1 : 1
+  }
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+}
+
+/** Display names of the creators of what is listed, when the sort needs them. */
+async function authorNames(ctx: AppContext, sortBy: FolderListQuery['sortBy'], ids: readonly string[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>()
+  if (sortBy !== 'author') return names
+  for (const id of new Set(ids)) {
+    const user = await ctx.store.users.findById(id)
+    if (user !== undefined) names.set(id, user.displayName)
+  }
+  return names
 }
 
 /**
@@ -47,18 +88,22 @@ export async function sharedPage(ctx: AppContext, by: Principal, query: FolderLi
   const filter = query.filter
   const suffixes = filter.kind === 'files-only' ? filter.suffixes : undefined
   const direction = query.descending ? -1 : 1
+  const authors = await authorNames(ctx, query.sortBy, [
+    ...sharedFolders.map((s) => s.folder.createdBy),
+    ...sharedFiles.map((s) => s.file.createdBy),
+  ])
 
   const folders = filter.kind === 'files-only'
     ? []
     : sharedFolders
       .filter((s) => named(s.folder.title))
-      .sort((a, b) => direction * compare({ ...a.folder, size: 0 }, { ...b.folder, size: 0 }, query.sortBy))
+      .sort((a, b) => direction * compare({ ...a.folder, size: 0 }, { ...b.folder, size: 0 }, query.sortBy, authors, false))
   const files = filter.kind === 'folders-only'
     ? []
     : sharedFiles
       .filter((s) => named(s.file.title))
       .filter((s) => suffixes === undefined || suffixes.some((suffix) => s.file.title.toLowerCase().endsWith(suffix)))
-      .sort((a, b) => direction * compare(a.file, b.file, query.sortBy))
+      .sort((a, b) => direction * compare(a.file, b.file, query.sortBy, authors, true))
 
   const page = [...folders, ...files].slice(query.offset, query.offset + query.limit)
   const pageFolders: FolderRecord[] = []

@@ -160,7 +160,8 @@ export interface FolderCounts {
 }
 
 /** What a list of files can be sorted by. */
-export type FileSortField = 'title' | 'created' | 'updated' | 'size'
+/** 'type' orders files by extension, 'author' by the creator's display name; both then by title. */
+export type FileSortField = 'title' | 'created' | 'updated' | 'size' | 'type' | 'author'
 
 /**
  * One entry of the audit trail: who did what, to what, when and from which address.

@@ -803,14 +803,15 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       listed('f-b', 'bravo.docx', 300, 2, 7),
       listed('f-f', 'Foxtrot.md', 0, 0, 9),
     ]
-    const sortValue: Record<FileSortField, (f: FileRecord) => string | number> = {
+    // Type and author have their own fixtures below.
+    const sortValue: Record<'title' | 'created' | 'updated' | 'size', (f: FileRecord) => string | number> = {
       title: (f) => f.title.toLowerCase(),
       created: (f) => f.createdAt,
       updated: (f) => f.updatedAt,
       size: (f) => f.size,
     }
 
-    function expectedOrder(sortBy: FileSortField, descending: boolean): string[] {
+    function expectedOrder(sortBy: keyof typeof sortValue, descending: boolean): string[] {
       const sign = descending ? -1 : 1
       const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0)
       return [...fixtures]
@@ -940,6 +941,95 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         })
         assert.equal(page.total, 5)
         assert.deepEqual(page.items.map((f) => f.id), ['f-r2', 'f-r1'])
+      }))
+  })
+
+  describe(`${name}: listing by type and by author`, () => {
+    // Creators with names that sort against their ids; u-gone has no user any more.
+    const people: Array<[string, string]> = [['u-a', 'Carol Ann'], ['u-b', 'Alice Liddell'], ['u-c', 'Bob Stone']]
+    const made = (id: string, title: string, createdBy: string) => buildFile({ id, title, createdBy })
+    const fixtures: FileRecord[] = [
+      made('f-1', 'notes', 'u-a'),
+      made('f-2', 'Zeta.DOCX', 'u-b'),
+      made('f-3', 'alpha.docx', 'u-c'),
+      made('f-4', 'b.tar.gz', 'u-gone'),
+      made('f-5', 'Memo.md', 'u-c'),
+      made('f-6', 'trailing.', 'u-b'),
+      made('f-7', 'Émile.pdf', 'u-a'),
+    ]
+    // No extension first (also a title ending in a dot), then by extension, then title;
+    // 'é' sorts after every ASCII letter, as bytes do.
+    const byType = ['notes', 'trailing.', 'alpha.docx', 'Zeta.DOCX', 'b.tar.gz', 'Memo.md', 'Émile.pdf']
+    // A removed creator counts as '', then Alice, Bob, Carol; ties by title.
+    const byAuthor = ['b.tar.gz', 'trailing.', 'Zeta.DOCX', 'alpha.docx', 'Memo.md', 'notes', 'Émile.pdf']
+
+    async function seed(store: MetadataStore): Promise<void> {
+      for (const [id, displayName] of people) {
+        await store.users.create(buildUser({ id, userName: id, displayName }))
+      }
+      for (const file of fixtures) await store.files.create(file, headVersion(file))
+    }
+
+    async function titles(store: MetadataStore, sortBy: FileSortField, descending: boolean, limit = 100): Promise<string[]> {
+      const seen: string[] = []
+      for (let offset = 0; offset < fixtures.length; offset += limit) {
+        const page = await store.files.list({ folderId: 'd-u-alice', offset, limit, sortBy, descending })
+        assert.equal(page.total, fixtures.length)
+        seen.push(...page.items.map((f) => f.title))
+      }
+      return seen
+    }
+
+    for (const [sortBy, expected] of [['type', byType], ['author', byAuthor]] as const) {
+      test(`sorts files by ${sortBy} then title, both directions, pages without gaps or repeats`, () =>
+        withStore(async (store) => {
+          await seed(store)
+          assert.deepEqual(await titles(store, sortBy, false), expected)
+          assert.deepEqual(await titles(store, sortBy, true), [...expected].reverse())
+          assert.deepEqual(await titles(store, sortBy, false, 3), expected)
+          assert.deepEqual(await titles(store, sortBy, true, 3), [...expected].reverse())
+        }))
+    }
+
+    test('a rename moves the file to its new type; a new display name moves it by author', () =>
+      withStore(async (store) => {
+        await seed(store)
+        const notes = await store.files.findById('f-1')
+        assert.ok(notes)
+        assert.ok(await store.files.update('f-1', notes.revision, { title: 'notes.zip' }))
+        assert.deepEqual(
+          await titles(store, 'type', false),
+          ['trailing.', 'alpha.docx', 'Zeta.DOCX', 'b.tar.gz', 'Memo.md', 'Émile.pdf', 'notes.zip'],
+        )
+        assert.ok(await store.users.update('u-c', { displayName: 'Zoe Stone', updatedAt: T0 + 1 }))
+        assert.deepEqual(
+          await titles(store, 'author', false),
+          ['b.tar.gz', 'trailing.', 'Zeta.DOCX', 'notes.zip', 'Émile.pdf', 'alpha.docx', 'Memo.md'],
+        )
+      }))
+
+    test('folders sort by their creator\'s name for author and by title for type', () =>
+      withStore(async (store) => {
+        for (const [id, displayName] of people) {
+          await store.users.create(buildUser({ id, userName: id, displayName }))
+        }
+        const my = await store.folders.ensureRoot({
+          id: 'r-my', ownerId: 'u-alice', parentId: null, title: 'my', rootType: 'my', createdAt: T0,
+          createdBy: 'u-alice', updatedAt: T0, updatedBy: 'u-alice', revision: 1, trashedAt: null, originFolderId: null,
+        })
+        const add = (id: string, title: string, createdBy: string) => store.folders.create({
+          ...my, id, parentId: my.id, title, rootType: null, createdBy,
+        })
+        await add('d-1', 'beta.docx', 'u-a')
+        await add('d-2', 'Alpha', 'u-c')
+        await add('d-3', 'gamma', 'u-b')
+        await add('d-4', 'delta', 'u-c')
+        const list = async (sortBy: FileSortField, descending: boolean) =>
+          (await store.folders.list({ parentId: my.id, offset: 0, limit: 10, sortBy, descending })).items.map((f) => f.title)
+        assert.deepEqual(await list('type', false), ['Alpha', 'beta.docx', 'delta', 'gamma'])
+        assert.deepEqual(await list('type', true), ['gamma', 'delta', 'beta.docx', 'Alpha'])
+        assert.deepEqual(await list('author', false), ['gamma', 'Alpha', 'delta', 'beta.docx'])
+        assert.deepEqual(await list('author', true), ['beta.docx', 'delta', 'Alpha', 'gamma'])
       }))
   })
 

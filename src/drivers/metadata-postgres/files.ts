@@ -15,12 +15,19 @@ import { isUniqueViolation } from './pg-errors.js'
 /** A row of a listing: the total beside the columns of one file (null past the page's end). */
 type ListRow = (FileRow & { list_total: number }) | { list_total: number; id: null }
 
-// The only column names that ever reach ORDER BY; each has an index led by folder_id.
-const SORT_COLUMNS: Record<FileSortField, string> = {
-  title: 'title_key',
-  created: 'created_at',
-  updated: 'updated_at',
-  size: 'size',
+// The only column names that ever reach ORDER BY, as (table prefix) => keys. Every sort
+// but 'author' has an index led by folder_id; a title key is unique per folder, so the
+// title and type sorts need no id to break ties.
+const SORT_KEYS: Record<FileSortField, (t: string) => readonly string[]> = {
+  title: (t) => [`${t}title_key`],
+  created: (t) => [`${t}created_at`, `${t}id`],
+  updated: (t) => [`${t}updated_at`, `${t}id`],
+  size: (t) => [`${t}size`, `${t}id`],
+  type: (t) => [`${t}extension`, `${t}title_key`],
+  // The creator's name lives in users, so no index of files serves this order: a page
+  // costs a sort of the folder's files. A creator since removed sorts as ''. The page
+  // carries the name (author_key) so the outer query keeps the same order.
+  author: (t) => [`${t}author_key`, `${t}title_key`],
 }
 
 // Parameters $1 and $2 of both compare-and-set updates are the id and the expected
@@ -83,23 +90,22 @@ export function titleKey(title: string): string {
  * literally: % and _ are plain characters.
  */
 export function listSql(sortBy: FileSortField, descending: boolean, filtered: boolean): string {
-  const column = SORT_COLUMNS[sortBy]
   const direction = descending ? 'DESC' : 'ASC'
-  const condition = `($4::text = '' OR strpos(title_key, $4) > 0) AND ($5::text[] IS NULL
-    OR EXISTS (SELECT 1 FROM unnest($5::text[]) AS s WHERE right(title_key, length(s)) = s))`
+  const condition = `($4::text = '' OR strpos(files.title_key, $4) > 0) AND ($5::text[] IS NULL
+    OR EXISTS (SELECT 1 FROM unnest($5::text[]) AS s WHERE right(files.title_key, length(s)) = s))`
   const filter = filtered ? `AND ${condition}` : ''
   // The unfiltered total is one row kept by a trigger (migration 005), not a count.
   const total = filtered
-    ? `SELECT count(*) FROM files WHERE folder_id = $1 AND ${condition}`
+    ? `SELECT count(*) FROM files WHERE files.folder_id = $1 AND ${condition}`
     : 'SELECT coalesce((SELECT files FROM folder_counts WHERE folder_id = $1), 0)'
-  // A title key is unique per folder, so that order needs no tie-break and the unique
-  // (folder_id, title_key) index serves it; the other sorts break ties by id, as their
-  // indexes do.
-  const order = (table: string) => sortBy === 'title'
-    ? `${table}${column} ${direction}`
-    : `${table}${column} ${direction}, ${table}id ${direction}`
+  const order = (table: string) => SORT_KEYS[sortBy](table).map((key) => `${key} ${direction}`).join(', ')
+  // COLLATE "C" orders names by bytes, as SQLite does.
+  const author = sortBy === 'author'
+    ? `, coalesce(users.display_name, '') COLLATE "C" AS author_key FROM files
+      LEFT JOIN users ON users.id = files.created_by`
+    : ' FROM files'
   return `SELECT (${total}) AS list_total, page.* FROM (SELECT 1) AS one
-    LEFT JOIN LATERAL (SELECT * FROM files WHERE folder_id = $1 ${filter}
+    LEFT JOIN LATERAL (SELECT files.*${author} WHERE files.folder_id = $1 ${filter}
       ORDER BY ${order('')} LIMIT $2 OFFSET $3) AS page ON true
     ORDER BY ${order('page.')}`
 }

@@ -31,13 +31,16 @@ interface FolderRow {
 
 type ListRow = (FolderRow & { list_total: number }) | { list_total: number; id: null }
 
-// Folders have no size: that sort falls back to the title. Each column has an index led
-// by parent_id.
-const SORT_COLUMNS: Record<FileSortField, string> = {
-  title: 'title_key',
-  created: 'created_at',
-  updated: 'updated_at',
-  size: 'title_key',
+// Folders have no size or type: those sorts fall back to the title. Each but 'author' has
+// an index led by parent_id.
+const SORT_KEYS: Record<FileSortField, readonly string[]> = {
+  title: ['title_key', 'id'],
+  created: ['created_at', 'id'],
+  updated: ['updated_at', 'id'],
+  size: ['title_key', 'id'],
+  type: ['title_key', 'id'],
+  // The creator's name lives in users, so no index serves this order (see files.ts).
+  author: ['author_key', 'title_key', 'id'],
 }
 
 // Folder moves take this transaction-scoped advisory lock, so two moves that would
@@ -81,15 +84,20 @@ const UPDATE = `UPDATE folders SET
  * $1 parent, $2 limit, $3 offset, $4 the needle (filtered only).
  */
 export function folderListSql(sortBy: FileSortField, descending: boolean, filtered: boolean): string {
-  const column = SORT_COLUMNS[sortBy]
   const direction = descending ? 'DESC' : 'ASC'
-  const filter = filtered ? 'AND strpos(title_key, $4) > 0' : ''
+  const filter = filtered ? 'AND strpos(folders.title_key, $4) > 0' : ''
   const total = filtered
-    ? `SELECT count(*) FROM folders WHERE parent_id = $1 ${filter}`
+    ? `SELECT count(*) FROM folders WHERE folders.parent_id = $1 ${filter}`
     : 'SELECT coalesce((SELECT folders FROM folder_counts WHERE folder_id = $1), 0)'
-  const order = (table: string) => `${table}${column} ${direction}, ${table}id ${direction}`
+  const order = (table: string) => SORT_KEYS[sortBy].map((key) => `${table}${key} ${direction}`).join(', ')
+  // COLLATE "C" orders names by bytes, as SQLite does; the page carries the name so the
+  // outer query keeps the same order.
+  const from = sortBy === 'author'
+    ? `folders.*, coalesce(users.display_name, '') COLLATE "C" AS author_key FROM folders
+      LEFT JOIN users ON users.id = folders.created_by`
+    : 'folders.* FROM folders'
   return `SELECT (${total}) AS list_total, page.* FROM (SELECT 1) AS one
-    LEFT JOIN LATERAL (SELECT * FROM folders WHERE parent_id = $1 ${filter}
+    LEFT JOIN LATERAL (SELECT ${from} WHERE folders.parent_id = $1 ${filter}
       ORDER BY ${order('')} LIMIT $2 OFFSET $3) AS page ON true
     ORDER BY ${order('page.')}`
 }

@@ -291,13 +291,15 @@ if (skip !== undefined) {
         // Make both alternatives look ruinous, so a plan still sorting could not avoid it.
         await client.query('SET enable_seqscan = off')
         await client.query('SET enable_sort = off')
-        const expected: Record<FileSortField, string> = {
+        // Author joins users, so no index of files can serve it (see files.ts).
+        const expected: Record<Exclude<FileSortField, 'author'>, string> = {
+          type: 'files_by_folder_extension',
           title: 'files_by_folder_title',
           created: 'files_by_folder_created',
           updated: 'files_by_folder_updated',
           size: 'files_by_folder_size',
         }
-        for (const sortBy of ['title', 'created', 'updated', 'size'] as const) {
+        for (const sortBy of ['title', 'created', 'updated', 'size', 'type'] as const) {
           for (const descending of [false, true]) {
             for (const filtered of [false, true]) {
               const params: unknown[] = ['d-alice', 100, 0]

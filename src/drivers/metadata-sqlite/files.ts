@@ -62,15 +62,21 @@ interface ListParams {
   offset: number
 }
 
-// The only column names that ever reach ORDER BY; each has an index led by folder_id.
-const SORT_COLUMNS: Record<FileSortField, string> = {
-  title: 'title_key',
-  created: 'created_at',
-  updated: 'updated_at',
-  size: 'size',
+// The only column names that ever reach ORDER BY. Every sort but 'author' has an index
+// led by folder_id; a title key is unique per folder, so the type sort's tie-break needs
+// no id.
+const SORT_KEYS: Record<FileSortField, readonly string[]> = {
+  title: ['files.title_key'],
+  created: ['files.created_at', 'files.id'],
+  updated: ['files.updated_at', 'files.id'],
+  size: ['files.size', 'files.id'],
+  type: ['files.extension', 'files.title_key'],
+  // The creator's name lives in users, so no index of files serves this order: a page
+  // costs a sort of the folder's files. A creator since removed sorts as ''.
+  author: ["coalesce(users.display_name, '')", 'files.title_key'],
 }
 
-const SORT_FIELDS: readonly FileSortField[] = ['title', 'created', 'updated', 'size']
+const SORT_FIELDS: readonly FileSortField[] = ['title', 'created', 'updated', 'size', 'type', 'author']
 
 // Each patchable column keeps its value unless its flag is bound to 1, so one
 // prepared statement covers every patch and no caller text reaches the SQL.
@@ -102,7 +108,7 @@ export const FIND_BY_TITLE_SQL = 'SELECT * FROM files WHERE folder_id = ? AND ti
 
 // A title matches the suffix filter when it ends with one of the JSON array's strings.
 const SUFFIX_FILTER = `AND EXISTS (SELECT 1 FROM json_each(@suffixes)
-  WHERE substr(title_key, -length(value)) = value)`
+  WHERE substr(files.title_key, -length(value)) = value)`
 
 /**
  * The SELECT of one page of a listing. Exported so a test can check that
@@ -114,13 +120,14 @@ export function listSql(
   filtered: boolean,
   bySuffix = false,
 ): string {
-  const column = SORT_COLUMNS[sortBy]
   const direction = descending ? 'DESC' : 'ASC'
-  const filter = filtered ? 'AND instr(title_key, @needle) > 0' : ''
+  const order = SORT_KEYS[sortBy].map((key) => `${key} ${direction}`).join(', ')
+  const join = sortBy === 'author' ? 'LEFT JOIN users ON users.id = files.created_by' : ''
+  const filter = filtered ? 'AND instr(files.title_key, @needle) > 0' : ''
   const suffix = bySuffix ? SUFFIX_FILTER : ''
   // instr() matches the needle literally: % and _ are plain characters here.
-  return `SELECT * FROM files WHERE folder_id = @folderId ${filter} ${suffix}
-    ORDER BY ${column} ${direction}, id ${direction} LIMIT @limit OFFSET @offset`
+  return `SELECT files.* FROM files ${join} WHERE files.folder_id = @folderId ${filter} ${suffix}
+    ORDER BY ${order} LIMIT @limit OFFSET @offset`
 }
 
 function fileParams(file: FileRecord) {

@@ -62,16 +62,19 @@ interface ListParams {
   offset: number
 }
 
-// Folders have no size: that sort falls back to the title. Each column has an index led
-// by parent_id.
-const SORT_COLUMNS: Record<FileSortField, string> = {
-  title: 'title_key',
-  created: 'created_at',
-  updated: 'updated_at',
-  size: 'title_key',
+// Folders have no size or type: those sorts fall back to the title. Each but 'author' has
+// an index led by parent_id.
+const SORT_KEYS: Record<FileSortField, readonly string[]> = {
+  title: ['folders.title_key', 'folders.id'],
+  created: ['folders.created_at', 'folders.id'],
+  updated: ['folders.updated_at', 'folders.id'],
+  size: ['folders.title_key', 'folders.id'],
+  type: ['folders.title_key', 'folders.id'],
+  // The creator's name lives in users, so no index serves this order (see files.ts).
+  author: ["coalesce(users.display_name, '')", 'folders.title_key', 'folders.id'],
 }
 
-const SORT_FIELDS: readonly FileSortField[] = ['title', 'created', 'updated', 'size']
+const SORT_FIELDS: readonly FileSortField[] = ['title', 'created', 'updated', 'size', 'type', 'author']
 
 const PATCH_SET = `
   title = CASE WHEN @setTitle THEN @title ELSE title END,
@@ -105,11 +108,12 @@ const TREE_SQL = `WITH RECURSIVE tree (id) AS (
 
 /** The SELECT of one page of a folder listing; only fixed column names go into it. */
 export function folderListSql(sortBy: FileSortField, descending: boolean, filtered: boolean): string {
-  const column = SORT_COLUMNS[sortBy]
   const direction = descending ? 'DESC' : 'ASC'
-  const filter = filtered ? 'AND instr(title_key, @needle) > 0' : ''
-  return `SELECT * FROM folders WHERE parent_id = @parentId ${filter}
-    ORDER BY ${column} ${direction}, id ${direction} LIMIT @limit OFFSET @offset`
+  const order = SORT_KEYS[sortBy].map((key) => `${key} ${direction}`).join(', ')
+  const join = sortBy === 'author' ? 'LEFT JOIN users ON users.id = folders.created_by' : ''
+  const filter = filtered ? 'AND instr(folders.title_key, @needle) > 0' : ''
+  return `SELECT folders.* FROM folders ${join} WHERE folders.parent_id = @parentId ${filter}
+    ORDER BY ${order} LIMIT @limit OFFSET @offset`
 }
 
 function isRootType(value: string): value is FolderRootType {

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { DomainError } from '../../core/errors.js'
+import type { FileSortField } from '../../core/entities.js'
 
 /**
  * Request shapes of the portal API. ONLYOFFICE's own sample sends `username`
@@ -47,13 +48,12 @@ export function parseInput<T extends z.ZodType>(schema: T, value: unknown): z.ou
 }
 
 /** Names and numbers of ONLYOFFICE's SortedByType, and what Folio sorts by for each. */
-const SORTS: Record<string, 'updated' | 'created' | 'title' | 'size'> = {
+const SORTS: Record<string, FileSortField> = {
   dateandtime: 'updated', '0': 'updated', updated: 'updated',
   az: 'title', '1': 'title', title: 'title',
   size: 'size', '2': 'size',
-  // Author and Type have no index of their own: they fall back to the name.
-  author: 'title', '3': 'title',
-  type: 'title', '4': 'title',
+  author: 'author', '3': 'author',
+  type: 'type', '4': 'type',
   new: 'updated', '5': 'updated',
   dateandtimecreation: 'created', '6': 'created', created: 'created',
 }
