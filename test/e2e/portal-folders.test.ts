@@ -137,6 +137,35 @@ describe('folders, trash and file operations API', () => {
     assert.equal(badFilter.status, 400)
   })
 
+  test('listing by Type (extension, then name) and by Author (creator\'s name, then name), folders first', async () => {
+    const box = await newFolder('@my', 'Sorted box')
+    const shared = await api('PUT', `/files/folder/${box}/share`, { share: [{ shareTo: (await api('GET', '/people/@self', undefined, bobToken)).json.response.id, access: 1 }] })
+    assert.equal(shared.status, 200, shared.text)
+    await newFolder(box, 'z-folder')
+    const bobFolder = await api('POST', `/files/folder/${box}`, { title: 'A-folder' }, bobToken)
+    assert.equal(bobFolder.status, 201, bobFolder.text)
+    for (const title of ['notes', 'c.xlsx', 'b.docx']) assert.equal((await upload(box, title, 'x')).status, 201)
+    for (const title of ['a.xlsx', 'README.md']) {
+      const reply = await call(server.url, 'POST', `/api/2.0/files/${box}/upload?title=${encodeURIComponent(title)}`, {
+        token: bobToken, raw: 'y', headers: { 'Content-Type': 'application/octet-stream' },
+      })
+      assert.equal(reply.status, 201, reply.text)
+    }
+    const titles = async (query: string) => {
+      const reply = await api('GET', `/files/${box}?${query}`)
+      assert.equal(reply.status, 200, reply.text)
+      return [...reply.json.response.folders, ...reply.json.response.files].map((i: { title: string }) => i.title)
+    }
+    // A title without a dot has no extension and comes first.
+    assert.deepEqual(await titles('sortBy=Type&sortOrder=ascending'), ['A-folder', 'z-folder', 'notes', 'b.docx', 'README.md', 'a.xlsx', 'c.xlsx'])
+    assert.deepEqual(await titles('sortBy=4&sortOrder=descending'), ['z-folder', 'A-folder', 'c.xlsx', 'a.xlsx', 'README.md', 'b.docx', 'notes'])
+    assert.deepEqual(await titles('sortBy=Type&sortOrder=ascending&startIndex=3&count=2'), ['b.docx', 'README.md'])
+    // The admin ("admin") sorts before Bob ("bob"), whatever the titles say.
+    assert.deepEqual(await titles('sortBy=Author&sortOrder=ascending'), ['z-folder', 'A-folder', 'b.docx', 'c.xlsx', 'notes', 'a.xlsx', 'README.md'])
+    assert.deepEqual(await titles('sortBy=3&sortOrder=descending'), ['A-folder', 'z-folder', 'README.md', 'a.xlsx', 'notes', 'c.xlsx', 'b.docx'])
+    assert.deepEqual(await titles('sortBy=Author&sortOrder=ascending&filterType=FilesOnly&startIndex=2&count=2'), ['notes', 'a.xlsx'])
+  })
+
   test('trash lifecycle: delete to trash, origin kept, restore, delete for good, editors refused', async () => {
     const home = await newFolder('@my', 'Trash test')
     const fileId = await newFile(home, 'Doomed.docx')

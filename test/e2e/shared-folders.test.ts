@@ -230,6 +230,40 @@ describe('folders shared with people', () => {
     }
   })
 
+  test('@share sorts by Type (extension, then name) and by Author (creator\'s name, then name)', async () => {
+    const { createUser } = await import('../../src/app/accounts.js')
+    const erin = await createUser(server.ctx, { userName: 'erin', password: 'erin-password-1' })
+    const erinToken = await signIn(server.url, 'erin', 'erin-password-1')
+    const ownerMy = (await api(owner, 'GET', '/files/@my')).json.response.current.id
+    const bobMy = (await api(bob.token, 'GET', '/files/@my')).json.response.current.id
+    const shareFile = async (token: string, folder: string, title: string) => {
+      const id = (await upload(token, folder, title, 'x')).json.response.id
+      const reply = await api(token, 'PUT', `/files/file/${id}/share`, { share: [{ shareTo: erin.id, access: 2 }] })
+      assert.equal(reply.status, 200, reply.text)
+    }
+    const shareNewFolder = async (token: string, parent: string, title: string) => {
+      const id = await newFolder(token, parent, title)
+      const reply = await api(token, 'PUT', `/files/folder/${id}/share`, { share: [{ shareTo: erin.id, access: 2 }] })
+      assert.equal(reply.status, 200, reply.text)
+    }
+    // The admin ("admin") sorts before Bob ("bob").
+    await shareNewFolder(owner, ownerMy, 'Zed')
+    await shareNewFolder(bob.token, bobMy, 'Bee')
+    await shareFile(owner, ownerMy, 'zulu.txt')
+    await shareFile(bob.token, bobMy, 'Apple.docx')
+    await shareFile(bob.token, bobMy, 'mango')
+    const titles = async (query: string) => {
+      const reply = await api(erinToken, 'GET', `/files/@share?${query}`)
+      assert.equal(reply.status, 200, reply.text)
+      return [...reply.json.response.folders, ...reply.json.response.files].map((item: { title: string }) => item.title)
+    }
+    assert.deepEqual(await titles('sortBy=Type&sortOrder=ascending'), ['Bee', 'Zed', 'mango', 'Apple.docx', 'zulu.txt'])
+    assert.deepEqual(await titles('sortBy=4&sortOrder=descending'), ['Zed', 'Bee', 'zulu.txt', 'Apple.docx', 'mango'])
+    assert.deepEqual(await titles('sortBy=Author&sortOrder=ascending'), ['Zed', 'Bee', 'zulu.txt', 'Apple.docx', 'mango'])
+    assert.deepEqual(await titles('sortBy=3&sortOrder=descending'), ['Bee', 'Zed', 'mango', 'Apple.docx', 'zulu.txt'])
+    assert.deepEqual(await titles('sortBy=Author&sortOrder=ascending&startIndex=2&count=2'), ['zulu.txt', 'Apple.docx'])
+  })
+
   test('a shared folder moved to the owner\'s trash is gone for the sharee, over WOPI too', async () => {
     const my = (await api(owner, 'GET', '/files/@my')).json.response.current.id
     const shared = await newFolder(owner, my, 'Trashed later')
