@@ -945,8 +945,9 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
   })
 
   describe(`${name}: listing by type and by author`, () => {
-    // Creators with names that sort against their ids; u-gone has no user any more.
-    const people: Array<[string, string]> = [['u-a', 'Carol Ann'], ['u-b', 'Alice Liddell'], ['u-c', 'Bob Stone']]
+    // Creators with names that sort against their ids; u-gone has no user any more. Names
+    // compare by bytes on both stores, so 'alice' comes after every capital.
+    const people: Array<[string, string]> = [['u-a', 'Carol Ann'], ['u-b', 'alice Liddell'], ['u-c', 'Bob Stone']]
     const made = (id: string, title: string, createdBy: string) => buildFile({ id, title, createdBy })
     const fixtures: FileRecord[] = [
       made('f-1', 'notes', 'u-a'),
@@ -960,8 +961,8 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
     // No extension first (also a title ending in a dot), then by extension, then title;
     // 'é' sorts after every ASCII letter, as bytes do.
     const byType = ['notes', 'trailing.', 'alpha.docx', 'Zeta.DOCX', 'b.tar.gz', 'Memo.md', 'Émile.pdf']
-    // A removed creator counts as '', then Alice, Bob, Carol; ties by title.
-    const byAuthor = ['b.tar.gz', 'trailing.', 'Zeta.DOCX', 'alpha.docx', 'Memo.md', 'notes', 'Émile.pdf']
+    // A removed creator counts as '', then Bob, Carol, alice; ties by title.
+    const byAuthor = ['b.tar.gz', 'alpha.docx', 'Memo.md', 'notes', 'Émile.pdf', 'trailing.', 'Zeta.DOCX']
 
     async function seed(store: MetadataStore): Promise<void> {
       for (const [id, displayName] of people) {
@@ -1004,7 +1005,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.ok(await store.users.update('u-c', { displayName: 'Zoe Stone', updatedAt: T0 + 1 }))
         assert.deepEqual(
           await titles(store, 'author', false),
-          ['b.tar.gz', 'trailing.', 'Zeta.DOCX', 'notes.zip', 'Émile.pdf', 'alpha.docx', 'Memo.md'],
+          ['b.tar.gz', 'notes.zip', 'Émile.pdf', 'alpha.docx', 'Memo.md', 'trailing.', 'Zeta.DOCX'],
         )
       }))
 
@@ -1028,8 +1029,8 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
           (await store.folders.list({ parentId: my.id, offset: 0, limit: 10, sortBy, descending })).items.map((f) => f.title)
         assert.deepEqual(await list('type', false), ['Alpha', 'beta.docx', 'delta', 'gamma'])
         assert.deepEqual(await list('type', true), ['gamma', 'delta', 'beta.docx', 'Alpha'])
-        assert.deepEqual(await list('author', false), ['gamma', 'Alpha', 'delta', 'beta.docx'])
-        assert.deepEqual(await list('author', true), ['beta.docx', 'delta', 'Alpha', 'gamma'])
+        assert.deepEqual(await list('author', false), ['Alpha', 'delta', 'beta.docx', 'gamma'])
+        assert.deepEqual(await list('author', true), ['gamma', 'beta.docx', 'delta', 'Alpha'])
       }))
   })
 
