@@ -100,6 +100,8 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
       handle = undefined
       newShard = (await mkdir(dirname(finalPath), { recursive: true, mode: DIR_MODE })) !== undefined
       await rename(tmpPath, finalPath)
+      // putWithKey may replace a blob whose old bytes are remembered.
+      cache.delete(key)
     } catch (error) {
       await handle?.close().catch(() => undefined)
       await unlinkIfPresent(tmpPath)
