@@ -73,7 +73,7 @@ export function blobMeter(options: PutOptions): BlobMeter {
         if (size > maxBytes) throw tooLarge(maxBytes)
         if (expectedSize !== undefined && size > expectedSize) throw sizeMismatch(expectedSize)
         hash.update(bytes)
-        // At each 16 MiB boundary the chunks already passed on can be freed.
+        // At each 8 MiB boundary the chunks already passed on can be freed.
         const before = size - bytes.byteLength
         if (Math.floor(before / RECLAIM_EVERY_BYTES) < Math.floor(size / RECLAIM_EVERY_BYTES)) {
           reclaimBodyBuffers()
