@@ -1,9 +1,22 @@
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { spawnServer, freePort, type ChildServer } from './child.js'
 import { readMemory, resetPeak, type MemorySample } from './memory.js'
 import { jsonCall, pick } from './http.js'
 
 const FOLIO_BIN = join(import.meta.dirname, '..', 'bin', 'folio.js')
+
+/**
+ * The node flags of `npm start` (`node <flags> bin/folio.js serve` in package.json), so the
+ * bench measures Folio as it is run; the deploy files use the same ones (a test checks).
+ */
+function startFlags(): string[] {
+  const pkg: unknown = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8'))
+  const start = pick(pkg, 'scripts', 'start')
+  const match = typeof start === 'string' ? /^node((?: --\S+)*) bin\/folio\.js serve$/.exec(start) : null
+  if (!match) throw new Error(`package.json start is not "node [flags] bin/folio.js serve": ${String(start)}`)
+  return (match[1] ?? '').split(' ').filter((flag) => flag !== '')
+}
 
 /** The admin password every bench instance of Folio gets. */
 export const BENCH_ADMIN_PASSWORD = 'bench-admin-password'
@@ -33,9 +46,12 @@ export async function startFolioProcess(input: {
 }): Promise<FolioProcess> {
   const port = await freePort()
   const profile = input.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', input.cpuProfDir] : []
+  // BENCH_FOLIO_NODE_ARGS: node flags for every Folio the bench starts, to compare V8
+  // settings run against run without touching the bench process itself.
+  const fromEnv = (process.env.BENCH_FOLIO_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '')
   const server = await spawnServer({
     label: input.label ?? 'Folio',
-    args: [...(input.nodeArgs ?? []), ...profile, FOLIO_BIN, 'serve'],
+    args: [...startFlags(), ...fromEnv, ...(input.nodeArgs ?? []), ...profile, FOLIO_BIN, 'serve'],
     env: {
       FOLIO_PORT: String(port),
       FOLIO_HOST: '127.0.0.1',

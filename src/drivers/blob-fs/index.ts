@@ -100,6 +100,8 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
       handle = undefined
       newShard = (await mkdir(dirname(finalPath), { recursive: true, mode: DIR_MODE })) !== undefined
       await rename(tmpPath, finalPath)
+      // putWithKey may replace a blob whose old bytes are remembered.
+      cache.delete(key)
     } catch (error) {
       await handle?.close().catch(() => undefined)
       await unlinkIfPresent(tmpPath)
@@ -123,13 +125,8 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
   return {
     put: (source: Readable, putOptions: PutOptions) => write(newBlobKey(), source, putOptions),
 
-    // The one way a key's bytes can change (migrate-storage replacing a damaged copy):
-    // the cached bytes go with the old ones.
-    async putWithKey(key: string, source: Readable, putOptions: PutOptions) {
-      const stored = await write(checkChosenKey(key), source, putOptions)
-      cache.delete(key)
-      return stored
-    },
+    putWithKey: async (key: string, source: Readable, putOptions: PutOptions) =>
+      write(checkChosenKey(key), source, putOptions),
 
     async get(key: string, range?: ByteRange): Promise<Readable> {
       if (!KEY_PATTERN.test(key)) throw notFound()

@@ -4,6 +4,7 @@ import type { Readable, Stream } from 'node:stream'
 
 import { DomainError } from '../../core/errors.js'
 import type { ByteRange, PutOptions } from '../../ports/blob-store.js'
+import { RECLAIM_EVERY_BYTES, reclaimBodyBuffers } from './reclaim.js'
 
 /**
  * The keys every blob driver hands out: 24 random base64url characters today. Only
@@ -72,6 +73,11 @@ export function blobMeter(options: PutOptions): BlobMeter {
         if (size > maxBytes) throw tooLarge(maxBytes)
         if (expectedSize !== undefined && size > expectedSize) throw sizeMismatch(expectedSize)
         hash.update(bytes)
+        // At each 8 MiB boundary the chunks already passed on can be freed.
+        const before = size - bytes.byteLength
+        if (Math.floor(before / RECLAIM_EVERY_BYTES) < Math.floor(size / RECLAIM_EVERY_BYTES)) {
+          reclaimBodyBuffers()
+        }
         callback(null, bytes)
       } catch (error) {
         callback(error instanceof Error ? error : new Error(String(error)))

@@ -1,4 +1,9 @@
-import { SignJWT, jwtVerify } from 'jose'
+/** jose, imported on the first token: a server without ONLYOFFICE Docs never loads it. */
+let jose: Promise<typeof import('jose')> | undefined
+function loadJose(): Promise<typeof import('jose')> {
+  jose ??= import('jose')
+  return jose
+}
 
 /**
  * JWTs shared with ONLYOFFICE Docs
@@ -18,12 +23,13 @@ function keyOf(secret: string): Uint8Array {
  * Signs claims with HS256. `iat` is set from `now`; `expiresInSeconds` adds `exp`
  * (left out for editor configs, which Docs re-checks when an editor reconnects).
  */
-export function signDocsToken(
+export async function signDocsToken(
   claims: Record<string, unknown>,
   secret: string,
   now: number,
   expiresInSeconds?: number,
 ): Promise<string> {
+  const { SignJWT } = await loadJose()
   const iat = Math.floor(now / 1000)
   const jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt(iat)
   if (expiresInSeconds !== undefined) jwt.setExpirationTime(iat + expiresInSeconds)
@@ -36,6 +42,7 @@ export async function verifyDocsToken(
   secret: string,
   now: number,
 ): Promise<Record<string, unknown> | undefined> {
+  const { jwtVerify } = await loadJose()
   try {
     const { payload } = await jwtVerify(token, keyOf(secret), {
       algorithms: ['HS256'],

@@ -1,0 +1,42 @@
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+
+/**
+ * Bytes of a body that pass between two young-generation collections while a blob is
+ * stored. Node reads a socket into a fresh 64 KiB buffer per chunk; those buffers are
+ * garbage as soon as they are written and hashed, but V8 frees them only at its next
+ * collection, which a body's few small objects barely bring closer. Measured with a
+ * 300 MiB upload (curl, raw body): left to V8, resident memory rose 35-40 MiB above idle;
+ * a scavenge every 16 MiB kept the rise near 20 MiB, every 8 MiB near 11, every 4 MiB
+ * near 8. Each scavenge took about 0.5 ms (--trace-gc), as almost nothing young is alive
+ * mid-stream: at 8 MiB that is one every ~20 ms of upload, about 2.5% of the event loop.
+ */
+export const RECLAIM_EVERY_BYTES = 8 * 1024 * 1024
+
+type MinorCollector = () => void
+
+/**
+ * A function that runs a young-generation collection, or a no-op where the runtime does
+ * not allow one. The collector is taken from a fresh context, so no global `gc` appears
+ * for the rest of the process (`--expose-gc` would install one everywhere).
+ */
+function loadCollector(): MinorCollector {
+  try {
+    setFlagsFromString('--expose-gc')
+    const gc: unknown = runInNewContext('gc')
+    if (typeof gc !== 'function') return () => undefined
+    return () => {
+      gc({ type: 'minor' })
+    }
+  } catch {
+    return () => undefined
+  }
+}
+
+let collector: MinorCollector | undefined
+
+/** Runs a young-generation collection now (see RECLAIM_EVERY_BYTES). */
+export function reclaimBodyBuffers(): void {
+  collector ??= loadCollector()
+  collector()
+}
