@@ -12,24 +12,10 @@ import type {
 } from '../../ports/metadata-store.js'
 import { titleKey } from './files.js'
 import { toFile, type FileRow } from '../metadata-shared/file-rows.js'
+import { isRootType, toFolder, type FolderRow } from '../metadata-shared/folder-rows.js'
 import { createGroupCommit } from './group-commit.js'
 import { isUniqueViolation, toFlag } from './sqlite-errors.js'
 
-interface FolderRow {
-  id: string
-  owner_id: string
-  parent_id: string | null
-  title: string
-  title_key: string
-  root_type: string | null
-  created_at: number
-  created_by: string
-  updated_at: number
-  updated_by: string
-  revision: number
-  trashed_at: number | null
-  origin_folder_id: string | null
-}
 
 interface CountRow {
   folder_id: string
@@ -116,31 +102,7 @@ export function folderListSql(sortBy: FileSortField, descending: boolean, filter
     ORDER BY ${order} LIMIT @limit OFFSET @offset`
 }
 
-function isRootType(value: string): value is FolderRootType {
-  return value === 'my' || value === 'trash'
-}
 
-function toFolder(row: FolderRow): FolderRecord {
-  let rootType: FolderRootType | null = null
-  if (row.root_type !== null) {
-    if (!isRootType(row.root_type)) throw new Error(`folder ${row.id} has unknown root ${row.root_type}`)
-    rootType = row.root_type
-  }
-  return {
-    id: row.id,
-    ownerId: row.owner_id,
-    parentId: row.parent_id,
-    title: row.title,
-    rootType,
-    createdAt: row.created_at,
-    createdBy: row.created_by,
-    updatedAt: row.updated_at,
-    updatedBy: row.updated_by,
-    revision: row.revision,
-    trashedAt: row.trashed_at,
-    originFolderId: row.origin_folder_id,
-  }
-}
 
 function folderParams(folder: FolderRecord) {
   return {
