@@ -77,7 +77,7 @@ export function renderReport(report: RunReport): string {
   }
   lines.push('')
   lines.push('Ratios are Folio / baseline. For rates and throughputs higher is better; for times and')
-  lines.push('memory lower is better. Targets come from issue 6; figures without one are reported only.')
+  lines.push('memory lower is better. Targets come from issue 14 (and issue 6 before it); figures without one are reported only.')
   lines.push('')
 
   lines.push('## Correctness checks', '')

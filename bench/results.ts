@@ -80,8 +80,8 @@ export function limitFigure(input: {
     baselineName: input.baselineName,
     ratio:
       input.baseline !== undefined && input.baseline > 0 ? input.value / input.baseline : undefined,
-    target: `< ${input.max} ${input.unit}`,
-    pass: input.value < input.max,
+    target: `≤ ${input.max} ${input.unit}`,
+    pass: input.value <= input.max,
   }
 }
 

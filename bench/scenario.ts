@@ -10,7 +10,7 @@ export interface ScenarioContext {
   log(message: string): void
 }
 
-/** One numbered scenario of issue 6. */
+/** One numbered scenario of the bench (numbered as in issue 6). */
 export interface Scenario {
   id: number
   title: string

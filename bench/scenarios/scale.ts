@@ -246,7 +246,9 @@ function addFigures(
 ): void {
   const { local, shared } = results
   const pair = (metric: string, unit: string, value: number, sqlite: number, bare: number, bareName: string) => {
-    record.figure(ratioFigure({ metric: `${metric} (vs SQLite + disk)`, value, baseline: sqlite, baselineName: 'SQLite + disk, same run', unit }))
+    // Issue 14: on PostgreSQL + S3 the lock cycle and CheckFileInfo reach half the SQLite figures.
+    const target = unit === 'req/s' ? { min: 0.5 } : undefined
+    record.figure(ratioFigure({ metric: `${metric} (vs SQLite + disk)`, value, baseline: sqlite, baselineName: 'SQLite + disk, same run', unit, target }))
     record.figure(ratioFigure({ metric: `${metric} (vs ${bareName})`, value, baseline: bare, baselineName: bareName, unit }))
   }
   pair('PG + S3 lock-cycle requests/s', 'req/s', shared.lock.rps, local.lock.rps, baselines.bareLock.rps, 'bare node:http')

@@ -3,7 +3,7 @@ import { delay, freePort, spawnServer, type ChildServer } from '../child.js'
 import { startFolioProcess } from '../folio-process.js'
 import { readMemory } from '../memory.js'
 import { MiB } from '../options.js'
-import { ratioFigure, type Recorder } from '../results.js'
+import { limitFigure, ratioFigure, type Recorder } from '../results.js'
 import { median, type Scenario, type ScenarioContext } from '../scenario.js'
 
 const STARTS = 3
@@ -62,6 +62,24 @@ export const startup: Scenario = {
         unit: 'MiB',
       }),
     )
+    // Issue 14's absolute targets: first answer within 500 ms on an existing data folder,
+    // and at most 70 MiB resident when idle.
+    record.figure(
+      limitFigure({
+        metric: 'start to first answer, existing data folder (target)',
+        value: median(again.map((s) => s.ms)),
+        unit: 'ms',
+        max: 500,
+      }),
+    )
+    record.figure(
+      limitFigure({
+        metric: 'idle resident memory after start (target)',
+        value: median(again.map((s) => s.idleBytes)) / MiB,
+        unit: 'MiB',
+        max: 70,
+      }),
+    )
     record.note(STARTUP_NOTE)
     record.check(
       'Folio starts and answers on a new and on an existing data folder',
@@ -72,7 +90,7 @@ export const startup: Scenario = {
 }
 
 const STARTUP_NOTE = [
-  'No target. Where the time goes (CPU profile of a start): mostly loading and compiling',
+  'Targets (issue 14): first answer within 500 ms on an existing data folder, idle RSS at most 70 MiB. Where the time goes (CPU profile of a start): mostly loading and compiling',
   'modules (Fastify with its schema compiler, zod, pino); SQLite opening and migrations',
   'are a few percent, and a new data folder adds the scrypt hash of the admin password. Idle',
   'memory (/proc/<pid>/smaps of an idle Folio): about 40 MiB are the pages of the node binary',
