@@ -287,11 +287,16 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
   // The lock count is read at scrape time through the application, made just below.
   let lockCount: (() => Promise<number>) | undefined
   // prom-client is loaded only when metrics are on.
-  const metrics = config.metrics.enabled
+  const processMetrics = config.metrics.enabled
     ? (await import('./protocols/ops/metrics.js')).createFolioMetrics({
         lockCount: () => lockCount?.() ?? Promise.resolve(0),
       })
     : undefined
+  // A worker's scrape reports every worker's figures, collected by the primary.
+  const metrics =
+    processMetrics && options.worker !== undefined
+      ? (await import('./protocols/ops/cluster-metrics.js')).scrapeAcrossWorkers(processMetrics)
+      : processMetrics
   const ctx = await createContext(config, storage, {
     clock,
     logger,
@@ -345,7 +350,7 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
   try {
     await app.listen({ port: config.port, host: config.host })
     if (metrics && config.metrics.address) {
-      metricsListener = await startMetricsListener(metrics.registry, config.metrics.address, config.metrics.token)
+      metricsListener = await startMetricsListener(metrics, config.metrics.address, config.metrics.token)
     }
   } catch (error) {
     await app.close()

@@ -65,6 +65,8 @@ async function runPrimary(config: Config): Promise<void> {
   const ctx = await createContext(config, storage, { logger })
   await ensureAdminAccount(createApp(ctx), config, logger)
   const housekeeping = startHousekeeping(ctx)
+  // prom-client is loaded only when metrics are on, here as in the workers.
+  if (config.metrics.enabled) (await import('../protocols/ops/cluster-metrics.js')).answerWorkerScrapes()
 
   let stopping = false
   const serving = new Set<number>()

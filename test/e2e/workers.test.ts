@@ -2,7 +2,7 @@
  * FOLIO_WORKERS=2: a real `folio serve` runs a primary and two worker processes on one
  * port over one data folder. Requests reach both workers; a WOPI lock taken through one
  * is honoured through the other; a worker killed with SIGKILL is replaced and the lock
- * it granted still holds.
+ * it granted still holds; a metrics scrape through either worker reports both.
  */
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -37,6 +37,26 @@ async function wopi(pinned: Pinned, path: string, override: string, lockId?: str
   await reply.body.text()
   const lock = reply.headers['x-wopi-lock']
   return { status: reply.statusCode, lock: typeof lock === 'string' ? lock : undefined }
+}
+
+const METRICS_TOKEN = 'workers-metrics-token'
+
+/** Sum of folio_http_requests_total for one route, in a scrape through `pinned`'s worker. */
+async function requestsCounted(pinned: Pinned, route: string): Promise<number> {
+  const reply = await pinned.client.request({
+    method: 'GET',
+    path: '/metrics',
+    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+  })
+  const text = await reply.body.text()
+  assert.equal(reply.statusCode, 200, text)
+  let total = 0
+  for (const line of text.split('\n')) {
+    if (line.startsWith('folio_http_requests_total{') && line.includes(`route="${route}"`)) {
+      total += Number(line.slice(line.lastIndexOf(' ') + 1))
+    }
+  }
+  return total
 }
 
 // The workers share the SQLite data folder; PostgreSQL and S3 runs cover the store elsewhere.
@@ -91,6 +111,7 @@ describe('FOLIO_WORKERS=2', { skip }, () => {
         FOLIO_PUBLIC_URL: url,
         FOLIO_ADMIN_PASSWORD: ADMIN_PASSWORD,
         FOLIO_WORKERS: '2',
+        FOLIO_METRICS_TOKEN: METRICS_TOKEN,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
@@ -111,6 +132,26 @@ describe('FOLIO_WORKERS=2', { skip }, () => {
       await closed
     }
     await rm(dataDir, { recursive: true, force: true })
+  })
+
+  test('a metrics scrape through either worker counts the requests every worker answered', async () => {
+    const workers = await pinTo([1, 2])
+    const one = workers.get(1)
+    const two = workers.get(2)
+    assert.ok(one && two)
+    const before = await requestsCounted(one, '/readyz')
+    const ready = async (pinned: Pinned, times: number) => {
+      for (let i = 0; i < times; i++) {
+        const reply = await pinned.client.request({ method: 'GET', path: '/readyz' })
+        await reply.body.text()
+        assert.equal(reply.statusCode, 200)
+      }
+    }
+    await ready(one, 5)
+    await ready(two, 7)
+    // Each worker answered only some of the 12; a scrape through either reports all of them.
+    assert.equal(await requestsCounted(two, '/readyz'), before + 12)
+    assert.equal(await requestsCounted(one, '/readyz'), before + 12)
   })
 
   test('both workers answer, a lock taken through one holds through the other, and a killed worker is replaced', async () => {

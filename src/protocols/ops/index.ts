@@ -51,7 +51,7 @@ export function opsRoutes(options: OpsOptions) {
   return async (app: FastifyInstance): Promise<void> => {
     await app.register(healthRoutes(options.ready, options.worker))
     if (options.metrics && options.metricsOnMainServer) {
-      await app.register(metricsRoute(options.metrics.registry, options.metricsToken))
+      await app.register(metricsRoute(options.metrics, options.metricsToken))
     }
   }
 }

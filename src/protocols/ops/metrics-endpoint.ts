@@ -1,7 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
-import type { Registry } from 'prom-client'
+import type { FolioMetrics } from './metrics.js'
+
+/** What a /metrics answer needs: the text of a scrape and its content type. */
+type Scrapeable = Pick<FolioMetrics, 'registry' | 'scrape'>
 
 /** True when the Authorization header is `Bearer <token>` (compared in constant time). */
 export function bearerMatches(header: string | undefined, token: string | undefined): boolean {
@@ -16,7 +19,7 @@ export function bearerMatches(header: string | undefined, token: string | undefi
  * GET /metrics on the main server: the registry in the Prometheus text format, 401 with
  * `WWW-Authenticate: Bearer` unless the request carries `Authorization: Bearer <token>`.
  */
-export function metricsRoute(registry: Registry, token: string | undefined) {
+export function metricsRoute(metrics: Scrapeable, token: string | undefined) {
   return async (app: FastifyInstance): Promise<void> => {
     app.get('/metrics', async (request, reply) => {
       reply.header('cache-control', 'no-store')
@@ -24,8 +27,8 @@ export function metricsRoute(registry: Registry, token: string | undefined) {
         reply.code(401).header('www-authenticate', 'Bearer realm="metrics"')
         return { status: 'unauthorized' }
       }
-      reply.type(registry.contentType)
-      return registry.metrics()
+      reply.type(metrics.registry.contentType)
+      return metrics.scrape()
     })
   }
 }
@@ -42,12 +45,12 @@ export interface MetricsListener {
  * else 401); every other path is 404. Rejects when the address cannot be bound.
  */
 export function startMetricsListener(
-  registry: Registry,
+  metrics: Scrapeable,
   address: { host: string; port: number },
   token: string | undefined,
 ): Promise<MetricsListener> {
   const server = createServer((request, response) => {
-    void answer(registry, token, request, response)
+    void answer(metrics, token, request, response)
   })
   return new Promise((resolve, reject) => {
     server.once('error', reject)
@@ -69,7 +72,7 @@ export function startMetricsListener(
 }
 
 async function answer(
-  registry: Registry,
+  metrics: Scrapeable,
   token: string | undefined,
   request: IncomingMessage,
   response: ServerResponse,
@@ -86,8 +89,8 @@ async function answer(
     return
   }
   try {
-    const text = await registry.metrics()
-    response.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' }).end(text)
+    const text = await metrics.scrape()
+    response.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' }).end(text)
   } catch {
     response.writeHead(500, { 'content-type': 'text/plain' }).end('metrics failed\n')
   }

@@ -16,6 +16,8 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 /** Folio's Prometheus metrics, on a registry of their own. */
 export interface FolioMetrics {
   registry: Registry
+  /** The text of a scrape: this process's registry, or with FOLIO_WORKERS every worker's. */
+  scrape(): Promise<string>
   /** Counts one finished request (an onResponse hook). */
   observe(request: FastifyRequest, reply: FastifyReply, facts: RequestFacts): void
   /** What the application reports: ONLYOFFICE saves, storage failures. */
@@ -45,6 +47,8 @@ export function createFolioMetrics(sources: MetricsSources = {}): FolioMetrics {
     name: 'folio_wopi_locks',
     help: 'Files holding a WOPI lock that has not expired, counted at scrape time',
     registers: [registry],
+    // Every worker counts the same stored locks: several workers report one figure.
+    aggregator: 'max',
     ...(lockCount
       ? {
           async collect(this: Gauge) {
@@ -130,6 +134,7 @@ export function createFolioMetrics(sources: MetricsSources = {}): FolioMetrics {
 
   return {
     registry,
+    scrape: () => registry.metrics(),
     telemetry: {
       editorSave(kind, bytes, seconds) {
         saves.inc({ kind })
