@@ -94,6 +94,8 @@ describe('Working together in the web UI: two people, the Docs simulator and a l
     await create.getByRole('button', { name: 'Create folder' }).click()
     await folderRow(page, 'Team').getByRole('link', { name: 'Team' }).click()
     await expectScreen(page, 'Team')
+    // Inside one's own folder the main navigation still marks "Documents".
+    await page.getByRole('navigation', { name: 'Main' }).locator('[aria-current="page"]', { hasText: 'Documents' }).waitFor()
 
     const chooser = page.waitForEvent('filechooser')
     await page.getByRole('button', { name: 'Upload files' }).click()
@@ -165,6 +167,10 @@ describe('Working together in the web UI: two people, the Docs simulator and a l
     const crumbs = page.getByRole('navigation', { name: 'Breadcrumbs' })
     await crumbs.getByRole('link', { name: 'Shared with me' }).waitFor()
     assert.equal(await crumbs.getByRole('link', { name: 'Documents' }).count(), 0, 'nothing of the owner\'s tree above')
+    // The main navigation marks the section the folder is in, not the reader's own documents.
+    const main = page.getByRole('navigation', { name: 'Main' })
+    await main.locator('[aria-current="page"]', { hasText: 'Shared with me' }).waitFor()
+    assert.equal(await main.getByRole('link', { name: 'Documents' }).getAttribute('aria-current'), null)
     // The folder is Read: nothing to add, and its own files only read; the document's own
     // share (the nearer one) gives edit.
     await fileRow(page, 'Brief.docx').getByRole('button', { name: 'Rename Brief.docx' }).waitFor()

@@ -4,6 +4,7 @@ import { Icon } from './components/icons'
 import { Link } from './components/link'
 import { announce, clearNotices, dismiss, useNotices } from './notices'
 import { navigate, useRoute } from './router'
+import { useSectionOf } from './section'
 import { DocumentsScreen } from './screens/documents'
 import { PeopleScreen } from './screens/people'
 import { SignInScreen } from './screens/sign-in'
@@ -58,6 +59,9 @@ export function App() {
     announce('You are signed out.')
   }
 
+  // The section the folder on screen is in (a folder shared with you is in "Shared with me").
+  const section = useSectionOf(route.name === 'documents' ? route.folder : undefined)
+
   return (
     <>
       <a class="skip-link" href="#main">
@@ -72,13 +76,13 @@ export function App() {
             <span>Folio</span>
           </Link>
           <nav aria-label="Main">
-            <Link href="/" aria-current={route.name === 'documents' && route.folder !== '@share' && route.folder !== '@trash' ? 'page' : undefined}>
+            <Link href="/" aria-current={section === '@my' ? 'page' : undefined}>
               Documents
             </Link>
-            <Link href="/shared" aria-current={route.name === 'documents' && route.folder === '@share' ? 'page' : undefined}>
+            <Link href="/shared" aria-current={section === '@share' ? 'page' : undefined}>
               Shared with me
             </Link>
-            <Link href="/trash" aria-current={route.name === 'documents' && route.folder === '@trash' ? 'page' : undefined}>
+            <Link href="/trash" aria-current={section === '@trash' ? 'page' : undefined}>
               Trash
             </Link>
             {session.profile.isAdmin ? (

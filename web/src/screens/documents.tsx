@@ -8,6 +8,7 @@ import { UploadPanel } from '../components/upload-panel'
 import { errorText } from '../error-text'
 import { carriesItems, describe, droppedItems, DRAG_TYPE, itemsOf, keyOf, type Entry } from '../items'
 import { announce } from '../notices'
+import { reportSection } from '../section'
 import { UploadQueue, type Upload } from '../uploads'
 import {
   CreateDialog,
@@ -156,6 +157,7 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
       (folders) => {
         if (!current) return
         // A sharee's way starts at "Shared with me"; an owner's at their documents.
+        reportSection(props.folder, folders[0]?.id === '@share' ? '@share' : '@my')
         setPath(
           folders.map((f, index) => {
             if (f.id === '@share') return { folder: '@share', title: 'Shared with me' }
@@ -164,7 +166,11 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
         )
       },
       // Someone else's folder: its way down is not the reader's to see.
-      () => current && setPath([{ folder: '@share', title: 'Shared with me' }]),
+      () => {
+        if (!current) return
+        reportSection(props.folder, '@share')
+        setPath([{ folder: '@share', title: 'Shared with me' }])
+      },
     )
     return () => {
       current = false
