@@ -11,6 +11,7 @@ import type { FileOperationRecord, FileRecord, UserRecord, VersionRecord } from 
 import type { FileListQuery } from '../ports/metadata-store.js'
 import { accessLevel, authorize, userPrincipal, type AccessLevel, type FileAction, type Principal } from './access.js'
 import * as accounts from './accounts.js'
+import * as archive from './archive.js'
 import { fileSubject, listAudit, principalActor, recordAudit } from './audit.js'
 import type { AppContext } from './context.js'
 import * as editing from './editing.js'
@@ -105,6 +106,13 @@ export interface FoldersService {
    * Kept in the store: any instance reports them.
    */
   takeOperations(by: Principal): Promise<FileOperation[]>
+  /**
+   * Checks a download of several items as one archive and records it as a finished
+   * 'download' operation (the selected items), so clients polling the operations find it.
+   */
+  download(by: Principal, items: fileOps.ItemSelection): Promise<StartedOperation>
+  /** What a download of several items holds now, re-checked on every download. */
+  planArchive: Bound<typeof archive.planArchive>
 }
 
 /** The WOPI lock table and the WOPI user's stored info. */
@@ -289,6 +297,12 @@ export function createApp(ctx: AppContext): App {
       restore: (by, items) => record(by, 'move', () => fileOps.restoreItems(ctx, by, items)),
       conflicts: bind(ctx, fileOps.moveConflicts),
       takeOperations: (by) => takeOperations(ctx, by),
+      download: (by, items) =>
+        record(by, 'download', async () => {
+          const plan = await archive.planArchive(ctx, by, items)
+          return { files: plan.files, folders: plan.folders, skipped: 0 }
+        }),
+      planArchive: bind(ctx, archive.planArchive),
     },
     files: {
       get,

@@ -213,7 +213,7 @@ export interface ShareLinkRecord {
 }
 
 /** What a file operation does (ONLYOFFICE's operation types Move 0, Copy 1, Delete 2). */
-export type FileOperationKind = 'move' | 'copy' | 'delete'
+export type FileOperationKind = 'move' | 'copy' | 'delete' | 'download'
 
 /** An item a file operation acted on, as it was then. */
 export interface OperationItem {

@@ -1659,6 +1659,13 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.deepEqual((await store.operations.take('u-bob')).map((o) => o.id), ['op-bob'])
       }))
 
+    test('every kind is kept as started: move, copy, delete and download', () =>
+      withStore(async (store) => {
+        const kinds = ['move', 'copy', 'delete', 'download'] as const
+        for (const [i, kind] of kinds.entries()) await store.operations.start(op({ id: `op-${kind}`, kind, startedAt: T0 + i }))
+        assert.deepEqual((await store.operations.take('u-alice')).map((o) => o.kind), [...kinds])
+      }))
+
     test('two takes at once report a finished operation once between them', () =>
       withStore(async (store) => {
         for (let i = 0; i < 20; i++) {

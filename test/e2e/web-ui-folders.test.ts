@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { readFile } from 'node:fs/promises'
 import { after, before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { launchBrowser, type TestBrowser } from '../support/browser.js'
@@ -12,6 +13,7 @@ import {
   submitSignIn,
   unexpectedErrors,
 } from '../support/web-ui.js'
+import { readZip } from '../support/zip.js'
 
 describe('Folders, moving and the trash in the web UI', () => {
   let server: TestServer
@@ -118,6 +120,29 @@ describe('Folders, moving and the trash in the web UI', () => {
     await fileRow(page, 'Memo.txt').dragTo(folderRow(page, 'Projects'))
     await fileRow(page, 'Memo.txt').waitFor({ state: 'detached' })
     assert.equal(await folderOf(ids.memo ?? ''), ids.projects)
+  })
+
+  test('a folder downloads as one zip archive of its tree; so does a selection of a folder and a file', async () => {
+    const folderDownload = page.waitForEvent('download')
+    await folderRow(page, 'Projects').getByRole('button', { name: 'Download Projects as a zip archive' }).click()
+    const folderZip = await folderDownload
+    assert.equal(folderZip.suggestedFilename(), 'Projects.zip')
+    const inFolder = await readZip(await readFile(await folderZip.path()))
+    assert.deepEqual([...inFolder.keys()].sort(), ['Projects/', 'Projects/Drafts/', 'Projects/Drafts/Plan.txt', 'Projects/Memo.txt'])
+    assert.equal(inFolder.get('Projects/Drafts/Plan.txt')?.toString(), 'the plan')
+
+    await fileRow(page, 'Notes.txt').getByRole('checkbox', { name: 'Select Notes.txt' }).check()
+    await folderRow(page, 'Projects').getByRole('checkbox', { name: 'Select Projects' }).check()
+    const bulk = page.getByRole('group', { name: 'Selected items' })
+    const selectionDownload = page.waitForEvent('download')
+    await bulk.getByRole('button', { name: 'Download' }).click()
+    const selectionZip = await selectionDownload
+    assert.equal(selectionZip.suggestedFilename(), 'Documents.zip')
+    const inSelection = await readZip(await readFile(await selectionZip.path()))
+    assert.deepEqual([...inSelection.keys()].sort(), ['Notes.txt', 'Projects/', 'Projects/Drafts/', 'Projects/Drafts/Plan.txt', 'Projects/Memo.txt'])
+    assert.equal(inSelection.get('Notes.txt')?.toString(), 'some notes')
+    await fileRow(page, 'Notes.txt').getByRole('checkbox', { name: 'Select Notes.txt' }).uncheck()
+    await folderRow(page, 'Projects').getByRole('checkbox', { name: 'Select Projects' }).uncheck()
   })
 
   test('bulk delete goes to the trash; restore puts items back; empty trash deletes for good', async () => {

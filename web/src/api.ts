@@ -303,6 +303,13 @@ export const restoreVersion = (id: string, version: number) =>
 
 /** Download address of a file (the cookie authorises the GET). */
 export const downloadUrl = (id: string) => `${API}/files/file/${encodeURIComponent(id)}/download`
+/** Several files and folders as one zip archive, made when fetched (the bulk download). */
+export const archiveUrl = (items: { folderIds: string[]; fileIds: string[] }) => {
+  const query = new URLSearchParams()
+  if (items.folderIds.length > 0) query.set('folderIds', items.folderIds.join(','))
+  if (items.fileIds.length > 0) query.set('fileIds', items.fileIds.join(','))
+  return `${API}/files/fileops/bulkdownload?${query.toString()}`
+}
 export const versionDownloadUrl = (id: string, version: number) =>
   `${API}/files/file/${encodeURIComponent(id)}/version/${version}/download`
 

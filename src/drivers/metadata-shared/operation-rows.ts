@@ -15,7 +15,7 @@ export interface OperationRow {
 
 export const OPERATION_COLUMNS = 'id, user_id, kind, started_at, finished_at, error, files, folders'
 
-const KINDS: readonly FileOperationKind[] = ['move', 'copy', 'delete']
+const KINDS: readonly FileOperationKind[] = ['move', 'copy', 'delete', 'download']
 
 function parseItems(json: string): OperationItem[] {
   const value: unknown = JSON.parse(json)

@@ -9,7 +9,10 @@ import { itemPresenter } from './present-items.js'
 import { ROOT_FOLDER_TYPE } from './presenters.js'
 import { listQueryOf } from './list-query.js'
 import { shareListing } from './share-listing.js'
+import { sendArchive } from './archive-download.js'
 import {
+  archiveQuery,
+  bulkDownloadBody,
   deleteItemsBody,
   folderRefParams,
   immediatelyInput,
@@ -19,7 +22,7 @@ import {
   titleBody,
 } from './schema.js'
 
-const OPERATION_TYPE: Record<FileOperation['kind'], number> = { move: 0, copy: 1, delete: 2 }
+const OPERATION_TYPE: Record<FileOperation['kind'], number> = { move: 0, copy: 1, delete: 2, download: 3 }
 
 /** A folder reference from a path: '@my', '@trash', '@share', '@root' or an id; '.json' dropped. */
 export function folderRef(raw: string): string {
@@ -43,7 +46,18 @@ function shareSection(by: Principal) {
   }
 }
 
-function presentOperation(op: FileOperation, files: unknown[], folders: unknown[]) {
+/**
+ * Where a finished download of several items is fetched: the archive path with the
+ * selected ids. The archive is made when fetched, from what the caller may read then.
+ */
+export function archiveUrl(publicUrl: string, op: Pick<FileOperation, 'files' | 'folders'>): string {
+  const query = new URLSearchParams()
+  if (op.folders.length > 0) query.set('folderIds', op.folders.map((item) => item.id).join(','))
+  if (op.files.length > 0) query.set('fileIds', op.files.map((item) => item.id).join(','))
+  return `${publicUrl.replace(/\/+$/, '')}/api/2.0/files/fileops/bulkdownload?${query.toString()}`
+}
+
+function presentOperation(op: FileOperation, files: unknown[], folders: unknown[], publicUrl: string) {
   const finished = op.finishedAt !== null
   return {
     id: op.id,
@@ -52,7 +66,7 @@ function presentOperation(op: FileOperation, files: unknown[], folders: unknown[
     error: op.error,
     processed: String(op.files.length + op.folders.length),
     finished,
-    url: '',
+    url: op.kind === 'download' && finished && op.error === '' ? archiveUrl(publicUrl, op) : '',
     files,
     folders,
   }
@@ -155,7 +169,7 @@ export function folderRoutes(ctx: AdapterContext) {
      * deleted for good, or no longer visible to the caller, by id and title only.
      */
     async function reportOperation(by: Principal, op: FileOperation) {
-      if (op.kind === 'delete') return presentOperation(op, op.files, op.folders)
+      if (op.kind === 'delete') return presentOperation(op, op.files, op.folders, ctx.config.publicUrl)
       const present = itemPresenter(ctx, by)
       const fileRecords: FileRecord[] = []
       const goneFiles: OperationItem[] = []
@@ -178,7 +192,7 @@ export function folderRoutes(ctx: AdapterContext) {
       }
       const files = [...(await present.files(fileRecords)), ...goneFiles]
       const folders = [...(await present.folders(folderRecords, counts)), ...goneFolders]
-      return presentOperation(op, files, folders)
+      return presentOperation(op, files, folders, ctx.config.publicUrl)
     }
 
     async function operationsReply(by: Principal) {
@@ -234,6 +248,21 @@ export function folderRoutes(ctx: AdapterContext) {
     })
 
     app.get('/files/fileops', async (request) => operationsReply(me(request)))
+
+    // Several items as one zip archive, as ONLYOFFICE's bulk download: the operation
+    // checks the selection and finishes at once; its url fetches the archive.
+    app.put('/files/fileops/bulkdownload', async (request) => {
+      const by = me(request)
+      const body = parseInput(bulkDownloadBody, request.body)
+      await ctx.app.folders.download(by, { folderIds: body.folderIds, fileIds: body.fileIds })
+      return operationsReply(by)
+    })
+
+    app.get('/files/fileops/bulkdownload', async (request, reply) => {
+      const by = me(request)
+      const plan = await ctx.app.folders.planArchive(by, parseInput(archiveQuery, request.query))
+      return sendArchive(ctx, reply, plan)
+    })
 
     // Workspace's conflict check before a move or copy: the files in the destination that
     // an item of the same name would replace (Overwrite) or be kept from (Skip).

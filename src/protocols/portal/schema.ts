@@ -163,3 +163,30 @@ export const moveCheckQuery = z
     folderIds: [...q.folderIds, ...q['folderIds[]']],
     fileIds: [...q.fileIds, ...q['fileIds[]']],
   }))
+
+/**
+ * Body of `PUT files/fileops/bulkdownload`: the files and folders to download as one
+ * archive. Folio sends files as stored: a request to convert some (ONLYOFFICE's
+ * fileConvertIds) is refused rather than answered with unconverted files.
+ */
+export const bulkDownloadBody = z.object({
+  folderIds: idList,
+  fileIds: idList,
+  fileConvertIds: z
+    .array(z.unknown())
+    .max(0, 'Folio downloads files as they are stored: fileConvertIds is not supported')
+    .optional(),
+})
+
+/** Query of the archive download itself: the same ids, as in `GET files/fileops/move`. */
+export const archiveQuery = z
+  .object({
+    folderIds: queryIds,
+    fileIds: queryIds,
+    'folderIds[]': queryIds,
+    'fileIds[]': queryIds,
+  })
+  .transform((q) => ({
+    folderIds: [...q.folderIds, ...q['folderIds[]']],
+    fileIds: [...q.fileIds, ...q['fileIds[]']],
+  }))

@@ -7,6 +7,7 @@ import { ShareDialog } from '../components/share-dialog'
 import { UploadPanel } from '../components/upload-panel'
 import { errorText } from '../error-text'
 import { carriesItems, describe, droppedItems, DRAG_TYPE, itemsOf, keyOf, type Entry } from '../items'
+import { downloadAs } from '../downloads'
 import { announce } from '../notices'
 import { reportSection } from '../section'
 import { UploadQueue, type Upload } from '../uploads'
@@ -270,17 +271,15 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
     }
   }
 
+  // One file downloads as itself; anything more (or any folder) as one zip archive, so the
+  // browser asks once and folders keep their contents.
   const download = (picked: Entry[]) => {
-    const files = picked.filter((entry) => entry.kind === 'file')
-    if (files.length < picked.length) announce('Folders cannot be downloaded yet; downloading the files only.')
-    for (const entry of files) {
-      const link = document.createElement('a')
-      link.href = api.downloadUrl(entry.item.id)
-      link.download = entry.item.title
-      document.body.append(link)
-      link.click()
-      link.remove()
-    }
+    const [only] = picked
+    if (only === undefined) return
+    if (picked.length === 1 && only.kind === 'file') return downloadAs(api.downloadUrl(only.item.id), only.item.title)
+    const ids = (kind: Entry['kind']) => picked.filter((entry) => entry.kind === kind).map((entry) => entry.item.id)
+    const name = picked.length === 1 ? `${only.item.title}.zip` : 'Documents.zip'
+    downloadAs(api.archiveUrl({ folderIds: ids('folder'), fileIds: ids('file') }), name)
   }
 
   const select = (entry: Entry, on: boolean) => {

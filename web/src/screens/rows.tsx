@@ -3,6 +3,7 @@ import * as api from '../api'
 import { accessLabel, allowed } from '../access'
 import { FileIcon, FolderIcon, Icon } from '../components/icons'
 import { Link } from '../components/link'
+import { downloadAs } from '../downloads'
 import { errorText } from '../error-text'
 import { fileKind, formatDate, formatSize, splitExtension } from '../format'
 import type { Entry } from '../items'
@@ -184,6 +185,9 @@ export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
       </td>
       <td class="col-actions">
         <div class="actions">
+          <button type="button" class="icon-button" onClick={() => downloadAs(api.archiveUrl({ folderIds: [folder.id], fileIds: [] }), `${folder.title}.zip`)} aria-label={`Download ${folder.title} as a zip archive`} title="Download as a zip archive">
+            <Icon name="download" />
+          </button>
           <OwnerActions {...props} title={folder.title} mayManage={may.manage} mayRename={may.rename} renameButton={renameButton} />
         </div>
       </td>
