@@ -42,13 +42,23 @@ export class RawReply {
   /** A text body; `type` as given (WOPI's error replies say plain `text/plain`). */
   text(status: number, text: string, type = 'text/plain'): void {
     this.headers['content-type'] ??= type
-    this.bytes(status, Buffer.from(text))
+    this.string(status, text)
   }
 
   /** A JSON text already serialized. */
   json(status: number, json: string): void {
     this.headers['content-type'] ??= JSON_TYPE
-    this.bytes(status, Buffer.from(json))
+    this.string(status, json)
+  }
+
+  /**
+   * A string body, handed to node:http as a string: it then goes out in one write with
+   * the status line and headers (a Buffer body is a second chunk, a writev of two).
+   */
+  private string(status: number, text: string): void {
+    this.headers['content-length'] = String(Buffer.byteLength(text))
+    this.res.writeHead(status, this.headers)
+    this.res.end(text)
   }
 
   /** A body in one buffer (a HEAD request gets the headers only: node:http drops the body). */
