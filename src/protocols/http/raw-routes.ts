@@ -66,7 +66,15 @@ export function rawDispatcher(
       return
     }
     const startedAt = observe ? performance.now() : 0
-    const pattern = route.handle(req, res)
+    let pattern: string
+    try {
+      pattern = route.handle(req, res)
+    } catch {
+      // A route's own failures are answered by the route; this is the last resort.
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain', 'content-length': '21' })
+      res.end('internal server error')
+      return
+    }
     if (observe) {
       const facts = { route: pattern, startedAt }
       res.once('finish', () => observe(req, res, facts))

@@ -83,7 +83,13 @@ export function wopiRoutes(ctx: AdapterContext, discovery: WopiDiscovery): RawRo
       operation = pickOperation(request.method, route, request)
       await operation.handler(call)
     } catch (error) {
-      answerWopiError(logger, error, request, reply, operation?.name)
+      try {
+        answerWopiError(logger, error, request, reply, operation?.name)
+      } catch (failure) {
+        // Not even the error could be answered (a header node:http refuses): end the exchange.
+        logger.error({ err: failure, url: request.path }, 'WOPI error reply failed')
+        reply.res.destroy()
+      }
     }
   }
 
