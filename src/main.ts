@@ -19,6 +19,7 @@ import type { WopiActions } from './ports/wopi-actions.js'
 import { createOutboundClient } from './protocols/http/outbound.js'
 import { buildHttpServer, type HttpPlugin } from './protocols/http/server.js'
 import {
+  observeRawRequests,
   observeRequests,
   opsRoutes,
   startMetricsListener,
@@ -31,7 +32,7 @@ import { onlyofficeIntegration } from './protocols/onlyoffice/index.js'
 import { commandClientFor, createDocsFetcher } from './protocols/onlyoffice/services.js'
 import { portalApi } from './protocols/portal/index.js'
 import { createWopiDiscovery } from './protocols/wopi/discovery.js'
-import { wopiHost } from './protocols/wopi/index.js'
+import { wopiRoutes } from './protocols/wopi/index.js'
 import { webUi } from './protocols/portal/web/index.js'
 
 /**
@@ -323,17 +324,11 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
     },
   ]
   if (config.docs) plugins.push(onlyofficeIntegration(adapters, docsFetch))
-  plugins.push(wopiHost(adapters, discovery))
   plugins.push(webUi(adapters))
-  const app = await buildHttpServer(adapters, {
-    logger,
-    observe: (server) => observeRequests(server, metrics),
-    plugins,
-  })
   // The admin account is created once the port is ours (a start that fails creates
   // nothing), and no request is answered before it exists: a load balancer sends
   // sign-ins as soon as the port answers.
-  // Once settled, the hook is one flag test (no promise per request on the hot path).
+  // Once settled, the gate is one flag test (no promise per request on the hot path).
   let adminDone = false
   let adminSettled: () => void = () => undefined
   const adminReady = new Promise<void>((resolve) => {
@@ -342,9 +337,20 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
       resolve()
     }
   })
+  const gate = { isOpen: () => adminDone, opened: adminReady }
+  // The WOPI host is answered on node:http before Fastify (protocols/http/raw-routes.ts).
+  const observeRaw = observeRawRequests(logger, metrics)
+  const app = await buildHttpServer(adapters, {
+    logger,
+    observe: (server) => observeRequests(server, metrics),
+    plugins,
+    rawRoutes: [wopiRoutes(adapters, discovery)],
+    ...(observeRaw ? { observeRaw } : {}),
+    gate,
+  })
   app.addHook('onRequest', (_request, _reply, done) => {
-    if (adminDone) done()
-    else void adminReady.then(() => done())
+    if (gate.isOpen()) done()
+    else void gate.opened.then(() => done())
   })
   let metricsListener: MetricsListener | undefined
   try {

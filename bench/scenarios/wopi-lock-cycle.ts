@@ -106,9 +106,11 @@ const LOCK_CYCLE_MISS = [
   'about twice as much), a lock change is an UPDATE of the lock columns alone returning a raw',
   'row (the generic patch UPDATE evaluated a CASE per column and rewrote the title and',
   'updated_at index entries), and the trash check reads only the root type of the file\'s',
-  'folder instead of the whole path. What remains per call (`npm run bench -- --only 1',
+  'folder instead of the whole path. /wopi is answered by a route table on node:http before',
+  'Fastify (src/protocols/http/raw-routes.ts), which cut Folio\'s CPU per lock call by about a',
+  'tenth (bench/cpu-per-request.ts lock). What remains per call (`npm run bench -- --only 1',
   '--cpu-prof DIR`): the commit and its fsync, the socket write (which the bare server pays',
-  'too), the three reads, and Fastify\'s routing. Beyond one process: FOLIO_WORKERS (scenario',
+  'too) and the three reads. Beyond one process: FOLIO_WORKERS (scenario',
   '9) runs several on one data folder; the lock decisions stay correct across them (the',
   'compare-and-set on the row\'s revision), but every commit takes the one SQLite write lock.',
 ].join(' ')

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
 /** How long request bodies may take. */
@@ -116,4 +116,77 @@ function refuse(request: FastifyRequest, reply: FastifyReply, parsed: boolean, e
     connection: 'close',
   })
   reply.raw.end(body, end)
+}
+
+/** Where a raw route's body guard logs (the application's logger). */
+interface InfoLogger {
+  info(facts: object, message: string): void
+}
+
+/**
+ * guardBodyTimes for a request answered outside Fastify (raw-routes.ts): the same rules,
+ * with the route saying whether the body is a small one read whole (`deadline`: it must
+ * arrive within bodyTimeoutMs) or an upload (only the idle timeout). A body that times out
+ * is answered 408 with Connection: close here, and the request is destroyed with the
+ * error, so whatever reads it stops and keeps nothing. Does nothing for a request without
+ * a body.
+ */
+export function guardRawBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deadline: boolean,
+  timeouts: BodyTimeouts,
+  logger: InfoLogger,
+): void {
+  if (!expectsBody(req)) return
+  const path = (req.url ?? '').split('?')[0]
+  let settled = false
+  const stop = (bodyEnded: boolean): void => {
+    if (settled) return
+    settled = true
+    clearTimeout(timer)
+    req.removeListener('timeout', onIdle)
+    res.removeListener('timeout', onIdleWhenComplete)
+    if (bodyEnded) req.socket.setTimeout(0)
+  }
+  const expire = (why: string): void => {
+    if (settled) return
+    stop(false)
+    const error = new BodyTimeoutError(why)
+    logger.info({ method: req.method, path }, error.message)
+    answerTimeout(req, res, error)
+  }
+  const timer = deadline
+    ? setTimeout(() => expire('the request body did not arrive in time'), timeouts.bodyTimeoutMs)
+    : undefined
+  timer?.unref()
+  const onIdle = (): void => expire('the request body stalled')
+  const onIdleWhenComplete = (): void => stop(true)
+  req.setTimeout(timeouts.uploadIdleTimeoutMs, onIdle)
+  res.on('timeout', onIdleWhenComplete)
+  req.once('end', () => stop(true))
+  res.once('close', () => {
+    if (!settled && !req.complete) {
+      logger.info({ method: req.method, path }, 'the client closed the connection before its request body was complete')
+    }
+    stop(false)
+  })
+}
+
+/** 408 (unless an answer already went out), then the request ends with the error. */
+function answerTimeout(req: IncomingMessage, res: ServerResponse, error: BodyTimeoutError): void {
+  const end = (): void => {
+    req.destroy(error)
+  }
+  if (res.headersSent) {
+    end()
+    return
+  }
+  const body = JSON.stringify({ statusCode: 408, error: 'Request Timeout', message: error.message })
+  res.writeHead(408, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  })
+  res.end(body, end)
 }

@@ -1,5 +1,6 @@
 import { create as contentDisposition } from 'content-disposition'
 import parseRange from 'range-parser'
+import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { mimeTypeOf } from '../../core/documents/file-types.js'
@@ -25,12 +26,69 @@ export interface SendOptions {
   headers?: Record<string, string>
 }
 
+/** What sendContent answers: status, headers and the body (bytes, a stream, or text). */
+export interface ContentReply {
+  status: number
+  headers: Record<string, string>
+  body?: Buffer | Readable
+  /** A short explanation (416), sent as text/plain. */
+  text?: string
+}
+
 /**
- * Streams stored content with the headers a download needs: a strong ETag
- * (the SHA-256 of the bytes), If-None-Match (304), a single byte Range (206,
- * or 416 when unsatisfiable) and a Content-Disposition that is safe for any
- * file name (ASCII fallback plus RFC 5987 filename*).
+ * Decides the answer to a download of stored content, with the headers a download needs:
+ * a strong ETag (the SHA-256 of the bytes), If-None-Match (304), a single byte Range
+ * (206, or 416 when unsatisfiable) and a Content-Disposition that is safe for any file
+ * name (ASCII fallback plus RFC 5987 filename*). Shared by Fastify routes (sendContent)
+ * and the WOPI host, which answers on node:http directly.
  */
+export async function contentReply(
+  ctx: AdapterContext,
+  requestHeaders: IncomingHttpHeaders,
+  content: Content,
+  options: SendOptions = {},
+): Promise<ContentReply> {
+  const etag = `"${content.sha256}"`
+  const headers: Record<string, string> = {
+    ETag: etag,
+    'Last-Modified': new Date(content.modifiedAt).toUTCString(),
+    'Accept-Ranges': options.ranges === false ? 'none' : 'bytes',
+    'Content-Type': mimeTypeOf(extensionOf(content.fileName)),
+    'Content-Disposition': contentDisposition(content.fileName, { type: options.disposition ?? 'attachment' }),
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'private, no-cache',
+  }
+  for (const [name, value] of Object.entries(options.headers ?? {})) headers[name] = value
+
+  if (requestHeaders['if-none-match'] === etag) return { status: 304, headers }
+
+  const rangeHeader = options.ranges === false ? undefined : requestHeaders.range
+  if (rangeHeader && content.size > 0) {
+    const ifRange = requestHeaders['if-range']
+    const rangeApplies = ifRange === undefined || ifRange === etag
+    const ranges = rangeApplies ? parseRange(content.size, rangeHeader, { combine: true }) : -2
+    if (ranges === -1) {
+      headers['Content-Range'] = `bytes */${content.size}`
+      headers['Content-Type'] = 'text/plain'
+      return { status: 416, headers, text: 'requested range not satisfiable' }
+    }
+    // One range is served as 206; several (rare) or a malformed header fall back to the whole body.
+    if (Array.isArray(ranges) && ranges.length === 1 && ranges[0]) {
+      const { start, end } = ranges[0]
+      const stream = await ctx.app.files.openBlob(content.blobKey, { start, end })
+      headers['Content-Range'] = `bytes ${start}-${end}/${content.size}`
+      headers['Content-Length'] = String(end - start + 1)
+      return { status: 206, headers, body: stream }
+    }
+  }
+  headers['Content-Length'] = String(content.size)
+  if (content.size === 0) return { status: 200, headers, body: Buffer.alloc(0) }
+  const stream = await ctx.app.files.openBlob(content.blobKey)
+  if (content.size > SMALL_CONTENT_BYTES) return { status: 200, headers, body: stream }
+  return { status: 200, headers, body: await readSmall(stream, content.size) }
+}
+
+/** Streams stored content through a Fastify reply (see contentReply). */
 export async function sendContent(
   ctx: AdapterContext,
   request: FastifyRequest,
@@ -38,43 +96,10 @@ export async function sendContent(
   content: Content,
   options: SendOptions = {},
 ): Promise<FastifyReply> {
-  const etag = `"${content.sha256}"`
-  reply.header('ETag', etag)
-  reply.header('Last-Modified', new Date(content.modifiedAt).toUTCString())
-  reply.header('Accept-Ranges', options.ranges === false ? 'none' : 'bytes')
-  reply.header('Content-Type', mimeTypeOf(extensionOf(content.fileName)))
-  reply.header('Content-Disposition', contentDisposition(content.fileName, {
-    type: options.disposition ?? 'attachment',
-  }))
-  reply.header('X-Content-Type-Options', 'nosniff')
-  reply.header('Cache-Control', 'private, no-cache')
-  for (const [name, value] of Object.entries(options.headers ?? {})) reply.header(name, value)
-
-  if (request.headers['if-none-match'] === etag) return reply.code(304).send()
-
-  const rangeHeader = options.ranges === false ? undefined : request.headers.range
-  if (rangeHeader && content.size > 0) {
-    const ifRange = request.headers['if-range']
-    const rangeApplies = ifRange === undefined || ifRange === etag
-    const ranges = rangeApplies ? parseRange(content.size, rangeHeader, { combine: true }) : -2
-    if (ranges === -1) {
-      reply.header('Content-Range', `bytes */${content.size}`)
-      return reply.code(416).type('text/plain').send('requested range not satisfiable')
-    }
-    // One range is served as 206; several (rare) or a malformed header fall back to the whole body.
-    if (Array.isArray(ranges) && ranges.length === 1 && ranges[0]) {
-      const { start, end } = ranges[0]
-      const stream = await ctx.app.files.openBlob(content.blobKey, { start, end })
-      reply.header('Content-Range', `bytes ${start}-${end}/${content.size}`)
-      reply.header('Content-Length', String(end - start + 1))
-      return reply.code(206).send(stream)
-    }
-  }
-  reply.header('Content-Length', String(content.size))
-  if (content.size === 0) return reply.code(200).send(Buffer.alloc(0))
-  const stream = await ctx.app.files.openBlob(content.blobKey)
-  if (content.size > SMALL_CONTENT_BYTES) return reply.code(200).send(stream)
-  return reply.code(200).send(await readSmall(stream, content.size))
+  const answer = await contentReply(ctx, request.headers, content, options)
+  reply.headers(answer.headers).code(answer.status)
+  if (answer.text !== undefined) return reply.type('text/plain').send(answer.text)
+  return reply.send(answer.body)
 }
 
 /**

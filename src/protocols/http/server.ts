@@ -1,7 +1,12 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { AdapterContext } from '../../app/create-app.js'
 import { guardBodyTimes } from './body-timeouts.js'
 import { sendProblemPage, wantsPage } from './error-page.js'
+import { rawDispatcher, type RawRequestObserver, type RawRoute, type RequestGate } from './raw-routes.js'
+
+/** Idle kept-alive connections close after this; editors keep theirs open between calls. */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000
 
 /** Protocol adapters the composition root mounts (portal, WOPI, callback, web UI). */
 export type HttpPlugin = (app: FastifyInstance) => Promise<void>
@@ -12,6 +17,12 @@ export interface HttpServerOptions {
   plugins?: HttpPlugin[]
   /** Called on the bare server before any route, so hooks it adds see every request. */
   observe?: (app: FastifyInstance) => void
+  /** Routes answered on node:http before Fastify (the WOPI host), each owning a prefix. */
+  rawRoutes?: RawRoute[]
+  /** Told of every request a raw route answered (access log, metrics). */
+  observeRaw?: RawRequestObserver
+  /** Raw routes hold requests until it opens (Fastify routes get their own hook). */
+  gate?: RequestGate
 }
 
 /**
@@ -21,18 +32,47 @@ export async function buildHttpServer(
   ctx: AdapterContext,
   options: HttpServerOptions,
 ): Promise<FastifyInstance> {
+  let closing = false
+  const rawRoutes = options.rawRoutes ?? []
   const app = Fastify({
+    // The node:http server is made here so that raw routes see requests before Fastify.
+    // Fastify applies its timeouts only to a server it makes itself; they are set below.
+    ...(rawRoutes.length > 0
+      ? {
+          serverFactory: (fastifyHandler: (req: IncomingMessage, res: ServerResponse) => void) => {
+            const server = createServer(
+              rawDispatcher(
+                {
+                  routes: rawRoutes,
+                  closing: () => closing,
+                  ...(options.observeRaw ? { observe: options.observeRaw } : {}),
+                  ...(options.gate ? { gate: options.gate } : {}),
+                },
+                fastifyHandler,
+              ),
+            )
+            server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
+            server.requestTimeout = 0
+            server.setTimeout(0)
+            return server
+          },
+        }
+      : {}),
     loggerInstance: options.logger,
     // Per-request log lines cost time on every WOPI call; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: ctx.config.trustProxy,
     bodyLimit: 1024 * 1024,
     // Editors keep connections open; make idle ones close in good time.
-    keepAliveTimeout: 65_000,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     // No total request deadline (a large upload may take long); guardBodyTimes bounds
     // small bodies by a deadline and every body by an idle timeout instead.
     requestTimeout: 0,
     return503OnClosing: true,
+  })
+  app.addHook('preClose', (done) => {
+    closing = true
+    done()
   })
   guardBodyTimes(app, {
     bodyTimeoutMs: ctx.config.bodyTimeoutMs,

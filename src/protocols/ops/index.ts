@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify'
+import type { Logger } from '../../app/create-app.js'
+import type { RawRequestObserver } from '../http/raw-routes.js'
 import { healthRoutes, type ReadinessCheck } from './health.js'
 import type { FolioMetrics } from './metrics.js'
 import { metricsRoute } from './metrics-endpoint.js'
-import { requestFacts } from './request-facts.js'
+import { rawRequestFacts, requestFacts, type RequestFacts } from './request-facts.js'
 
 export { healthRoutes, type ReadinessCheck, type ReadinessReport } from './health.js'
 export type { FolioMetrics } from './metrics.js'
@@ -31,19 +33,42 @@ export interface OpsOptions {
 export function observeRequests(app: FastifyInstance, metrics: FolioMetrics | undefined): void {
   app.addHook('onResponse', async (request, reply) => {
     const facts = requestFacts(request, reply)
-    request.log.info(
-      {
-        method: facts.method,
-        route: facts.route,
-        status: facts.status,
-        durationMs: facts.durationMs,
-        userId: facts.userId,
-        bytes: facts.bytes,
-      },
-      'request',
-    )
-    metrics?.observe(request, reply, facts)
+    logRequest(request.log, facts)
+    metrics?.observe(request, facts)
   })
+}
+
+/** The access log line of one request. */
+function logRequest(log: Pick<Logger, 'info'>, facts: RequestFacts): void {
+  log.info(
+    {
+      method: facts.method,
+      route: facts.route,
+      status: facts.status,
+      durationMs: facts.durationMs,
+      userId: facts.userId,
+      bytes: facts.bytes,
+    },
+    'request',
+  )
+}
+
+/**
+ * observeRequests for the routes answered on node:http before Fastify (the WOPI host):
+ * the same access log line and counts. Undefined when neither is wanted (metrics off, the
+ * log above info), so those routes then pay nothing per request for it.
+ */
+export function observeRawRequests(
+  logger: Logger & { isLevelEnabled?: (level: string) => boolean },
+  metrics: FolioMetrics | undefined,
+): RawRequestObserver | undefined {
+  const logs = logger.isLevelEnabled?.('info') ?? true
+  if (!logs && metrics === undefined) return undefined
+  return (req, res, { route, startedAt }) => {
+    const facts = rawRequestFacts(req, res, route, startedAt)
+    if (logs) logRequest(logger, facts)
+    metrics?.observe(req, facts)
+  }
 }
 
 /** Routes of the operations adapter: /healthz, /readyz and (when so configured) /metrics. */

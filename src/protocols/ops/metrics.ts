@@ -1,4 +1,3 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Telemetry } from '../../app/create-app.js'
 import { callbackStatusLabel } from './callback-status.js'
@@ -7,6 +6,7 @@ import {
   isSignIn,
   signInOutcome,
   wopiOperation,
+  type ObservedRequest,
   type RequestFacts,
 } from './request-facts.js'
 
@@ -18,8 +18,8 @@ export interface FolioMetrics {
   registry: Registry
   /** The text of a scrape: this process's registry, or with FOLIO_WORKERS every worker's. */
   scrape(): Promise<string>
-  /** Counts one finished request (an onResponse hook). */
-  observe(request: FastifyRequest, reply: FastifyReply, facts: RequestFacts): void
+  /** Counts one finished request (an onResponse hook, or a raw route's finish). */
+  observe(request: ObservedRequest, facts: RequestFacts): void
   /** What the application reports: ONLYOFFICE saves, storage failures. */
   telemetry: Telemetry
 }
@@ -145,7 +145,7 @@ export function createFolioMetrics(sources: MetricsSources = {}): FolioMetrics {
         storageErrors.inc({ store })
       },
     },
-    observe(request, reply, facts) {
+    observe(request, facts) {
       const status = String(facts.status)
       const seconds = facts.durationMs / 1000
       requests.inc({ method: facts.method, route: facts.route, status })

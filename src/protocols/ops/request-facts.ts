@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 
 /**
@@ -18,18 +19,51 @@ export interface RequestFacts {
   userId: string | undefined
 }
 
+/** What the metrics read of a request besides its facts (a Fastify request or a raw one). */
+export interface ObservedRequest {
+  method?: string | undefined
+  headers: IncomingHttpHeaders
+  /** The parsed body, where Fastify parsed one (the editor callback's status). */
+  body?: unknown
+}
+
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'])
+
+function methodLabel(method: string | undefined): string {
+  return method !== undefined && METHODS.has(method) ? method : 'OTHER'
+}
 
 /** The facts of a request once its response has been sent (an onResponse hook). */
 export function requestFacts(request: FastifyRequest, reply: FastifyReply): RequestFacts {
   const length = Number(reply.getHeader('content-length'))
   return {
-    method: METHODS.has(request.method) ? request.method : 'OTHER',
+    method: methodLabel(request.method),
     route: request.routeOptions.url ?? '(unmatched)',
     status: reply.statusCode,
     durationMs: Math.round(reply.elapsedTime * 10) / 10,
     bytes: Number.isSafeInteger(length) ? length : undefined,
     userId: portalUserId(request),
+  }
+}
+
+/**
+ * The facts of a request answered outside Fastify (http/raw-routes.ts: the WOPI host),
+ * once its response has finished; `route` and `startedAt` come from the raw route.
+ */
+export function rawRequestFacts(
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: string,
+  startedAt: number,
+): RequestFacts {
+  const length = Number(res.getHeader('content-length'))
+  return {
+    method: methodLabel(req.method),
+    route,
+    status: res.statusCode,
+    durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
+    bytes: Number.isSafeInteger(length) ? length : undefined,
+    userId: undefined,
   }
 }
 
@@ -60,7 +94,7 @@ const WOPI_OVERRIDES = new Set([
  * else the X-WOPI-Override header (UnlockAndRelock is LOCK with X-WOPI-OldLock);
  * undefined for any other route.
  */
-export function wopiOperation(request: FastifyRequest, route: string): string | undefined {
+export function wopiOperation(request: ObservedRequest, route: string): string | undefined {
   if (!route.startsWith('/wopi/files/')) return undefined
   const contents = route.endsWith('/contents')
   if (request.method === 'GET' || request.method === 'HEAD') return contents ? 'GetFile' : 'CheckFileInfo'
@@ -78,7 +112,7 @@ export function isEditorCallback(route: string): boolean {
 }
 
 /** The sign-in routes (portal API and the web interface's session). */
-export function isSignIn(request: FastifyRequest, route: string): boolean {
+export function isSignIn(request: ObservedRequest, route: string): boolean {
   return (
     request.method === 'POST' &&
     (route === '/api/2.0/authentication.json' || route === '/api/2.0/authentication' || route === '/ui/session')

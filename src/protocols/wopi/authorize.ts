@@ -3,7 +3,8 @@
  * (500), token genuine, unexpired and issued for this file (401), file present (404), token
  * user present (401). Write operations additionally need a write token (401 otherwise).
  */
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { RawReply } from '../http/raw-reply.js'
+import type { RawRequest } from '../http/raw-request.js'
 import type { Principal } from '../../app/access.js'
 import type { AdapterContext } from '../../app/create-app.js'
 import { DomainError } from '../../core/errors.js'
@@ -15,8 +16,8 @@ import { readAccessToken } from './headers.js'
 /** One authorized WOPI request: what every operation handler receives. */
 export interface WopiCall {
   ctx: AdapterContext
-  request: FastifyRequest
-  reply: FastifyReply
+  request: RawRequest
+  reply: RawReply
   /** The file as read when the request was authorized (may be stale for CAS decisions). */
   file: FileRecord
   user: UserRecord
@@ -25,15 +26,6 @@ export interface WopiCall {
   principal: Principal
   /** The access token exactly as sent. */
   token: string
-}
-
-function fileIdParam(request: FastifyRequest): string {
-  const params = request.params
-  if (typeof params === 'object' && params !== null && 'fileId' in params) {
-    const value: unknown = params.fileId
-    if (typeof value === 'string') return value
-  }
-  return ''
 }
 
 /**
@@ -45,7 +37,7 @@ function fileIdParam(request: FastifyRequest): string {
  * (X-Forwarded-Proto, X-Forwarded-Host) are a second candidate; without it, client-supplied
  * headers never shape the URL.
  */
-export function requestUrlsForProof(ctx: AdapterContext, request: FastifyRequest): string[] {
+export function requestUrlsForProof(ctx: AdapterContext, request: RawRequest): string[] {
   const internal = ctx.config.internalUrl.replace(/\/+$/, '')
   const urls = [internal + request.url]
   if (ctx.config.trustProxy) {
@@ -56,18 +48,20 @@ export function requestUrlsForProof(ctx: AdapterContext, request: FastifyRequest
   return urls
 }
 
-/** Authorizes a request to /wopi/files/{id} ('file') or /wopi/files/{id}/contents ('contents'). */
+/** Authorizes a request to /wopi/files/{fileId} or /wopi/files/{fileId}/contents. */
 export async function authorize(
   ctx: AdapterContext,
   proofs: ProofChecker,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  target: 'file' | 'contents',
+  request: RawRequest,
+  reply: RawReply,
+  fileId: string,
 ): Promise<WopiCall> {
-  const fileId = fileIdParam(request)
   const token = readAccessToken(request.query, request.headers)
   if (token === undefined) throw new DomainError('UNAUTHENTICATED', 'an access_token is required')
-  await proofs.checkProof({ accessToken: token, urls: requestUrlsForProof(ctx, request), headers: request.headers })
+  // Without a WOPI client there is no proof to check: skip building its URLs, and the await.
+  if (proofs.checksProofs) {
+    await proofs.checkProof({ accessToken: token, urls: requestUrlsForProof(ctx, request), headers: request.headers })
+  }
   const access = await ctx.app.wopi.access(token, fileId)
   // The client address rides with the principal, for the audit trail.
   const principal = { ...access.principal, address: request.ip }

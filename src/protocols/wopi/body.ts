@@ -1,9 +1,10 @@
 /**
- * Request bodies of the WOPI host. No content-type parser touches them (the WOPI context
- * passes every body through untouched), so the bytes reach storage exactly as sent.
+ * Request bodies of the WOPI host. Nothing parses them (the host answers on node:http,
+ * before Fastify and its content-type parsers), so the bytes reach storage exactly as sent.
  */
 import { PassThrough, type Readable } from 'node:stream'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { RawReply } from '../http/raw-reply.js'
+import type { RawRequest } from '../http/raw-request.js'
 import { DomainError } from '../../core/errors.js'
 import { readContentLength } from './headers.js'
 
@@ -15,8 +16,11 @@ const DRAIN_LIMIT_BYTES = 1024 * 1024
  * without destroying the connection: the raw request is piped into it, so a refused
  * upload can still be answered (see releaseBody). A client that aborts mid-body makes
  * the stream fail, so nothing half-sent is ever stored.
+ * Why not the request itself: the store reads it through stream.pipeline, which destroys
+ * its source on any failure, and destroying an unfinished IncomingMessage destroys the
+ * socket, so a refused upload (413, 409) could no longer be answered.
  */
-export function bodyStream(request: FastifyRequest): Readable {
+export function bodyStream(request: RawRequest): Readable {
   const raw = request.raw
   const body = new PassThrough()
   const cutShort = () => {
@@ -36,7 +40,7 @@ export function bodyStream(request: FastifyRequest): Readable {
  * rest is read and dropped; a large or unknown one is dropped while the reply asks for the
  * connection to close, so the client need not send it all.
  */
-export function releaseBody(request: FastifyRequest, reply: FastifyReply): void {
+export function releaseBody(request: RawRequest, reply: RawReply): void {
   const raw = request.raw
   if (raw.complete || raw.destroyed) return
   let length: number | undefined
@@ -56,7 +60,7 @@ export function releaseBody(request: FastifyRequest, reply: FastifyReply): void 
  * Reads a small body (PutUserInfo) whole. Throws INVALID_INPUT when it is longer than
  * `limit` bytes; the rest is left for releaseBody.
  */
-export async function readSmallBody(request: FastifyRequest, limit: number): Promise<Buffer> {
+export async function readSmallBody(request: RawRequest, limit: number): Promise<Buffer> {
   const declared = readContentLength(request.headers)
   if (declared !== undefined && declared > limit) {
     throw new DomainError('INVALID_INPUT', `the body may be at most ${limit} bytes`)

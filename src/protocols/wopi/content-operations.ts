@@ -4,9 +4,8 @@
  * a failed save (lock mismatch, too large, client gone mid-body) leaves the previous
  * content and version exactly as they were.
  */
-import type { FastifyReply } from 'fastify'
 import { DomainError } from '../../core/errors.js'
-import { sendContent } from '../http/send-content.js'
+import { contentReply } from '../http/send-content.js'
 import { requireWrite, type WopiCall } from './authorize.js'
 import { bodyStream } from './body.js'
 import { readContentLength, readLock, readMaxExpectedSize, readSaveFacts } from './headers.js'
@@ -16,7 +15,7 @@ import { itemVersion, lastModifiedTime } from './presenters.js'
 const DEFAULT_MAX_EXPECTED_SIZE = 2 ** 31 - 1
 
 /** GET /contents: the whole file (or a Range), 412 when larger than X-WOPI-MaxExpectedSize. */
-export async function getFile(call: WopiCall): Promise<FastifyReply> {
+export async function getFile(call: WopiCall): Promise<void> {
   const { ctx, request, reply, file } = call
   const maxExpected = readMaxExpectedSize(request.headers) ?? DEFAULT_MAX_EXPECTED_SIZE
   if (file.size > maxExpected) {
@@ -25,10 +24,9 @@ export async function getFile(call: WopiCall): Promise<FastifyReply> {
       `the file is ${file.size} bytes, more than X-WOPI-MaxExpectedSize ${maxExpected}`,
     )
   }
-  return sendContent(
+  const answer = await contentReply(
     ctx,
-    request,
-    reply,
+    request.headers,
     {
       blobKey: file.blobKey,
       size: file.size,
@@ -38,6 +36,11 @@ export async function getFile(call: WopiCall): Promise<FastifyReply> {
     },
     { headers: { 'X-WOPI-ItemVersion': itemVersion(file) } },
   )
+  reply.setHeaders(answer.headers)
+  if (answer.text !== undefined) reply.text(answer.status, answer.text)
+  else if (answer.body === undefined) reply.empty(answer.status)
+  else if (Buffer.isBuffer(answer.body)) reply.bytes(answer.status, answer.body)
+  else reply.stream(answer.status, answer.body)
 }
 
 /**
@@ -45,7 +48,7 @@ export async function getFile(call: WopiCall): Promise<FastifyReply> {
  * policy before the body is read (a doomed upload is refused at once) and again on the fresh
  * row inside the commit. X-WOPI-Editors and the save flags are kept on the version.
  */
-export async function putFile(call: WopiCall): Promise<FastifyReply> {
+export async function putFile(call: WopiCall): Promise<void> {
   const { ctx, request, reply } = call
   await requireWrite(call)
   const lockId = readLock(request.headers)
@@ -61,9 +64,7 @@ export async function putFile(call: WopiCall): Promise<FastifyReply> {
     // The row authorize read: if anything changed it during the upload, the CAS re-reads.
     current: call.file,
   })
-  return reply
-    .code(200)
+  reply
     .header('X-WOPI-ItemVersion', itemVersion(file))
-    .type('application/json')
-    .send({ LastModifiedTime: lastModifiedTime(file) })
+    .json(200, JSON.stringify({ LastModifiedTime: lastModifiedTime(file) }))
 }

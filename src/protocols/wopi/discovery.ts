@@ -219,6 +219,8 @@ async function actionUrlsFor(
 
 /** Checks the proof headers of WOPI requests (see checkProof). */
 export interface ProofChecker {
+  /** False when no WOPI client is configured: checkProof would accept everything. */
+  readonly checksProofs: boolean
   checkProof(request: ProofRequest): Promise<void>
 }
 
@@ -237,6 +239,7 @@ export function createWopiDiscovery(ctx: DiscoverySurroundings): WopiDiscovery {
   const url = ctx.config.wopi.discoveryUrl
   const cache = url === undefined ? undefined : new DiscoveryCache(ctx, url)
   return {
+    checksProofs: cache !== undefined,
     warmUp: () => void cache?.current(),
     checkProof: (request) => checkProof(ctx, cache, request),
     actionUrlsFor: (extension, wopiSrc) => actionUrlsFor(ctx, cache, extension, wopiSrc),

@@ -10,10 +10,11 @@
  * - an unread request body is drained, or the connection closed when it is large, so a
  *   refused upload never hangs or poisons a kept-alive connection.
  */
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { DomainError, type ErrorCode } from '../../core/errors.js'
 import { encodeUtf7 } from '../../core/names/utf7.js'
 import type { Logger } from '../../app/create-app.js'
+import type { RawReply } from '../http/raw-reply.js'
+import type { RawRequest } from '../http/raw-request.js'
 import { releaseBody } from './body.js'
 import { ProofRejectedError } from './discovery.js'
 
@@ -36,18 +37,6 @@ export const WOPI_STATUS: Record<ErrorCode, number> = {
   NOT_SUPPORTED: 501,
   CONCURRENT_UPDATE: 503,
   UPSTREAM_FAILED: 500,
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The WOPI operation a request was dispatched to ('' before dispatch), for error headers. */
-    wopiOperation: string
-  }
-}
-
-/** Remembers which WOPI operation (CheckFileInfo, RenameFile, ...) a request is. */
-export function markOperation(request: FastifyRequest, operation: string): void {
-  request.wopiOperation = operation
 }
 
 /** Header values must be visible ASCII; anything else is replaced (they are for logs only). */
@@ -80,36 +69,60 @@ export function wopiErrorReply(
   return { status, headers }
 }
 
-function isFastifyClientError(error: unknown): error is FastifyError {
-  return (
-    error instanceof Error &&
-    'statusCode' in error &&
-    typeof error.statusCode === 'number' &&
-    error.statusCode >= 400 &&
-    error.statusCode < 500
-  )
+/** An error that names its own client-error status (a request body that timed out: 408). */
+function clientErrorStatus(error: unknown): number | undefined {
+  if (!(error instanceof Error) || !('statusCode' in error)) return undefined
+  const status = error.statusCode
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined
 }
 
-/** The WOPI context's error handler: the one place a thrown error becomes a reply. */
-export function wopiErrorHandler(logger: Logger) {
-  return (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    releaseBody(request, reply)
-    const operation = request.wopiOperation || undefined
-    if (error instanceof DomainError) {
-      const { status, headers } = wopiErrorReply(error, operation)
-      const facts = { code: error.code, operation, status, message: error.message }
-      logger.debug(facts, 'WOPI request refused')
-      return reply.code(status).headers(headers).type('text/plain').send(error.message)
-    }
-    if (error instanceof ProofRejectedError) {
-      const path = request.url.split('?')[0]
-      logger.warn({ operation, reason: error.reason, url: path }, error.message)
-      return reply.code(500).type('text/plain').send('proof verification failed')
-    }
-    if (isFastifyClientError(error)) {
-      return reply.code(error.statusCode ?? 400).type('text/plain').send(error.message)
-    }
-    logger.error({ err: error, operation, url: request.url.split('?')[0] }, 'WOPI request failed')
-    return reply.code(500).type('text/plain').send('internal server error')
+/** The client went away mid-request (node:http ends its request with ECONNRESET 'aborted'). */
+function clientGone(error: unknown, request: RawRequest): boolean {
+  return !request.raw.complete && error instanceof Error && 'code' in error && error.code === 'ECONNRESET'
+}
+
+/**
+ * The one place a thrown WOPI error becomes a reply. `operation` is the WOPI operation the
+ * request was dispatched to (undefined before dispatch), for operation-specific headers.
+ */
+export function answerWopiError(
+  logger: Logger,
+  error: unknown,
+  request: RawRequest,
+  reply: RawReply,
+  operation: string | undefined,
+): void {
+  releaseBody(request, reply)
+  if (reply.sent) {
+    // Already answered (a body timeout's 408) or mid-body (a stream that failed): nothing
+    // can be said any more; a half-sent body must not look whole, so the connection goes.
+    logger.debug({ operation, err: error }, 'WOPI request failed after its answer began')
+    if (!reply.res.writableEnded) reply.res.destroy()
+    return
   }
+  if (error instanceof DomainError) {
+    const { status, headers } = wopiErrorReply(error, operation)
+    const facts = { code: error.code, operation, status, message: error.message }
+    logger.debug(facts, 'WOPI request refused')
+    reply.setHeaders(headers).text(status, error.message)
+    return
+  }
+  if (error instanceof ProofRejectedError) {
+    logger.warn({ operation, reason: error.reason, url: request.path }, error.message)
+    reply.text(500, 'proof verification failed')
+    return
+  }
+  const status = clientErrorStatus(error)
+  if (status !== undefined && error instanceof Error) {
+    reply.text(status, error.message)
+    return
+  }
+  if (clientGone(error, request)) {
+    // Routine (a closed tab, a lost network); guardRawBody logged it at info.
+    logger.debug({ operation, url: request.path }, 'WOPI client went away mid-request')
+    reply.text(400, 'the request body was cut short')
+    return
+  }
+  logger.error({ err: error, operation, url: request.path }, 'WOPI request failed')
+  reply.text(500, 'internal server error')
 }

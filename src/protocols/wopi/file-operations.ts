@@ -2,21 +2,20 @@
  * CheckFileInfo, RenameFile, DeleteFile and PutUserInfo: the operations on a file's
  * record rather than its bytes or lock.
  */
-import type { FastifyReply } from 'fastify'
 import { DomainError, isDomainError } from '../../core/errors.js'
 import { sanitizeFileName, splitExtension } from '../../core/names/file-names.js'
 import { requireWrite, type WopiCall } from './authorize.js'
 import { readSmallBody } from './body.js'
 import { readLock, readRequestedName } from './headers.js'
-import { presentCheckFileInfo } from './presenters.js'
+import { checkFileInfoJson, presentCheckFileInfo } from './presenters.js'
 
 /** Microsoft: the UserInfo string "has a maximum size of 1024 ASCII characters". */
 const MAX_USER_INFO_BYTES = 1024
 
 /** GET /wopi/files/{id}: the file, the user and what they may do, in strict JSON types. */
-export async function checkFileInfo(call: WopiCall): Promise<FastifyReply> {
+export async function checkFileInfo(call: WopiCall): Promise<void> {
   const info = presentCheckFileInfo(call.ctx, call.file, call.user, call.permission, call.principal.kind === 'link')
-  return call.reply.code(200).header('Cache-Control', 'no-store').send(info)
+  call.reply.header('Cache-Control', 'no-store').json(200, checkFileInfoJson(info))
 }
 
 /**
@@ -25,7 +24,7 @@ export async function checkFileInfo(call: WopiCall): Promise<FastifyReply> {
  * ('Report (2).docx'); when none can be derived, 400 with X-WOPI-InvalidFileNameError.
  * Answers {"Name": "<new name without extension>"}.
  */
-export async function renameFile(call: WopiCall): Promise<FastifyReply> {
+export async function renameFile(call: WopiCall): Promise<void> {
   const { ctx, request, file: original } = call
   await requireWrite(call)
   const lockId = readLock(request.headers)
@@ -48,7 +47,7 @@ export async function renameFile(call: WopiCall): Promise<FastifyReply> {
       claim: { kind: 'wopi', lockId },
       current: original,
     })
-    return call.reply.code(200).send({ Name: splitExtension(renamed.title).base })
+    call.reply.json(200, JSON.stringify({ Name: splitExtension(renamed.title).base }))
   } catch (error) {
     if (isDomainError(error) && error.code === 'NAME_INVALID') {
       throw new DomainError('NAME_INVALID', error.message, { field: 'X-WOPI-RequestedName' })
@@ -62,10 +61,10 @@ export async function renameFile(call: WopiCall): Promise<FastifyReply> {
  * locked (Microsoft's DeleteFile), otherwise the file and all its versions are removed and
  * open ONLYOFFICE editors are dropped, exactly as a delete through the portal.
  */
-export async function deleteFile(call: WopiCall): Promise<FastifyReply> {
+export async function deleteFile(call: WopiCall): Promise<void> {
   await requireWrite(call)
   await call.ctx.app.files.delete(call.file.id, { by: call.principal, claim: { kind: 'wopi', lockId: undefined } })
-  return call.reply.code(200).send()
+  call.reply.empty(200)
 }
 
 /**
@@ -73,7 +72,7 @@ export async function deleteFile(call: WopiCall): Promise<FastifyReply> {
  * CheckFileInfo returns it as UserInfo. Allowed with a read-only token, since it changes
  * the user's own data, not the file.
  */
-export async function putUserInfo(call: WopiCall): Promise<FastifyReply> {
+export async function putUserInfo(call: WopiCall): Promise<void> {
   const { ctx, request } = call
   const body = await readSmallBody(request, MAX_USER_INFO_BYTES)
   let text: string
@@ -83,5 +82,5 @@ export async function putUserInfo(call: WopiCall): Promise<FastifyReply> {
     throw new DomainError('INVALID_INPUT', 'UserInfo must be UTF-8 text')
   }
   await ctx.app.locks.setUserInfo(call.principal, text)
-  return call.reply.code(200).send()
+  call.reply.empty(200)
 }

@@ -3,7 +3,6 @@
  * are dispatched on X-WOPI-Override; a missing override is 400, an unknown one 501
  * (Microsoft: "501 Not Implemented – Operation not supported").
  */
-import type { FastifyReply } from 'fastify'
 import { DomainError } from '../../core/errors.js'
 import type { WopiCall } from './authorize.js'
 import { getFile, putFile } from './content-operations.js'
@@ -11,7 +10,8 @@ import { checkFileInfo, deleteFile, putUserInfo, renameFile } from './file-opera
 import { getLock, lock, refreshLock, unlock } from './lock-operations.js'
 import { putRelativeFile } from './put-relative.js'
 
-export type WopiHandler = (call: WopiCall) => Promise<FastifyReply>
+/** Answers through call.reply; throws DomainError for the error table (errors.ts). */
+export type WopiHandler = (call: WopiCall) => Promise<void>
 
 export interface WopiOperation {
   /** Microsoft's name of the operation, for logs and operation-specific error headers. */

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import Fastify from 'fastify'
-import { CHECK_FILE_INFO_SCHEMA, type CheckFileInfo } from './presenters.js'
+import { checkFileInfoJson, type CheckFileInfo } from './presenters.js'
 
 function checkFileInfo(overrides: Partial<CheckFileInfo>): CheckFileInfo {
   return {
@@ -35,8 +34,8 @@ function checkFileInfo(overrides: Partial<CheckFileInfo>): CheckFileInfo {
   }
 }
 
-describe('CheckFileInfo response schema', () => {
-  test('the compiled serializer writes exactly what JSON.stringify writes', async () => {
+describe('CheckFileInfo serializer', () => {
+  test('the hand-written serializer writes exactly what JSON.stringify writes', () => {
     const bodies = [
       checkFileInfo({}),
       checkFileInfo({
@@ -47,19 +46,6 @@ describe('CheckFileInfo response schema', () => {
         Size: 0,
       }),
     ]
-    const app = Fastify()
-    let next = 0
-    app.get('/info', { schema: { response: { 200: CHECK_FILE_INFO_SCHEMA } } }, async () =>
-      bodies[next++],
-    )
-    try {
-      for (const body of bodies) {
-        const reply = await app.inject({ method: 'GET', url: '/info' })
-        assert.equal(reply.statusCode, 200)
-        assert.equal(reply.body, JSON.stringify(body))
-      }
-    } finally {
-      await app.close()
-    }
+    for (const body of bodies) assert.equal(checkFileInfoJson(body), JSON.stringify(body))
   })
 })

@@ -14,7 +14,6 @@
  * announced. The answer is {Name, Url, HostViewUrl, HostEditUrl}; Url carries a new token
  * for the new file with the caller's user and permission.
  */
-import type { FastifyReply } from 'fastify'
 import type { RelativeTarget } from '../../app/file-changes.js'
 import { DomainError } from '../../core/errors.js'
 import type { WopiCall } from './authorize.js'
@@ -30,7 +29,7 @@ import {
 import { presentRelativeFile } from './presenters.js'
 
 /** POST /wopi/files/{id} with X-WOPI-Override: PUT_RELATIVE. */
-export async function putRelativeFile(call: WopiCall): Promise<FastifyReply> {
+export async function putRelativeFile(call: WopiCall): Promise<void> {
   const { ctx, request, file: source } = call
   if (call.permission !== 'write') {
     throw new DomainError('NOT_SUPPORTED', 'a read-only token may not write relative files')
@@ -52,7 +51,7 @@ export async function putRelativeFile(call: WopiCall): Promise<FastifyReply> {
     },
   })
   const { token } = ctx.app.wopi.issueToken(call.principal, written.id, call.permission)
-  return call.reply.code(200).send(presentRelativeFile(ctx, written, token))
+  call.reply.json(200, JSON.stringify(presentRelativeFile(ctx, written, token)))
 }
 
 /** Reads the two target headers: exactly one of them, else 400. */
