@@ -43,15 +43,19 @@ describe('downloads of several items (app/archive.ts)', () => {
     const now = ctx.clock.now()
     // Rows straight into the store: ten thousand uploads through the app would only be slower.
     const template = await app.files.upload(owner, 'template.txt', body('t'), undefined, many.id)
-    // Made together, so the store commits them in a few batches rather than one by one.
-    await Promise.all(
-      Array.from({ length: MAX_ARCHIVE_ENTRIES }, (_, i) =>
-        ctx.store.files.create(
-          { ...template, id: `many-${i}`, title: `file-${i}.txt`, createdAt: now, updatedAt: now },
-          { fileId: `many-${i}`, version: 1, size: template.size, sha256: template.sha256, blobKey: template.blobKey, createdAt: now, createdBy: owner.user.id, source: 'upload', meta: {} },
-        ),
-      ),
-    )
+    // A hundred at a time, so SQLite commits each hundred together and a PostgreSQL pool
+    // is not asked for more connections than it has.
+    for (let start = 0; start < MAX_ARCHIVE_ENTRIES; start += 100) {
+      await Promise.all(
+        Array.from({ length: 100 }, (_, k) => {
+          const i = start + k
+          return ctx.store.files.create(
+            { ...template, id: `many-${i}`, title: `file-${i}.txt`, createdAt: now, updatedAt: now },
+            { fileId: `many-${i}`, version: 1, size: template.size, sha256: template.sha256, blobKey: template.blobKey, createdAt: now, createdBy: owner.user.id, source: 'upload', meta: {} },
+          )
+        }),
+      )
+    }
     await assert.rejects(
       app.folders.planArchive(owner, { folderIds: [many.id], fileIds: [] }),
       (error: unknown) => isDomainError(error) && error.code === 'INVALID_INPUT' && /at most 10,000/.test(error.message),
