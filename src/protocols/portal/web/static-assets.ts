@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { readdir, readFile } from 'node:fs/promises'
+import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { extname, join, relative, sep } from 'node:path'
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
 
@@ -51,8 +51,55 @@ async function listFiles(dir: string): Promise<string[]> {
 }
 
 /**
+ * Suffixes of the compressed forms `npm run build:web` writes beside each file
+ * (writeCompressedForms): brotli at quality 11 takes about a tenth of a second of CPU
+ * and its buffers tens of MiB, which start-up then no longer pays.
+ */
+const GZIP_SUFFIX = '.gz'
+const BROTLI_SUFFIX = '.br'
+
+function isCompressedForm(file: string): boolean {
+  return file.endsWith(GZIP_SUFFIX) || file.endsWith(BROTLI_SUFFIX)
+}
+
+function wantsCompression(file: string, body: Buffer): boolean {
+  const contentType = CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream'
+  return isCompressible(contentType) && body.length >= COMPRESS_MIN_BYTES
+}
+
+function gzipOf(body: Buffer): Buffer {
+  return gzipSync(body, { level: 9 })
+}
+
+function brotliOf(body: Buffer): Buffer {
+  return brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } })
+}
+
+async function readIfPresent(file: string): Promise<Buffer | undefined> {
+  try {
+    return await readFile(file)
+  } catch {
+    return undefined
+  }
+}
+
+/** Writes the gzip and brotli forms of each compressible file under `root` (build step). */
+export async function writeCompressedForms(root: string): Promise<number> {
+  let written = 0
+  for (const file of await listFiles(root)) {
+    if (isCompressedForm(file)) continue
+    const body = await readFile(file)
+    if (!wantsCompression(file, body)) continue
+    await writeFile(file + GZIP_SUFFIX, gzipOf(body))
+    await writeFile(file + BROTLI_SUFFIX, brotliOf(body))
+    written++
+  }
+  return written
+}
+
+/**
  * Reads the built front end from `root` into memory (it is small), with gzip
- * and brotli forms of text files. Undefined when `root` has no index.html,
+ * and brotli forms of text files (the build's, see writeCompressedForms). Undefined when `root` has no index.html,
  * that is, when the front end has not been built.
  */
 export async function loadStaticAssets(root: string): Promise<StaticAssets | undefined> {
@@ -64,16 +111,16 @@ export async function loadStaticAssets(root: string): Promise<StaticAssets | und
   }
   const assets: StaticAssets = new Map()
   for (const file of files) {
+    if (isCompressedForm(file)) continue
     const urlPath = '/' + relative(root, file).split(sep).join('/')
     const body = await readFile(file)
     const contentType = CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream'
-    const compress = isCompressible(contentType) && body.length >= COMPRESS_MIN_BYTES
+    const compress = wantsCompression(file, body)
+    // The forms the build wrote, else (a front end built without them) made here.
     assets.set(urlPath, {
       body,
-      gzip: compress ? gzipSync(body, { level: 9 }) : undefined,
-      brotli: compress
-        ? brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } })
-        : undefined,
+      gzip: compress ? ((await readIfPresent(file + GZIP_SUFFIX)) ?? gzipOf(body)) : undefined,
+      brotli: compress ? ((await readIfPresent(file + BROTLI_SUFFIX)) ?? brotliOf(body)) : undefined,
       contentType,
       etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
     })
