@@ -17,10 +17,11 @@ const outdir = join(dist, 'bundle')
  * Packages left to Node's loader: native addons (better-sqlite3), ones that start worker
  * threads from their own files (pino's transports), the optional drivers (PostgreSQL, S3)
  * that a default install never loads, and what main.ts loads on first use only (undici,
- * jose, prom-client): bundling those saves no start-up time, and a bundled undici broke
- * an editor's save into S3 (test/e2e/two-instances.test.ts).
+ * jose, prom-client, yazl): bundling those saves no start-up time, and a bundled undici
+ * broke an editor's save into S3 (test/e2e/two-instances.test.ts). test/e2e/bundle.test.ts
+ * runs the bundle through each part loaded on first use.
  */
-const EXTERNAL = ['better-sqlite3', 'pg', '@aws-sdk/*', 'pino', 'pino-pretty', 'undici', 'jose', 'prom-client']
+const EXTERNAL = ['better-sqlite3', 'pg', '@aws-sdk/*', 'pino', 'pino-pretty', 'undici', 'jose', 'prom-client', 'yazl']
 
 /**
  * A compiled module that finds files next to it (migrations, the web UI, package.json)

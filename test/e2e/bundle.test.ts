@@ -1,0 +1,89 @@
+/**
+ * The server as `npm start` runs it: bin/folio.js runs the esbuild bundle of dist/, which
+ * leaves some packages to Node's loader and loads them on first use (scripts/bundle.mjs).
+ * Most tests run Folio from src/ in-process; this one sends the bundle through the parts
+ * loaded on first use that no other spawned-process test reaches, so a package the bundle
+ * resolves differently fails here rather than for a user.
+ */
+import assert from 'node:assert/strict'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { ADMIN_PASSWORD, freePort } from '../support/folio-server.js'
+import { call, signIn } from '../support/portal-client.js'
+import { readZip } from '../support/zip.js'
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'folio.js')
+const METRICS_TOKEN = 'bundle-metrics-token'
+
+// The bundle serves the same whatever the store; one run is enough.
+const skip = process.env.FOLIO_TEST_METADATA === 'postgres' ? 'covered by the SQLite run' : false
+
+describe('the bundled server (bin/folio.js)', { skip }, () => {
+  let dataDir = ''
+  let child: ChildProcess | undefined
+  let url = ''
+  let log = ''
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'folio-bundle-'))
+    const port = await freePort()
+    url = `http://127.0.0.1:${port}`
+    child = spawn(process.execPath, [BIN, 'serve'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        FOLIO_DATA_DIR: dataDir,
+        FOLIO_PORT: String(port),
+        FOLIO_HOST: '127.0.0.1',
+        FOLIO_PUBLIC_URL: url,
+        FOLIO_ADMIN_PASSWORD: ADMIN_PASSWORD,
+        FOLIO_METRICS_TOKEN: METRICS_TOKEN,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    child.stdout?.on('data', (data) => (log += String(data)))
+    child.stderr?.on('data', (data) => (log += String(data)))
+    for (let i = 0; i < 300 && !/Folio is listening/.test(log); i++) {
+      if (child.exitCode !== null) break
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    assert.match(log, /Folio is listening/, log.slice(-2000))
+  })
+
+  after(async () => {
+    if (child && child.exitCode === null) {
+      const closed = new Promise((resolve) => child?.once('close', resolve))
+      child.kill('SIGTERM')
+      await closed
+    }
+    await rm(dataDir, { recursive: true, force: true })
+  })
+
+  test('a folder downloads as a zip archive (yazl, loaded on the first download)', async () => {
+    const token = await signIn(url)
+    const folder = await call(url, 'POST', '/api/2.0/files/folder/@my', { token, body: { title: 'Bundled' } })
+    assert.equal(folder.status, 201, folder.text)
+    const folderId: string = folder.json.response.id
+    const upload = await call(url, 'POST', `/api/2.0/files/${folderId}/upload?title=inside.txt`, {
+      token,
+      raw: 'made by the bundle',
+      headers: { 'Content-Type': 'application/octet-stream' },
+    })
+    assert.equal(upload.status, 201, upload.text)
+    const response = await fetch(`${url}/api/2.0/files/fileops/bulkdownload?folderIds=${folderId}`, {
+      headers: { Authorization: token },
+    })
+    const bytes = Buffer.from(await response.arrayBuffer())
+    assert.equal(response.status, 200, bytes.toString())
+    const entries = await readZip(bytes)
+    assert.equal(entries.get('Bundled/inside.txt')?.toString(), 'made by the bundle')
+  })
+
+  test('metrics answer (prom-client, loaded when metrics are on)', async () => {
+    const reply = await call(url, 'GET', '/metrics', { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })
+    assert.equal(reply.status, 200, reply.text)
+    assert.match(reply.text, /folio_http_requests_total\{/)
+  })
+})
