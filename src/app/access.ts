@@ -20,6 +20,11 @@ export type Principal =
       grant?: Permission
       /** The client address the request came from, as the adapter saw it (for the audit trail). */
       address?: string
+      /**
+       * The level the WOPI gate decided on `fileId` from the one read of this request
+       * (wopi.access), so the use case the request runs does not read the shares again.
+       */
+      checked?: { fileId: string; level: AccessLevel }
     }
   | { kind: 'link'; user: UserRecord; fileId: string; keyHash: string; grant?: Permission; address?: string }
 
@@ -85,6 +90,7 @@ export async function accessLevel(ctx: AppContext, principal: Principal, file: F
   const userId = principal.user.id
   // The owner is decided from the file alone: nothing is read.
   if (file.ownerId === userId) return 'owner'
+  if (principal.checked?.fileId === file.id) return principal.checked.level
   return userAccessFrom(file, userId, await readUserFacts(ctx, file, userId))
 }
 

@@ -423,7 +423,7 @@ export function createApp(ctx: AppContext): App {
         if (level === 'none') throw new DomainError('NOT_FOUND', 'file not found')
         if (level === 'owner') gone()
         const permission = claims.permission === 'write' && allowsAction(level, 'edit') ? 'write' : 'read'
-        const principal = userPrincipal(user, permission)
+        const principal: Principal = { kind: 'user', user, grant: permission, checked: { fileId: file.id, level } }
         return { file, user, permission, principal, level }
       },
     },

@@ -18,22 +18,26 @@ import { tupleToUser, USER_COLUMNS, type UserTuple } from './user-rows.js'
 export function fileWithAccessSql(file: string, user: string): string {
   const fileColumns = FILE_COLUMNS.map((c) => `files.${c}`).join(', ')
   const userColumns = USER_COLUMNS.map((c) => `users.${c}`).join(', ')
-  return `WITH RECURSIVE up (id, parent_id, root_type, depth) AS (
-      SELECT folders.id, folders.parent_id, folders.root_type, 0
-        FROM files JOIN folders ON folders.id = files.folder_id WHERE files.id = ${file}
-      UNION ALL SELECT folders.id, folders.parent_id, folders.root_type, up.depth + 1
-        FROM folders JOIN up ON folders.id = up.parent_id
+  // The walk goes up from the file's folder to its root. Each step probes the user's entry
+  // on that folder by the shares primary key (so the cost follows the file's depth, never
+  // the number of the user's shares) and carries the nearest entry found so far, so the
+  // root's row alone holds both the section and the nearest folder entry.
+  const folderShare = `LEFT JOIN shares ON shares.item_kind = 'folder' AND shares.item_id = folders.id
+        AND shares.user_id = ${user}`
+  return `WITH RECURSIVE up (parent_id, root_type, access) AS (
+      SELECT folders.parent_id, folders.root_type, shares.access
+        FROM files JOIN folders ON folders.id = files.folder_id ${folderShare}
+        WHERE files.id = ${file}
+      UNION ALL SELECT folders.parent_id, folders.root_type, coalesce(up.access, shares.access)
+        FROM up JOIN folders ON folders.id = up.parent_id ${folderShare}
     )
-    SELECT ${fileColumns}, ${userColumns},
-      (SELECT up.root_type FROM up WHERE up.parent_id IS NULL) AS root_type,
+    SELECT ${fileColumns}, ${userColumns}, up.root_type,
       CASE WHEN files.owner_id = ${user} THEN NULL ELSE coalesce(
         (SELECT shares.access FROM shares
           WHERE shares.item_kind = 'file' AND shares.item_id = files.id AND shares.user_id = ${user}),
-        (SELECT shares.access FROM up JOIN shares ON shares.item_kind = 'folder'
-            AND shares.item_id = up.id AND shares.user_id = ${user}
-          ORDER BY up.depth LIMIT 1)
+        up.access
       ) END AS share_access
-    FROM files LEFT JOIN users ON users.id = ${user}
+    FROM files LEFT JOIN users ON users.id = ${user} LEFT JOIN up ON up.parent_id IS NULL
     WHERE files.id = ${file}`
 }
 
