@@ -139,8 +139,10 @@ async function measureSharedAccess(
 const SHARED_ACCESS_NOTE = [
   'Shared CheckFileInfo: the owner\'s access is decided from the file row alone; someone the',
   'file is shared with is decided from the stored shares on every call (so a removed share is',
-  'refused at once, on every instance): the file\'s own entry, then the folders above it,',
-  'nearest first, stopping at the first entry. That is a few more indexed reads per call.',
+  'refused at once, on every instance): the file\'s own entry, else the nearest folder above',
+  'it that has one. Both are read in the same one statement as the file and the user',
+  '(FileRepository.findWithAccess: each step up the folders probes the shares by primary key),',
+  'so the sharee\'s call is one read like the owner\'s, with a few more index probes inside it.',
 ].join(' ')
 
 function addFigures(record: Recorder, name: string, measured: LoadResult, baseline: LoadResult) {
@@ -170,21 +172,24 @@ function addFigures(record: Recorder, name: string, measured: LoadResult, baseli
 
 /** Why CheckFileInfo misses its target and what would reach it (from CPU profiles). */
 const CHECK_FILE_INFO_MISS = [
-  'CheckFileInfo: per call, the token\'s verdict from the memo (its HMAC was checked once), the',
-  'file and the token\'s user by primary key, the root of the file\'s folder (a trashed file is',
-  'not found) and the access level (the owner at once, else the shares), then a JSON reply',
-  'written by a hand-written serializer. Issue 14 cut the reads: the file and the user are',
-  'read as raw rows mapped by index (better-sqlite3 builds an array about twice as fast as an',
-  'object with named keys), and the trash check reads only the root\'s type instead of every',
-  'folder of the path as objects, and /wopi is answered by a route table on node:http before',
+  'CheckFileInfo: per call, the token\'s verdict from the memo (its HMAC was checked once), ONE',
+  'read of the store (FileRepository.findWithAccess: the file, the token\'s user, the section of',
+  'the file\'s folder, as a trashed file is not found, and for anyone but the owner the share',
+  'that reaches the file), the access level decided from it by the access policy, then a JSON',
+  'reply written by a hand-written serializer. The read is one statement of primary-key',
+  'lookups returning a raw row mapped by index (better-sqlite3 builds an array about twice as',
+  'fast as an object with named keys); on SQLite it costs about what the file, user and',
+  'root-type reads it replaced cost together for the owner (no round trips to save in',
+  'process; most of a read\'s time is turning about 30 columns into JavaScript values), and',
+  'less than half for someone the file is shared with; on PostgreSQL it is one round trip',
+  'instead of 3 (6 for a sharee). /wopi is answered by a route table on node:http before',
   'Fastify (src/protocols/http/raw-routes.ts): no routing, hooks, reply object or onSend chain',
   'per request, which cut Folio\'s CPU per CheckFileInfo by about a tenth (bench/cpu-per-request.ts).',
-  'In the profile of a load run after it (npm run bench -- --only 2 --cpu-prof DIR, on a machine',
-  'busy with other work), Fastify no longer appears; the socket write (writev) is about a third',
-  'of Folio\'s busy CPU, as it is for the bare server, the SQLite reads together about a',
-  'quarter, garbage collection a tenth, and the WOPI adapter\'s own code (token parse, JSON,',
-  'reply) a few percent. What is left: one statement reading the file, the user and the',
-  'access together. Several processes (FOLIO_WORKERS, scenario 9) add what one event loop cannot.',
+  'In profiles of load runs after both changes (npm run bench -- --only 2 --cpu-prof DIR), the',
+  'socket write (writev) is the largest cost by far, as it is for the bare server; the one read',
+  'is about 14% of the samples (the reads it replaced were about 24%), garbage collection about',
+  'a tenth, and the WOPI adapter\'s own code (token parse, JSON, reply) a few percent. Several',
+  'processes (FOLIO_WORKERS, scenario 9) add what one event loop cannot.',
 ].join(' ')
 
 /** Why GetFile misses its target and what would reach it (from CPU profiles and an A/B test). */

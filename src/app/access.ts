@@ -1,6 +1,6 @@
 import { DomainError } from '../core/errors.js'
 import type { Permission } from '../core/tokens/signed-token.js'
-import type { FileRecord, FolderRecord, UserRecord } from '../core/entities.js'
+import type { FileRecord, FolderRecord, FolderRootType, UserRecord } from '../core/entities.js'
 import { allows, levelOfShare, userLevel, type AccessLevel, type FileAction } from '../core/sharing/access-levels.js'
 import type { AppContext } from './context.js'
 
@@ -20,6 +20,11 @@ export type Principal =
       grant?: Permission
       /** The client address the request came from, as the adapter saw it (for the audit trail). */
       address?: string
+      /**
+       * The level the WOPI gate decided on `fileId` from the one read of this request
+       * (wopi.access), so the use case the request runs does not read the shares again.
+       */
+      checked?: { fileId: string; level: AccessLevel }
     }
   | { kind: 'link'; user: UserRecord; fileId: string; keyHash: string; grant?: Permission; address?: string }
 
@@ -30,21 +35,50 @@ export function userPrincipal(user: UserRecord, grant?: Permission): Principal {
 
 
 /**
- * The ids of the folders holding a file, nearest first (its folder, then each one up);
- * undefined when the file is in its owner's trash, where nobody else reaches it.
+ * What a user's access to a file is decided from, besides the file: the section its
+ * folder lies in and the most specific share entry naming the user (the file's own, else
+ * the nearest folder's above it). The store reads them in one statement on every WOPI call
+ * (FileRepository.findWithAccess); accessLevel reads them one by one otherwise.
  */
-async function foldersAbove(ctx: AppContext, file: FileRecord): Promise<string[] | undefined> {
+export interface UserAccessFacts {
+  rootType: FolderRootType | undefined
+  shareAccess: number | undefined
+}
+
+/**
+ * The rule for a user, written once: the owner has every right (in their trash too);
+ * nobody else reaches a file in a trash; anyone else has the level of the most specific
+ * share entry naming them, and no access without one.
+ */
+export function userAccessFrom(file: FileRecord, userId: string, facts: UserAccessFacts): AccessLevel {
+  if (file.ownerId === userId) return 'owner'
+  if (facts.rootType === 'trash') return 'none'
+  return facts.shareAccess === undefined ? 'none' : userLevel(false, [facts.shareAccess])
+}
+
+/**
+ * The share facts of a user who does not own `file`, read from the stored path and shares:
+ * the walk stops at the first entry, nearest first (and is not made in a trash).
+ */
+async function readUserFacts(ctx: AppContext, file: FileRecord, userId: string): Promise<UserAccessFacts> {
   const path = await ctx.store.folders.path(file.folderId)
-  if (path[0]?.rootType === 'trash') return undefined
-  return path.map((folder) => folder.id).reverse()
+  const rootType = path[0]?.rootType ?? undefined
+  if (rootType === 'trash') return { rootType, shareAccess: undefined }
+  const own = await ctx.store.shares.find('file', file.id, userId)
+  if (own !== undefined) return { rootType, shareAccess: own.access }
+  for (let i = path.length - 1; i >= 0; i--) {
+    const folder = path[i]
+    const entry = folder === undefined ? undefined : await ctx.store.shares.find('folder', folder.id, userId)
+    if (entry !== undefined) return { rootType, shareAccess: entry.access }
+  }
+  return { rootType, shareAccess: undefined }
 }
 
 /**
  * What `principal` may do with `file`, read from the stored shares and link on every call
  * (nothing is remembered between calls, so a revoked share or link is refused at once).
- * A user: the owner has every right, else the most specific share wins (the file's own
- * entry, then the nearest folder's). A link guest: the link's current access while the
- * link is on and its key is the one presented, for that file only.
+ * A user: see userAccessFrom. A link guest: the link's current access while the link is
+ * on and its key is the one presented, for that file only.
  */
 export async function accessLevel(ctx: AppContext, principal: Principal, file: FileRecord): Promise<AccessLevel> {
   if (principal.kind === 'link') {
@@ -54,17 +88,10 @@ export async function accessLevel(ctx: AppContext, principal: Principal, file: F
     return levelOfShare(link.access)
   }
   const userId = principal.user.id
+  // The owner is decided from the file alone: nothing is read.
   if (file.ownerId === userId) return 'owner'
-  const folders = await foldersAbove(ctx, file)
-  if (folders === undefined) return 'none'
-  // The most specific entry wins, so the walk stops at the first one found.
-  const own = await ctx.store.shares.find('file', file.id, userId)
-  if (own !== undefined) return userLevel(false, [own.access])
-  for (const folderId of folders) {
-    const entry = await ctx.store.shares.find('folder', folderId, userId)
-    if (entry !== undefined) return userLevel(false, [entry.access])
-  }
-  return 'none'
+  if (principal.checked?.fileId === file.id) return principal.checked.level
+  return userAccessFrom(file, userId, await readUserFacts(ctx, file, userId))
 }
 
 const READ_ACTIONS: ReadonlySet<FileAction> = new Set(['read', 'download'])

@@ -162,6 +162,28 @@ describe('application services', () => {
     await assert.rejects(app.wopi.launch(other, file.id, 'write'), isCode('NOT_FOUND'))
   })
 
+  test("the WOPI access check reads a sharee's share on every call: edit, lowered to read, removed", async () => {
+    const folder = await app.folders.create(owner, '@my', 'Shared WOPI')
+    const inner = await app.folders.create(owner, folder.id, 'Inner')
+    const file = await app.files.upload(owner, 'Shared.docx', body('s'), undefined, inner.id)
+    await app.sharing.setFolder(owner, folder.id, [{ userId: other.user.id, access: 1 }])
+    const { accessToken } = await app.wopi.launch(other, file.id, 'write')
+    const granted = await app.wopi.access(accessToken, file.id)
+    assert.equal(granted.permission, 'write')
+    // The level decided on the call serves the Lock the call runs.
+    const locked = await app.locks.lock(granted.principal, granted.file, 'L-shared')
+    assert.equal(locked.lock?.lockId, 'L-shared')
+    // The file's own entry is more specific than the folder's.
+    await app.sharing.set(owner, file.id, [{ userId: other.user.id, access: 2 }])
+    const lowered = await app.wopi.access(accessToken, file.id)
+    assert.equal(lowered.permission, 'read')
+    await assert.rejects(app.locks.unlock(lowered.principal, lowered.file, 'L-shared'), isCode('FORBIDDEN'))
+    await app.sharing.set(owner, file.id, [{ userId: other.user.id, access: 0 }])
+    assert.equal((await app.wopi.access(accessToken, file.id)).permission, 'write')
+    await app.sharing.setFolder(owner, folder.id, [{ userId: other.user.id, access: 0 }])
+    await assert.rejects(app.wopi.access(accessToken, file.id), isCode('NOT_FOUND'))
+  })
+
   test('compare-and-set retries a lost write and gives up with CONCURRENT_UPDATE', async () => {
     let attempts = 0
     assert.equal(await compareAndSet(async (n) => (++attempts, n < 2 ? RETRY : 'done')), 'done')

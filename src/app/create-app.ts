@@ -9,7 +9,7 @@ import type { Clock } from '../ports/clock.js'
 import type { Logger } from '../ports/logger.js'
 import type { FileOperationRecord, FileRecord, UserRecord, VersionRecord } from '../core/entities.js'
 import type { FileListQuery } from '../ports/metadata-store.js'
-import { accessLevel, authorize, userPrincipal, type AccessLevel, type FileAction, type Principal } from './access.js'
+import { authorize, userAccessFrom, type AccessLevel, type FileAction, type Principal } from './access.js'
 import * as accounts from './accounts.js'
 import * as archive from './archive.js'
 import { fileSubject, listAudit, principalActor, recordAudit } from './audit.js'
@@ -409,33 +409,35 @@ export function createApp(ctx: AppContext): App {
         if (claims.fileId !== fileId) {
           throw new DomainError('UNAUTHENTICATED', 'the access token was issued for another file')
         }
-        const file = isWellFormedId(fileId) ? await ctx.store.files.findById(fileId) : undefined
-        if (!file) throw new DomainError('NOT_FOUND', 'file not found')
-        // A trashed file is gone as far as editors are concerned, until it is restored. The
-        // access policy already refuses it to anyone but its owner, so the trash is looked
-        // up here only for the owner and link guests (one path query fewer for a sharee).
-        const gone = async () => {
-          if (await folders.isInTrash(ctx, file)) throw new DomainError('NOT_FOUND', 'file not found')
+        // One read for the whole check: the file, the token's user, the section of the
+        // file's folder and, for anyone but the owner, the share that reaches the file.
+        const read = isWellFormedId(fileId) ? await ctx.store.files.findWithAccess(fileId, claims.userId) : undefined
+        if (!read) throw new DomainError('NOT_FOUND', 'file not found')
+        const { file } = read
+        // A trashed file is gone as far as editors are concerned, until it is restored (the
+        // access policy refuses it to anyone but its owner already).
+        const gone = () => {
+          if (folders.inTrashSection(file, read.rootType)) throw new DomainError('NOT_FOUND', 'file not found')
         }
         if (claims.link !== undefined) {
-          await gone()
+          gone()
           return linkAccess(file, claims.userId, claims.name ?? '', claims.link, claims.permission)
         }
         // Read on every call: a removed user's tokens stop working at once, on every instance.
-        const user = await ctx.store.users.findById(claims.userId)
+        const { user } = read
         if (!user) throw new DomainError('UNAUTHENTICATED', 'the user of this token no longer exists')
         // Compared with the row read now, so the verified-token memo cannot outlive a bump.
         if ((claims.generation ?? 0) !== user.tokenGeneration) {
           throw new DomainError('UNAUTHENTICATED', 'the access token was ended by a change to its user')
         }
-        // The user's access is read from the stored shares on every call, never from the
+        // The user's access is decided from the stored shares read now, never from the
         // token: a revoked share refuses the very next request, and a token issued for
         // writing writes only while the user's access still allows editing.
-        const level = await accessLevel(ctx, userPrincipal(user), file)
+        const level = userAccessFrom(file, user.id, read)
         if (level === 'none') throw new DomainError('NOT_FOUND', 'file not found')
-        if (level === 'owner') await gone()
+        if (level === 'owner') gone()
         const permission = claims.permission === 'write' && allowsAction(level, 'edit') ? 'write' : 'read'
-        const principal = userPrincipal(user, permission)
+        const principal: Principal = { kind: 'user', user, grant: permission, checked: { fileId: file.id, level } }
         return { file, user, permission, principal, level }
       },
     },

@@ -130,8 +130,16 @@ export async function pathOf(ctx: AppContext, folderId: string): Promise<{
 /** True when the file lies in a trash (put there itself or inside a trashed folder). */
 export async function isInTrash(ctx: AppContext, file: FileRecord): Promise<boolean> {
   if (file.trashedAt !== null) return true
-  // The root's type alone, not the whole path: this runs on every WOPI call.
-  const rootType = await ctx.store.folders.rootTypeOf(file.folderId)
+  // The root's type alone, not the whole path.
+  return inTrashSection(file, await ctx.store.folders.rootTypeOf(file.folderId))
+}
+
+/**
+ * The rule of isInTrash over the section of the file's folder already read (`rootType`,
+ * undefined when the folder is missing: NOT_FOUND).
+ */
+export function inTrashSection(file: FileRecord, rootType: FolderRootType | undefined): boolean {
+  if (file.trashedAt !== null) return true
   if (rootType === undefined) throw new DomainError('NOT_FOUND', 'folder not found')
   return rootType === 'trash'
 }

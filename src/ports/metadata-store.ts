@@ -146,6 +146,27 @@ export type FileDeletion =
   | { outcome: 'not-found' }
   | { outcome: 'revision-moved' }
 
+/**
+ * A file read together with what deciding one user's access to it needs (see
+ * FileRepository.findWithAccess): the decision itself is the access policy's.
+ */
+export interface FileWithAccess {
+  file: FileRecord
+  /** The user the id names; undefined when there is none (removed, or a link guest's id). */
+  user: UserRecord | undefined
+  /**
+   * The section the file's folder lies in: the root type of its topmost folder; undefined
+   * when the folder does not exist.
+   */
+  rootType: FolderRootType | undefined
+  /**
+   * The access number of the most specific share entry naming the user: the file's own
+   * entry, else that of the nearest folder above the file that has one; undefined when
+   * there is none. Not looked up (undefined) when the user owns the file.
+   */
+  shareAccess: number | undefined
+}
+
 export interface FileRepository {
   /**
    * Inserts the file and its first version in one transaction.
@@ -153,6 +174,13 @@ export interface FileRepository {
    */
   create(file: FileRecord, firstVersion: VersionRecord): Promise<void>
   findById(id: string): Promise<FileRecord | undefined>
+  /**
+   * The file with the facts that decide `userId`'s access to it (the user's row, the
+   * folder's section, the share that reaches the file) in ONE statement, so a WOPI call
+   * costs one read (one round trip on a networked store) whatever its access path.
+   * undefined when the file does not exist.
+   */
+  findWithAccess(id: string, userId: string): Promise<FileWithAccess | undefined>
   list(query: FileListQuery): Promise<{ total: number; items: FileRecord[] }>
   /** True when the folder holds a file with this title (case-insensitive). */
   titleExists(folderId: string, title: string): Promise<boolean>

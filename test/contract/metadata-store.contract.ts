@@ -1057,6 +1057,68 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.equal(await store.folders.findRoot('u-bob', 'my'), undefined)
       }))
 
+    test('findWithAccess: the file, the user and the section of its folder in one read', () =>
+      withStore(async (store) => {
+        const bob = buildUser({ id: 'u-bob', userName: 'bob' })
+        await store.users.create(buildUser({ isAdmin: true, wopiUserInfo: 'info' }))
+        await store.users.create(bob)
+        await store.users.update('u-alice', { updatedAt: T0 + 1, bumpTokenGeneration: true })
+        const alice = buildUser({ isAdmin: true, wopiUserInfo: 'info', tokenGeneration: 1, updatedAt: T0 + 1 })
+        const my = await store.folders.ensureRoot(root('u-alice', 'my'))
+        await store.folders.create(folder('d-a', my.id, 'A'))
+        await store.folders.create(folder('d-b', 'd-a', 'B'))
+        const lock = { lockId: 'L', expiresAt: T0 + 1000, holderId: 'u-bob', lockedAt: T0 }
+        const created = await createFile(store, { folderId: 'd-b' })
+        const file = await store.files.update('f-1', created.revision, { lock })
+        assert.deepEqual(file, { ...created, lock, revision: created.revision + 1 })
+        assert.deepEqual(await store.files.findWithAccess('f-1', 'u-alice'), {
+          file, user: alice, rootType: 'my', shareAccess: undefined,
+        })
+        assert.deepEqual(await store.files.findWithAccess('f-1', 'u-bob'), {
+          file, user: bob, rootType: 'my', shareAccess: undefined,
+        })
+        // A removed user (or a link guest's id) reads as no user; the file is still there.
+        assert.deepEqual(await store.files.findWithAccess('f-1', 'u-nobody'), {
+          file, user: undefined, rootType: 'my', shareAccess: undefined,
+        })
+        assert.equal(await store.files.findWithAccess('f-missing', 'u-alice'), undefined)
+        const trash = await store.folders.ensureRoot(root('u-alice', 'trash'))
+        await store.folders.update('d-a', 1, { parentId: trash.id })
+        assert.equal((await store.files.findWithAccess('f-1', 'u-alice'))?.rootType, 'trash')
+        await createFile(store, { id: 'f-lost', title: 'lost.docx', folderId: 'd-missing' })
+        assert.equal((await store.files.findWithAccess('f-lost', 'u-alice'))?.rootType, undefined)
+      }))
+
+    test("findWithAccess: a non-owner's most specific share, the file's own entry then the nearest folder", () =>
+      withStore(async (store) => {
+        const my = await store.folders.ensureRoot(root('u-alice', 'my'))
+        await store.folders.create(folder('d-a', my.id, 'A'))
+        await store.folders.create(folder('d-b', 'd-a', 'B'))
+        await createFile(store, { folderId: 'd-b' })
+        await createFile(store, { id: 'f-2', title: 'two.docx', folderId: 'd-a' })
+        const share = (itemKind: 'file' | 'folder', itemId: string, userId: string, access: number) =>
+          store.shares.put({ itemKind, itemId, userId, access, grantedBy: 'u-alice', grantedAt: T0 })
+        const accessOf = async (fileId: string, userId: string) =>
+          (await store.files.findWithAccess(fileId, userId))?.shareAccess
+        assert.equal(await accessOf('f-1', 'u-bob'), undefined)
+        await share('folder', my.id, 'u-bob', 2)
+        assert.equal(await accessOf('f-1', 'u-bob'), 2)
+        await share('folder', 'd-a', 'u-bob', 6)
+        assert.equal(await accessOf('f-1', 'u-bob'), 6)
+        await share('folder', 'd-b', 'u-bob', 1)
+        assert.equal(await accessOf('f-1', 'u-bob'), 1)
+        assert.equal(await accessOf('f-2', 'u-bob'), 6, 'a folder below the file does not reach it')
+        await share('file', 'f-1', 'u-bob', 5)
+        assert.equal(await accessOf('f-1', 'u-bob'), 5)
+        assert.equal(await accessOf('f-1', 'u-carol'), undefined, 'entries are per user')
+        await share('file', 'f-2', 'u-carol', 7)
+        assert.equal(await accessOf('f-1', 'u-carol'), undefined, 'entries are per item')
+        assert.equal(await accessOf('f-2', 'u-carol'), 7)
+        // The owner's access needs no share: none is looked up for them.
+        await share('file', 'f-1', 'u-alice', 2)
+        assert.equal(await accessOf('f-1', 'u-alice'), undefined)
+      }))
+
     test('busyFilesInside: files anywhere under the folder with a live WOPI lock or editors on record', () =>
       withStore(async (store) => {
         const my = await store.folders.ensureRoot(root('u-alice', 'my'))

@@ -12,6 +12,13 @@ export interface Queryable {
 /** The pool as the repositories see it. */
 export interface Database extends Queryable {
   /**
+   * Runs a hot statement as a named prepared statement: each connection parses and plans
+   * it once, later runs send only its parameters (same one round trip, less server work).
+   * Rows come back as arrays of the select list's values (pg builds no object per row).
+   * `name` must be unique to `sql` across Folio.
+   */
+  prepared<R extends unknown[] = unknown[]>(name: string, sql: string, params: unknown[]): Promise<R[]>
+  /**
    * Runs `work` in one transaction on one connection: COMMIT when it resolves, ROLLBACK
    * when it throws (the error is passed on). A connection whose ROLLBACK failed is
    * discarded instead of going back to the pool.
@@ -44,6 +51,11 @@ function checked(target: pg.Pool | pg.PoolClient): Queryable {
 export function createDatabase(pool: pg.Pool): Database {
   return {
     ...checked(pool),
+    async prepared<R extends unknown[]>(name: string, sql: string, params: unknown[]) {
+      checkParams(params)
+      const result = await pool.query<R>({ name, text: sql, values: params, rowMode: 'array' })
+      return result.rows
+    },
     async transaction(work) {
       const client = await pool.connect()
       let broken = false

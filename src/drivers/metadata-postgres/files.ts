@@ -8,7 +8,21 @@ import type {
   FileSortField,
   VersionRecord,
 } from '../../ports/metadata-store.js'
-import { toFile, toVersion, type FileRow, type VersionRow } from '../metadata-shared/file-rows.js'
+import {
+  FILE_COLUMNS,
+  lockOnlyChange,
+  toFile,
+  toVersion,
+  tupleToFile,
+  type FileRow,
+  type FileTuple,
+  type VersionRow,
+} from '../metadata-shared/file-rows.js'
+import {
+  fileWithAccessSql,
+  tupleToFileWithAccess,
+  type FileWithAccessTuple,
+} from '../metadata-shared/access-rows.js'
 import type { Database } from './database.js'
 import { isUniqueViolation } from './pg-errors.js'
 
@@ -57,6 +71,14 @@ const PATCH_SET = `
 const UPDATE_PATCH = `UPDATE files SET ${PATCH_SET}
   WHERE id = $1 AND revision = $2 AND $17::int IS NULL AND $18::int IS NULL
     AND $19::int IS NULL AND $20::int IS NULL RETURNING *`
+
+// A lock change (every Lock, RefreshLock and Unlock) writes the lock columns alone: the
+// same compare-and-set on the revision, without the CASE per column of UPDATE_PATCH.
+const UPDATE_LOCK = `UPDATE files SET lock_id = $3, lock_expires_at = $4, lock_user_id = $5,
+    lock_locked_at = $6, revision = revision + 1
+  WHERE id = $1 AND revision = $2 RETURNING ${FILE_COLUMNS.join(', ')}`
+
+const WITH_ACCESS = fileWithAccessSql('$1', '$2')
 
 const UPDATE_HEAD = `UPDATE files SET ${PATCH_SET},
     version = $17, size = $18, sha256 = $19, blob_key = $20
@@ -229,6 +251,11 @@ export function createFileRepository(db: Database): FileRepository {
       return rows[0] === undefined ? undefined : toFile(rows[0])
     },
 
+    async findWithAccess(fileId, userId) {
+      const rows = await db.prepared<FileWithAccessTuple>('folio_file_with_access', WITH_ACCESS, [fileId, userId])
+      return rows[0] === undefined ? undefined : tupleToFileWithAccess(rows[0])
+    },
+
     async list(query) {
       checkPage(query)
       const needle = titleKey(query.titleContains ?? '')
@@ -273,6 +300,14 @@ export function createFileRepository(db: Database): FileRepository {
     },
 
     async update(id, expectedRevision, patch) {
+      const change = lockOnlyChange(patch)
+      if (change !== undefined) {
+        const { lock } = change
+        const params = [id, expectedRevision, lock?.lockId ?? null, lock?.expiresAt ?? null,
+          lock?.holderId ?? null, lock?.lockedAt ?? null]
+        const rows = await db.prepared<FileTuple>('folio_file_update_lock', UPDATE_LOCK, params)
+        return rows[0] === undefined ? undefined : tupleToFile(rows[0])
+      }
       const params = [
         ...patchParams(id, expectedRevision, patch),
         null, null, null, null,

@@ -1,4 +1,5 @@
 import type { FileLock, FileRecord, VersionRecord, VersionSource } from '../../core/entities.js'
+import type { FilePatch } from '../../ports/metadata-store.js'
 
 /**
  * The rows of the files and versions tables and their mapping to records, the same in
@@ -132,6 +133,19 @@ export function tupleToFile(t: FileTuple): FileRecord {
     trashedAt: t[19],
     originFolderId: t[20],
   }
+}
+
+/**
+ * The lock a patch writes when it changes the lock and nothing else (every Lock,
+ * RefreshLock and Unlock; null unlocks), for the lock-only UPDATE of each driver: it
+ * writes the lock columns alone, with no CASE per column and no index entry of the title
+ * or dates touched. undefined for any other patch.
+ */
+export function lockOnlyChange(patch: FilePatch): { lock: FileLock | null } | undefined {
+  const { lock, ...others } = patch
+  if (lock === undefined) return undefined
+  for (const value of Object.values(others)) if (value !== undefined) return undefined
+  return { lock }
 }
 
 export function toVersion(row: VersionRow): VersionRecord {

@@ -11,6 +11,7 @@ import type {
 } from '../../ports/metadata-store.js'
 import {
   FILE_COLUMNS,
+  lockOnlyChange,
   toFile,
   toVersion,
   tupleToFile,
@@ -18,6 +19,11 @@ import {
   type FileTuple,
   type VersionRow,
 } from '../metadata-shared/file-rows.js'
+import {
+  fileWithAccessSql,
+  tupleToFileWithAccess,
+  type FileWithAccessTuple,
+} from '../metadata-shared/access-rows.js'
 import { createGroupCommit } from './group-commit.js'
 import { isUniqueViolation, toFlag } from './sqlite-errors.js'
 
@@ -206,9 +212,9 @@ interface LockParams {
 
 /** The parameters of the lock-only UPDATE when `patch` changes the lock and nothing else. */
 function lockOnlyParams(id: string, expectedRevision: number, patch: FilePatch): LockParams | undefined {
-  const { lock, ...others } = patch
-  if (lock === undefined) return undefined
-  for (const value of Object.values(others)) if (value !== undefined) return undefined
+  const change = lockOnlyChange(patch)
+  if (change === undefined) return undefined
+  const { lock } = change
   return {
     id,
     expectedRevision,
@@ -264,6 +270,10 @@ export function createFileRepository(db: Database.Database): FileRepository {
   const columns = FILE_COLUMNS.join(', ')
   // Raw rows (arrays) on the hot path: read on every WOPI call.
   const byId = db.prepare<[string], FileTuple>(`SELECT ${columns} FROM files WHERE id = ?`).raw()
+  // Every WOPI call's one read: the file, the user and their access facts (see access-rows.ts).
+  const withAccess = db
+    .prepare<{ fileId: string; userId: string }, FileWithAccessTuple>(fileWithAccessSql('@fileId', '@userId'))
+    .raw()
   const titleTaken = db
     .prepare<[string, string], number>(
       'SELECT EXISTS (SELECT 1 FROM files WHERE folder_id = ? AND title_key = ?)',
@@ -389,6 +399,11 @@ export function createFileRepository(db: Database.Database): FileRepository {
     async findById(id) {
       const row = byId.get(id)
       return row === undefined ? undefined : tupleToFile(row)
+    },
+
+    async findWithAccess(fileId, userId) {
+      const row = withAccess.get({ fileId, userId })
+      return row === undefined ? undefined : tupleToFileWithAccess(row)
     },
 
     async list(query) {

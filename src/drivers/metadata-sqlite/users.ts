@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
 import { DomainError } from '../../core/errors.js'
 import type { UserPatch, UserRecord, UserRepository } from '../../ports/metadata-store.js'
+import { tupleToUser, USER_COLUMNS, type UserTuple } from '../metadata-shared/user-rows.js'
 import { isUniqueViolation, toFlag } from './sqlite-errors.js'
 
 interface UserRow {
@@ -52,27 +53,6 @@ function toUser(row: UserRow): UserRecord {
   }
 }
 
-type UserTuple = [
-  id: string, user_name: string, display_name: string, email: string, is_admin: number,
-  password_hash: string, wopi_user_info: string, token_generation: number, created_at: number,
-  updated_at: number,
-]
-
-function tupleToUser(t: UserTuple): UserRecord {
-  return {
-    id: t[0],
-    userName: t[1],
-    displayName: t[2],
-    email: t[3],
-    isAdmin: t[4] === 1,
-    passwordHash: t[5],
-    wopiUserInfo: t[6],
-    tokenGeneration: t[7],
-    createdAt: t[8],
-    updatedAt: t[9],
-  }
-}
-
 /** Users in SQLite; statements are prepared here, once per open database. */
 export function createUserRepository(db: Database.Database): UserRepository {
   const insert = db.prepare(`INSERT INTO users (id, user_name, user_name_key, display_name,
@@ -81,9 +61,7 @@ export function createUserRepository(db: Database.Database): UserRepository {
       @wopiUserInfo, @createdAt, @updatedAt)`)
   // A raw row (an array) mapped by index: read on every WOPI call, so cheaper than an object.
   const byId = db
-    .prepare<[string], UserTuple>(`SELECT id, user_name, display_name, email, is_admin,
-      password_hash, wopi_user_info, token_generation, created_at, updated_at
-      FROM users WHERE id = ?`)
+    .prepare<[string], UserTuple>(`SELECT ${USER_COLUMNS.join(', ')} FROM users WHERE id = ?`)
     .raw()
   const byNameKey = db.prepare<[string], UserRow>('SELECT * FROM users WHERE user_name_key = ?')
   const all = db.prepare<[], UserRow>('SELECT * FROM users ORDER BY user_name_key, id')
