@@ -547,6 +547,40 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.equal(winners[0]?.revision, 11)
       }))
 
+    test('50 concurrent lock changes with the same revision: exactly one wins, and it is the one stored', () =>
+      withStore(async (store) => {
+        const file = await createFile(store, { revision: 10 })
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, i) =>
+            store.files.update(file.id, 10, { lock: { lockId: `lock-${i}`, expiresAt: T0 + 60_000 + i } }),
+          ),
+        )
+        const winners = results.filter((r) => r !== undefined)
+        assert.equal(winners.length, 1)
+        assert.deepEqual(await store.files.findById(file.id), winners[0])
+        assert.equal(winners[0]?.revision, 11)
+      }))
+
+    test('concurrent lock changes of many files each land on their own file', () =>
+      withStore(async (store) => {
+        const files = await Promise.all(Array.from({ length: 40 }, (_, i) => createFile(store, { id: `many-${i}`, title: `f-${i}.docx`, blobKey: `blob-many-${i}` })))
+        // Every file is changed twice at its revision: one change of each pair wins.
+        const results = await Promise.all(
+          files.flatMap((file, i) => [
+            store.files.update(file.id, file.revision, { lock: { lockId: `a-${i}`, expiresAt: T0 + 60_000 } }),
+            store.files.update(file.id, file.revision, { lock: { lockId: `b-${i}`, expiresAt: T0 + 60_000 } }),
+          ]),
+        )
+        for (const [i, file] of files.entries()) {
+          const pair = [results[2 * i], results[2 * i + 1]]
+          const won = pair.filter((r) => r !== undefined)
+          assert.equal(won.length, 1, `file ${i}`)
+          assert.equal(won[0]?.id, file.id)
+          assert.ok([`a-${i}`, `b-${i}`].includes(won[0]?.lock?.lockId ?? ''))
+          assert.deepEqual(await store.files.findById(file.id), won[0])
+        }
+      }))
+
     test('finding 4: blobKeysInUse names the keys some version uses, old and current, until the file goes', () =>
       withStore(async (store) => {
         const file = await createFile(store)

@@ -24,6 +24,7 @@ import {
   type FileWithAccessTuple,
 } from '../metadata-shared/access-rows.js'
 import type { Database } from './database.js'
+import { createLockWriter } from './lock-batch.js'
 import { isUniqueViolation } from './pg-errors.js'
 
 /** A row of a listing: the total beside the columns of one file (null past the page's end). */
@@ -74,10 +75,6 @@ const UPDATE_PATCH = `UPDATE files SET ${PATCH_SET}
 
 // A lock change (every Lock, RefreshLock and Unlock) writes the lock columns alone: the
 // same compare-and-set on the revision, without the CASE per column of UPDATE_PATCH.
-const UPDATE_LOCK = `UPDATE files SET lock_id = $3, lock_expires_at = $4, lock_user_id = $5,
-    lock_locked_at = $6, revision = revision + 1
-  WHERE id = $1 AND revision = $2 RETURNING ${FILE_COLUMNS.join(', ')}`
-
 const WITH_ACCESS = fileWithAccessSql('$1', '$2')
 
 const UPDATE_HEAD = `UPDATE files SET ${PATCH_SET},
@@ -234,6 +231,8 @@ async function guardTitle<T>(title: string | undefined, write: () => Promise<T>)
  * inside the database; nothing is remembered in this process.
  */
 export function createFileRepository(db: Database): FileRepository {
+  // Lock-only changes arriving together are committed together (lock-batch.ts).
+  const writeLock = createLockWriter(db)
   return {
     async create(file, firstVersion) {
       if (firstVersion.fileId !== file.id) {
@@ -303,10 +302,15 @@ export function createFileRepository(db: Database): FileRepository {
       const change = lockOnlyChange(patch)
       if (change !== undefined) {
         const { lock } = change
-        const params = [id, expectedRevision, lock?.lockId ?? null, lock?.expiresAt ?? null,
-          lock?.holderId ?? null, lock?.lockedAt ?? null]
-        const rows = await db.prepared<FileTuple>('folio_file_update_lock', UPDATE_LOCK, params)
-        return rows[0] === undefined ? undefined : tupleToFile(rows[0])
+        const row = await writeLock({
+          id,
+          expectedRevision,
+          lockId: lock?.lockId ?? null,
+          expiresAt: lock?.expiresAt ?? null,
+          holderId: lock?.holderId ?? null,
+          lockedAt: lock?.lockedAt ?? null,
+        })
+        return row === undefined ? undefined : tupleToFile(row)
       }
       const params = [
         ...patchParams(id, expectedRevision, patch),
