@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import {
   close as closeCallback,
-  createReadStream,
+  fstat as fstatCallback,
   open as openCallback,
   read as readCallback,
 } from 'node:fs'
@@ -33,6 +33,7 @@ import {
   tooLarge,
   watchBodyFailure,
 } from '../blob-shared/put-rules.js'
+import { blobReadStream } from './blob-read-stream.js'
 import { createSmallBlobCache, type SmallBlobCache } from './small-blob-cache.js'
 
 /** Folders and files are private to Folio's account, whatever the umask. */
@@ -135,21 +136,21 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
         if (cached !== undefined) return Readable.from([cached], { objectMode: false })
         return readWhole(blobPath(key), key, cache)
       }
-      let handle: FileHandle
+      let fd: number
       try {
-        handle = await open(blobPath(key), 'r')
+        fd = await openFile(blobPath(key), 'r')
       } catch (error) {
         if (hasCode(error, 'ENOENT')) throw notFound()
         throw error
       }
       try {
-        const { size } = await handle.stat()
+        const { size } = await fstatFile(fd)
         checkRangeShape(range)
         if (range.start >= size) throw rangeNotSatisfiable(range, size)
         // An end past the last byte is clamped by the stream, as HTTP clamps it.
-        return handle.createReadStream({ start: range.start, end: range.end })
+        return blobReadStream(fd, range.start, range.end)
       } catch (error) {
-        await handle.close()
+        closeQuietly(fd)
         throw error
       }
     },
@@ -253,6 +254,7 @@ const MAX_IDLE_READ_BUFFERS = 16
 
 const openFile = promisify(openCallback)
 const readAt = promisify(readCallback)
+const fstatFile = promisify(fstatCallback)
 
 /**
  * A whole blob as a stream, starting with one read of up to 64 KiB: a small blob (most
@@ -290,7 +292,7 @@ async function readWhole(path: string, key: string, cache: SmallBlobCache): Prom
     return Readable.from([head], { objectMode: false })
   }
   // The stream owns the descriptor from here and closes it when it ends or is destroyed.
-  const rest = createReadStream(path, { fd, start: head.length })
+  const rest = blobReadStream(fd, head.length)
   rest.unshift(head)
   return rest
 }
