@@ -60,6 +60,7 @@ export const docsSave: Scenario = {
         const save = await saveOnce(folio, sim, token, id, content)
         folioMs.push(save.ms)
         peak = Math.max(peak, save.peakBytes)
+        ctx.log(`save ${rep + 1}: RSS ${(save.rssBefore / MiB).toFixed(1)} MiB before, peak ${(save.peakBytes / MiB).toFixed(1)} MiB`)
         growth = Math.max(growth, save.peakBytes - save.rssBefore)
         record.check(
           `save ${rep + 1}: Docs got {"error":0} for status 2 on the first try`,
