@@ -25,10 +25,10 @@ export interface StreamingGetter {
  * loaded already by the server itself.
  */
 export function createStreamingGetter(): StreamingGetter {
-  const agents = {
-    http: new HttpAgent({ keepAlive: true, maxSockets: 64 }),
-    https: new HttpsAgent({ keepAlive: true, maxSockets: 64 }),
-  }
+  // An idle connection is dropped after 10 s, before a server's own keep-alive timeout
+  // (nginx: 65 s) can close it under a request just sent on it.
+  const pool = { keepAlive: true, maxSockets: 64, timeout: 10_000 }
+  const agents = { http: new HttpAgent(pool), https: new HttpsAgent(pool) }
   return {
     get(url, timeoutMs) {
       const target = new URL(url)
@@ -46,7 +46,8 @@ export function createStreamingGetter(): StreamingGetter {
           response?.destroy(error)
         }, timeoutMs)
         timer.unref()
-        request.once('error', (error) => {
+        // `on`, not `once`: a second error must not go unhandled and end the process.
+        request.on('error', (error) => {
           clearTimeout(timer)
           // After the headers, a failure of the connection is the body's to report.
           if (response === undefined) reject(error)
