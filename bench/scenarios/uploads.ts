@@ -110,20 +110,27 @@ export const uploads: Scenario = {
   },
 }
 
-/** Why a big save misses 80% of raw streaming and what would reach it (from CPU profiles). */
+/** Why a big save misses 90% of raw streaming and what would reach it (from CPU profiles). */
 const SAVE_THROUGHPUT_MISS = [
-  'Throughput: Folio hashes every byte (SHA-256 on the event loop, about 700-750 MiB/s on this',
-  'CPU), writes to a temporary file, fsyncs it, renames it into place, fsyncs the folder and',
-  'commits the version in SQLite; the baseline only streams and fsyncs. Before this issue the',
-  'blob store also awaited each 64 KiB write before taking the next chunk, so hashing and',
-  'writing took turns (0.56 of raw for 100 MiB in a run before the change); it now hashes',
-  'chunks as they arrive while earlier ones are written (one writev for whatever queued',
-  'meanwhile): 0.71 to 0.89 for 100 MiB in the runs after it, the ratio moving with the',
-  'machine. A CPU profile of the uploads now shows SHA-256 as the largest cost on the event',
-  'loop (about 1.4 ms per MiB, close to half of Folio\'s time per MiB at these rates), then',
-  'stream plumbing (PutFile adds a PassThrough, src/protocols/wopi/body.ts). What would close',
-  'the rest: hash in a worker thread so the event loop only moves bytes, and let PutFile hand',
-  'the request stream to the store directly.',
+  'Throughput: Folio hashes every byte (SHA-256 on the event loop), writes to a temporary',
+  'file, fsyncs it, renames it into place, fsyncs the folder and commits the version in',
+  'SQLite; the baseline only streams and fsyncs. The blob store hashes chunks as they arrive',
+  'while earlier ones are written (one writev for whatever queued meanwhile), and since issue',
+  '14 it also starts an fdatasync every 16 MiB while the body flows, so the last fsync waits',
+  'for the tail only (after a 1 GiB body it took 450-570 ms before, 10-50 ms after). CPU per',
+  'MiB, which the load of other processes distorts less than time (utime + stime of each',
+  'process, side runs of interleaved 100 MiB uploads): raw baseline 1.7-2.1 ms, Folio upload',
+  '2.2-2.3 ms, PutFile 2.6 ms; SHA-256 is about 0.55 ms of it on a CPU with SHA instructions',
+  '(1.8 GB/s; about 1.4 ms on the earlier VM without them, then the largest cost in the',
+  'profile). So with a core to spare the ratio can be near 1 or above, and when other',
+  'processes saturate the 2 cores throughput follows CPU share: the ratio falls towards raw',
+  'CPU over Folio CPU (0.75-0.8) or below, with a wide spread (100 MiB uploads in runs of',
+  'the issue-14 work at load averages of 3-17: 0.42 to 1.47). PutFile\'s extra cost is the WOPI',
+  'adapter\'s PassThrough (src/protocols/wopi/body.ts), one more stream hop with a 16 KiB',
+  'buffer.',
+  'Hashing in a worker thread was not adopted: a worker costs about 11 MiB of resident',
+  'memory (measured: a bare worker with node:crypto), which would take uploads to the 110 MiB',
+  'limit, and moves the CPU rather than saving it: no gain when the cores are saturated.',
 ].join(' ')
 
 /** Where peak RSS comes from (measured with --trace-gc while profiling). */
@@ -133,12 +140,14 @@ export function peakRssNote(idleBytes: number): string {
     'V8, Fastify, zod, SQLite, the web UI) plus the buffers of the body in flight. Node allocates',
     'a fresh buffer for every chunk read from a socket, and V8 left to itself frees them in bulk',
     'only when their total passes its external-memory trigger, so a big body lifted RSS by 35-60',
-    'MiB. Since issue 14 the blob store runs a young-generation collection every 8 MiB of body',
-    '(src/drivers/blob-shared/reclaim.ts; about 0.5 ms each), which keeps the rise near 11 MiB',
-    'for an upload or PutFile. An ONLYOFFICE save also loads undici on its first download',
-    '(about 20 MiB, kept for later ones). What would take more: download from Docs with',
-    'node:http instead of undici; a smaller idle footprint (load what only some requests need',
-    'on first use).',
+    'MiB. Since issue 14 the blob store runs a young-generation collection every 4 MiB of body',
+    '(src/drivers/blob-shared/reclaim.ts; about 0.5 ms each), which keeps the rise near 10 MiB',
+    'for an upload or PutFile; reads of big blobs do the same (blob-fs/blob-read-stream.ts). An',
+    'ONLYOFFICE save downloads from Docs with node:http (undici took about 20 MiB on the first',
+    'save), whose client parser copies every body chunk: twice the garbage per byte, hence 4',
+    'MiB rather than 8 (at 8 MiB a save peaked 20-25 MiB above idle). jose still loads on the',
+    'first callback. What would take more: a smaller idle footprint (load what only some',
+    'requests need on first use).',
   ].join(' ')
 }
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -141,6 +141,25 @@ describe('fs blob store on disk', () => {
     source.push(randomBytes(64 * 1024))
     const put = store.put(source, { maxBytes: 1 << 20 })
     setImmediate(() => source.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })))
+    await assert.rejects(put, { code: 'INVALID_INPUT' })
+    assert.deepEqual(await readdir(join(root, 'tmp')), [])
+  })
+
+  test('a body past the early-flush size is stored whole, and one cut off after a flush leaves nothing', async () => {
+    const root = await freshRoot()
+    const store = await openFsBlobStore({ root })
+    const chunk = randomBytes(1 << 20)
+    const chunks = Array.from({ length: 40 }, (_, i) => Buffer.concat([chunk.subarray(i), chunk.subarray(0, i)]))
+    const whole = Buffer.concat(chunks)
+    const stored = await store.put(Readable.from(chunks), { maxBytes: 64 << 20 })
+    assert.equal(stored.size, whole.length)
+    assert.equal(stored.sha256, createHash('sha256').update(whole).digest('hex'))
+    assert.ok((await readFile(join(root, 'blobs', stored.key.slice(0, 2), stored.key))).equals(whole))
+
+    const source = new Readable({ read() {} })
+    for (const piece of chunks.slice(0, 36)) source.push(piece)
+    const put = store.put(source, { maxBytes: 64 << 20 })
+    setTimeout(() => source.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })), 50)
     await assert.rejects(put, { code: 'INVALID_INPUT' })
     assert.deepEqual(await readdir(join(root, 'tmp')), [])
   })

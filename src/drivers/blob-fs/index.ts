@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import {
   close as closeCallback,
-  createReadStream,
+  fstat as fstatCallback,
   open as openCallback,
   read as readCallback,
 } from 'node:fs'
@@ -33,6 +33,7 @@ import {
   tooLarge,
   watchBodyFailure,
 } from '../blob-shared/put-rules.js'
+import { blobReadStream } from './blob-read-stream.js'
 import { createSmallBlobCache, type SmallBlobCache } from './small-blob-cache.js'
 
 /** Folders and files are private to Folio's account, whatever the umask. */
@@ -91,10 +92,11 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
     try {
       handle = await open(tmpPath, 'wx', FILE_MODE)
       const sink = fileSink(handle)
-      watch.add(sink)
+      watch.add(sink.stream)
       // Chunks are counted and hashed as they arrive, while earlier ones are still being
       // written: hashing and disk writes overlap instead of taking turns.
-      await pipeline(source, meter.stream, sink)
+      await pipeline(source, meter.stream, sink.stream)
+      await sink.settle()
       await handle.sync()
       await handle.close()
       handle = undefined
@@ -135,21 +137,21 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
         if (cached !== undefined) return Readable.from([cached], { objectMode: false })
         return readWhole(blobPath(key), key, cache)
       }
-      let handle: FileHandle
+      let fd: number
       try {
-        handle = await open(blobPath(key), 'r')
+        fd = await openFile(blobPath(key), 'r')
       } catch (error) {
         if (hasCode(error, 'ENOENT')) throw notFound()
         throw error
       }
       try {
-        const { size } = await handle.stat()
+        const { size } = await fstatFile(fd)
         checkRangeShape(range)
         if (range.start >= size) throw rangeNotSatisfiable(range, size)
         // An end past the last byte is clamped by the stream, as HTTP clamps it.
-        return handle.createReadStream({ start: range.start, end: range.end })
+        return blobReadStream(fd, range.start, range.end)
       } catch (error) {
-        await handle.close()
+        closeQuietly(fd)
         throw error
       }
     },
@@ -228,20 +230,66 @@ async function sweepTemps(tmpDir: string, olderThan: number): Promise<SweepRepor
 const SINK_BUFFER_BYTES = 1024 * 1024
 
 /**
- * A Writable over an open file that writes whatever has queued up meanwhile in one
- * writev, one write at a time, and never closes the file (the caller fsyncs it).
+ * Bytes written between two early flushes of a big blob. The final fsync then waits only
+ * for the tail instead of the whole body: in bench scenario 3 the fsync after the stream
+ * of a 1 GiB upload took 450-570 ms before, 10-50 ms with it; after 100 MiB, 45-55 ms
+ * before, 10-40 with it. The data is written once either way, only sooner.
  */
-function fileSink(handle: FileHandle): Writable {
-  return new Writable({
+const EARLY_FLUSH_BYTES = 16 * 1024 * 1024
+
+/** A Writable into an open file, and what the caller awaits before its own fsync. */
+interface FileSink {
+  stream: Writable
+  /** Waits for an early flush still running; throws if one failed. */
+  settle(): Promise<void>
+}
+
+/**
+ * A Writable over an open file that writes whatever has queued up meanwhile in one
+ * writev, one write at a time, and never closes the file (the caller fsyncs it). Every
+ * EARLY_FLUSH_BYTES it starts an fdatasync in the background while the body keeps
+ * flowing. Its failure fails the put: Linux reports a failed writeback once, so a later
+ * fsync could succeed over lost bytes.
+ */
+function fileSink(handle: FileHandle): FileSink {
+  let sinceFlush = 0
+  let flushing: Promise<void> | undefined
+  let flushError: Error | undefined
+  const wrote = (bytes: number, callback: (error?: Error | null) => void) => {
+    if (flushError) return callback(flushError)
+    sinceFlush += bytes
+    if (sinceFlush >= EARLY_FLUSH_BYTES && flushing === undefined) {
+      sinceFlush = 0
+      flushing = handle.datasync().then(
+        () => {
+          flushing = undefined
+        },
+        (error: Error) => {
+          flushError ??= error
+          flushing = undefined
+        },
+      )
+    }
+    callback()
+  }
+  const stream = new Writable({
     highWaterMark: SINK_BUFFER_BYTES,
     write(chunk: Uint8Array, _encoding, callback) {
-      writeAll(handle, chunk).then(() => callback(), callback)
+      writeAll(handle, chunk).then(() => wrote(chunk.byteLength, callback), callback)
     },
     writev(chunks, callback) {
       const bytes = chunks.map((entry): Uint8Array => entry.chunk)
-      writeAllv(handle, bytes).then(() => callback(), callback)
+      const total = bytes.reduce((sum, chunk) => sum + chunk.byteLength, 0)
+      writeAllv(handle, bytes).then(() => wrote(total, callback), callback)
     },
   })
+  return {
+    stream,
+    async settle() {
+      await flushing
+      if (flushError) throw flushError
+    },
+  }
 }
 
 /** Blobs up to this size are read in one read; larger ones stream on after that read. */
@@ -253,6 +301,7 @@ const MAX_IDLE_READ_BUFFERS = 16
 
 const openFile = promisify(openCallback)
 const readAt = promisify(readCallback)
+const fstatFile = promisify(fstatCallback)
 
 /**
  * A whole blob as a stream, starting with one read of up to 64 KiB: a small blob (most
@@ -290,7 +339,7 @@ async function readWhole(path: string, key: string, cache: SmallBlobCache): Prom
     return Readable.from([head], { objectMode: false })
   }
   // The stream owns the descriptor from here and closes it when it ends or is destroyed.
-  const rest = createReadStream(path, { fd, start: head.length })
+  const rest = blobReadStream(fd, head.length)
   rest.unshift(head)
   return rest
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { once } from 'node:events'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
@@ -70,5 +71,21 @@ describe('blob-fs whole reads', () => {
     assert.ok((await readAll(await store.get(key))).equals(bytes))
     await store.delete(key)
     await assert.rejects(store.get(key), (error: unknown) => error instanceof Error && /not found/i.test(error.message))
+  })
+
+  test('streams read to the end or dropped midway close their files', async () => {
+    const openFiles = async () => (await readdir('/proc/self/fd')).length
+    const big = randomBytes(9 * FIRST_READ + 3)
+    const { key } = await put(big)
+    const before = await openFiles()
+    for (let i = 0; i < 10; i++) {
+      assert.ok((await readAll(await store.get(key))).equals(big))
+      const ranged = await store.get(key, { start: FIRST_READ - 5, end: 5 * FIRST_READ })
+      assert.ok((await readAll(ranged)).equals(big.subarray(FIRST_READ - 5, 5 * FIRST_READ + 1)))
+      const dropped = await store.get(key)
+      dropped.once('data', () => dropped.destroy())
+      await once(dropped, 'close')
+    }
+    assert.equal(await openFiles(), before)
   })
 })

@@ -9,9 +9,12 @@ import { runInNewContext } from 'node:vm'
  * 300 MiB upload (curl, raw body): left to V8, resident memory rose 35-40 MiB above idle;
  * a scavenge every 16 MiB kept the rise near 20 MiB, every 8 MiB near 11, every 4 MiB
  * near 8. Each scavenge took about 0.5 ms (--trace-gc), as almost nothing young is alive
- * mid-stream: at 8 MiB that is one every ~20 ms of upload, about 2.5% of the event loop.
+ * mid-stream. 4 MiB, because a body Folio downloads (an ONLYOFFICE save, node:http client)
+ * makes twice the garbage per byte (the socket's buffer and the parser's copy of the body):
+ * at 8 MiB a 100 MiB save peaked 20-25 MiB above idle, at 4 MiB near 12 (bench scenario 4).
+ * At 300 MiB/s that is one scavenge every ~13 ms, about 4% of the event loop.
  */
-export const RECLAIM_EVERY_BYTES = 8 * 1024 * 1024
+export const RECLAIM_EVERY_BYTES = 4 * 1024 * 1024
 
 type MinorCollector = () => void
 

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream'
-import type { Dispatcher } from 'undici'
 import { DomainError } from '../../core/errors.js'
 import type { OutboundClient } from '../http/outbound.js'
+import type { StreamedResponse } from '../http/streaming-get.js'
 import { errorMessage } from '../../core/ids.js'
 
 /** A response body on its way in, with its declared length when Docs sent one. */
@@ -23,31 +23,26 @@ export interface DocsFetchOptions {
 
 /**
  * GETs a link on the Docs server (already checked by toInternalDocsUrl). Redirects are
- * not followed (undici's request never does): a 3xx is a failure, so a cache link can
- * never bounce Folio to another host. The body is returned as a stream for the blob
- * store to cap and hash; the timeout covers it too.
+ * not followed: a 3xx is a failure, so a cache link can never bounce Folio to another
+ * host. The body is returned as a stream for the blob store to cap and hash; the
+ * timeout covers it too.
  */
 export function docsFetcher(options: DocsFetchOptions): DocsFetcher {
   return async (url) => {
-    let response: Dispatcher.ResponseData
+    let response: StreamedResponse
     try {
-      response = await options.client.request(url, {
-        method: 'GET',
-        signal: AbortSignal.timeout(options.timeoutMs),
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-      })
+      response = await options.client.get(url, options.timeoutMs)
     } catch (error) {
       throw new DomainError('UPSTREAM_FAILED', `could not reach ONLYOFFICE Docs: ${errorMessage(error)}`)
     }
     if (response.statusCode !== 200) {
-      await response.body.dump().catch(() => undefined)
+      // Drained, so the connection can serve the next call.
+      response.body.on('error', () => undefined).resume()
       const why = response.statusCode >= 300 && response.statusCode < 400 ? ' (redirects are not followed)' : ''
       throw new DomainError('UPSTREAM_FAILED', `ONLYOFFICE Docs answered ${response.statusCode}${why}`)
     }
     const declared = response.headers['content-length']
-    const text = Array.isArray(declared) ? declared[0] : declared
-    const length = text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : undefined
+    const length = declared !== undefined && /^\d{1,15}$/.test(declared) ? Number(declared) : undefined
     return length === undefined ? { body: response.body } : { body: response.body, length }
   }
 }
