@@ -190,6 +190,13 @@ const CHECK_FILE_INFO_MISS = [
   'is about 14% of the samples (the reads it replaced were about 24%), garbage collection about',
   'a tenth, and the WOPI adapter\'s own code (token parse, JSON, reply) a few percent. Several',
   'processes (FOLIO_WORKERS, scenario 9) add what one event loop cannot.',
+  'Why the 0.60 target is still missed, in CPU per request (bench/cpu-per-request.ts, which',
+  'reads utime + stime from /proc and so moves less with load; side runs at load 11-16): the',
+  'bare server uses 14-20 µs, Folio about 51 µs per CheckFileInfo, 67-70 per lock call and',
+  '67-75 per GetFile. At 0.60 Folio would have to stay under about 30 µs, that is, the read,',
+  'the token check, the JSON, the headers and the garbage they leave within about 10-15 µs',
+  'beyond the HTTP parse and socket write the bare server pays; the one read alone is about',
+  '7 µs of a loaded CheckFileInfo.',
 ].join(' ')
 
 /** Why GetFile misses its target and what would reach it (from CPU profiles and an A/B test). */
