@@ -9,13 +9,11 @@ import type {
   VersionRecord,
 } from '../../ports/metadata-store.js'
 import {
-  FILE_COLUMNS,
   lockOnlyChange,
   toFile,
   toVersion,
   tupleToFile,
   type FileRow,
-  type FileTuple,
   type VersionRow,
 } from '../metadata-shared/file-rows.js'
 import {

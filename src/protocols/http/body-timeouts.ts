@@ -44,43 +44,65 @@ export function guardBodyTimes(app: FastifyInstance, timeouts: BodyTimeouts): vo
       return
     }
     const parsed = PARSED_TYPE.test(req.headers['content-type'] ?? '')
-    let settled = false
-    const stop = (bodyEnded: boolean): void => {
-      if (settled) return
-      settled = true
-      clearTimeout(deadline)
-      req.removeListener('timeout', onIdle)
-      reply.raw.removeListener('timeout', onIdleWhenComplete)
-      // Only while the body is still the socket's business: after the response Node
-      // uses the socket's timeout for keep-alive.
-      if (bodyEnded) req.socket.setTimeout(0)
-    }
-    const expire = (why: string): void => {
-      if (settled) return
-      stop(false)
-      refuse(request, reply, parsed, new BodyTimeoutError(why))
-    }
-    const deadline = parsed
-      ? setTimeout(() => expire('the request body did not arrive in time'), timeouts.bodyTimeoutMs)
-      : undefined
-    deadline?.unref()
-    const onIdle = (): void => expire('the request body stalled')
-    // The whole body has arrived (the app is still reading it): not the client's fault.
-    const onIdleWhenComplete = (): void => stop(true)
-    req.setTimeout(timeouts.uploadIdleTimeoutMs, onIdle)
-    reply.raw.on('timeout', onIdleWhenComplete)
-    req.once('end', () => stop(true))
-    reply.raw.once('close', () => {
-      // Routine (a closed tab, a lost network): one line at info, no stack.
-      if (!settled && !req.complete) {
-        request.log.info(
-          { method: req.method, path: request.url.split('?')[0] },
-          'the client closed the connection before its request body was complete',
-        )
-      }
-      stop(false)
+    // Without the query: it may hold a token.
+    const facts = { method: req.method, path: request.url.split('?')[0] }
+    watchBody(req, reply.raw, {
+      deadline: parsed,
+      timeouts,
+      expired: (error) => refuse(request, reply, parsed, error),
+      abandoned: () => request.log.info(facts, CLIENT_LEFT),
     })
     done()
+  })
+}
+
+/** What a body watch does when the body times out or the client leaves mid-body. */
+interface BodyWatch {
+  /** A whole-body deadline of bodyTimeoutMs (small bodies read whole), on top of the idle one. */
+  deadline: boolean
+  timeouts: BodyTimeouts
+  expired(error: BodyTimeoutError): void
+  abandoned(): void
+}
+
+/** Routine (a closed tab, a lost network): one line at info, no stack. */
+const CLIENT_LEFT = 'the client closed the connection before its request body was complete'
+
+/**
+ * The timers of one request's body, for Fastify routes and raw routes alike: the idle
+ * timeout between bytes, the whole-body deadline when asked, both stopped once the body
+ * has arrived or the exchange is over.
+ */
+function watchBody(req: IncomingMessage, res: ServerResponse, watch: BodyWatch): void {
+  let settled = false
+  const stop = (bodyEnded: boolean): void => {
+    if (settled) return
+    settled = true
+    clearTimeout(timer)
+    req.removeListener('timeout', onIdle)
+    res.removeListener('timeout', onIdleWhenComplete)
+    // Only while the body is still the socket's business: after the response Node
+    // uses the socket's timeout for keep-alive.
+    if (bodyEnded) req.socket.setTimeout(0)
+  }
+  const expire = (why: string): void => {
+    if (settled) return
+    stop(false)
+    watch.expired(new BodyTimeoutError(why))
+  }
+  const timer = watch.deadline
+    ? setTimeout(() => expire('the request body did not arrive in time'), watch.timeouts.bodyTimeoutMs)
+    : undefined
+  timer?.unref()
+  const onIdle = (): void => expire('the request body stalled')
+  // The whole body has arrived (the app is still reading it): not the client's fault.
+  const onIdleWhenComplete = (): void => stop(true)
+  req.setTimeout(watch.timeouts.uploadIdleTimeoutMs, onIdle)
+  res.on('timeout', onIdleWhenComplete)
+  req.once('end', () => stop(true))
+  res.once('close', () => {
+    if (!settled && !req.complete) watch.abandoned()
+    stop(false)
   })
 }
 
@@ -97,25 +119,10 @@ function refuse(request: FastifyRequest, reply: FastifyReply, parsed: boolean, e
     req.emit('error', error)
     return
   }
-  // A stream being consumed (an upload): answer here, then end the request with the
-  // error, so its consumer stops and keeps nothing, and the connection closes.
-  const end = (): void => {
-    req.destroy(error)
-  }
   // The route's own handler fails next, on a request already answered; Fastify would log
   // that at error level with a stack. This request has nothing more worth logging.
   request.log.level = 'silent'
-  if (reply.raw.headersSent) {
-    end()
-    return
-  }
-  const body = JSON.stringify({ statusCode: 408, error: 'Request Timeout', message: error.message })
-  reply.raw.writeHead(408, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    connection: 'close',
-  })
-  reply.raw.end(body, end)
+  answerTimeout(req, reply.raw, error)
 }
 
 /** Where a raw route's body guard logs (the application's logger). */
@@ -139,41 +146,22 @@ export function guardRawBody(
   logger: InfoLogger,
 ): void {
   if (!expectsBody(req)) return
-  const path = (req.url ?? '').split('?')[0]
-  let settled = false
-  const stop = (bodyEnded: boolean): void => {
-    if (settled) return
-    settled = true
-    clearTimeout(timer)
-    req.removeListener('timeout', onIdle)
-    res.removeListener('timeout', onIdleWhenComplete)
-    if (bodyEnded) req.socket.setTimeout(0)
-  }
-  const expire = (why: string): void => {
-    if (settled) return
-    stop(false)
-    const error = new BodyTimeoutError(why)
-    logger.info({ method: req.method, path }, error.message)
-    answerTimeout(req, res, error)
-  }
-  const timer = deadline
-    ? setTimeout(() => expire('the request body did not arrive in time'), timeouts.bodyTimeoutMs)
-    : undefined
-  timer?.unref()
-  const onIdle = (): void => expire('the request body stalled')
-  const onIdleWhenComplete = (): void => stop(true)
-  req.setTimeout(timeouts.uploadIdleTimeoutMs, onIdle)
-  res.on('timeout', onIdleWhenComplete)
-  req.once('end', () => stop(true))
-  res.once('close', () => {
-    if (!settled && !req.complete) {
-      logger.info({ method: req.method, path }, 'the client closed the connection before its request body was complete')
-    }
-    stop(false)
+  const facts = { method: req.method, path: (req.url ?? '').split('?')[0] }
+  watchBody(req, res, {
+    deadline,
+    timeouts,
+    expired: (error) => {
+      logger.info(facts, error.message)
+      answerTimeout(req, res, error)
+    },
+    abandoned: () => logger.info(facts, CLIENT_LEFT),
   })
 }
 
-/** 408 (unless an answer already went out), then the request ends with the error. */
+/**
+ * 408 with Connection: close (unless an answer already went out), then the request ends
+ * with the error, so whatever consumes the body stops and keeps nothing.
+ */
 function answerTimeout(req: IncomingMessage, res: ServerResponse, error: BodyTimeoutError): void {
   const end = (): void => {
     req.destroy(error)
