@@ -1,36 +1,18 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createHash, randomBytes } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { runFolio } from '../support/folio-command.js'
 import { startTestServer, type TestServer } from '../support/folio-server.js'
 import { testBlobsInS3 } from '../support/postgres.js'
 import { call, signIn } from '../support/portal-client.js'
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'folio.js')
-
 /** Runs the real `folio` command against a data folder. */
-function folio(
-  args: string[],
-  dataDir: string,
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', FOLIO_DATA_DIR: dataDir, FOLIO_LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => (stderr += d))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+const folio = (args: string[], dataDir: string, env: Record<string, string> = {}) =>
+  runFolio(args, { FOLIO_DATA_DIR: dataDir, ...env })
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
 

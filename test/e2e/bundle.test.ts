@@ -6,16 +6,15 @@
  * resolves differently fails here rather than for a user.
  */
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { serveFolio, type ServedFolio } from '../support/folio-command.js'
 import { ADMIN_PASSWORD, freePort } from '../support/folio-server.js'
 import { call, signIn } from '../support/portal-client.js'
 import { readZip } from '../support/zip.js'
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'folio.js')
 const METRICS_TOKEN = 'bundle-metrics-token'
 
 // The bundle serves the same whatever the store; one run is enough.
@@ -23,41 +22,26 @@ const skip = process.env.FOLIO_TEST_METADATA === 'postgres' ? 'covered by the SQ
 
 describe('the bundled server (bin/folio.js)', { skip }, () => {
   let dataDir = ''
-  let child: ChildProcess | undefined
+  let folio: ServedFolio | undefined
   let url = ''
-  let log = ''
 
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'folio-bundle-'))
     const port = await freePort()
     url = `http://127.0.0.1:${port}`
-    child = spawn(process.execPath, [BIN, 'serve'], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        FOLIO_DATA_DIR: dataDir,
-        FOLIO_PORT: String(port),
-        FOLIO_HOST: '127.0.0.1',
-        FOLIO_PUBLIC_URL: url,
-        FOLIO_ADMIN_PASSWORD: ADMIN_PASSWORD,
-        FOLIO_METRICS_TOKEN: METRICS_TOKEN,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    folio = serveFolio({
+      FOLIO_DATA_DIR: dataDir,
+      FOLIO_PORT: String(port),
+      FOLIO_HOST: '127.0.0.1',
+      FOLIO_PUBLIC_URL: url,
+      FOLIO_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      FOLIO_METRICS_TOKEN: METRICS_TOKEN,
     })
-    child.stdout?.on('data', (data) => (log += String(data)))
-    child.stderr?.on('data', (data) => (log += String(data)))
-    for (let i = 0; i < 300 && !/Folio is listening/.test(log); i++) {
-      if (child.exitCode !== null) break
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-    assert.match(log, /Folio is listening/, log.slice(-2000))
+    await folio.waitForLog(/Folio is listening/, 'the server listening', 30_000)
   })
 
   after(async () => {
-    if (child && child.exitCode === null) {
-      const closed = new Promise((resolve) => child?.once('close', resolve))
-      child.kill('SIGTERM')
-      await closed
-    }
+    await folio?.stop()
     await rm(dataDir, { recursive: true, force: true })
   })
 

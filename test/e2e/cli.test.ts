@@ -1,38 +1,16 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { runFolio, serveFolio } from '../support/folio-command.js'
 import { freePort } from '../support/folio-server.js'
 import { call } from '../support/portal-client.js'
 import { testMetadata } from '../support/postgres.js'
 import { lockHeaders, startWopiHarness } from './wopi-support.js'
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'folio.js')
-
-interface Run {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
 /** Runs the real `folio` command (the compiled bin) with its own data folder. */
-function folio(args: string[], env: Record<string, string>, stdin?: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', FOLIO_LOG_LEVEL: 'warn', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => (stderr += d))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end(stdin ?? '')
-  })
-}
+const folio = (args: string[], env: Record<string, string>, stdin?: string) => runFolio(args, env, { stdin })
 
 describe('folio command line', () => {
   let dataDir: string
@@ -122,30 +100,18 @@ describe('folio command line', () => {
   test('serve starts with defaults, creates the admin with a generated password logged once', async () => {
     const serveDir = await mkdtemp(join(tmpdir(), 'folio-serve-'))
     const port = await freePort()
-    const child = spawn(process.execPath, [BIN, 'serve'], {
-      env: { PATH: process.env.PATH ?? '', FOLIO_DATA_DIR: serveDir, FOLIO_PORT: String(port), FOLIO_HOST: '127.0.0.1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const served = serveFolio({ FOLIO_DATA_DIR: serveDir, FOLIO_PORT: String(port), FOLIO_HOST: '127.0.0.1' })
     try {
-      let log = ''
-      const password = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no password in log: ${log}`)), 20_000)
-        child.stdout.on('data', (d) => {
-          log += d
-          const match = /"generatedPassword":"([^"]+)"/.exec(log)
-          if (match?.[1] && /Folio is listening/.test(log)) {
-            clearTimeout(timer)
-            resolve(match[1])
-          }
-        })
-      })
+      await served.waitForLog(/Folio is listening/, 'the server listening', 20_000)
+      const generated = /"generatedPassword":"([^"]+)"/.exec(served.log())
+      assert.ok(generated?.[1], `no password in the log: ${served.log()}`)
+      const password = generated[1]
       const reply = await call(`http://127.0.0.1:${port}`, 'POST', '/api/2.0/authentication.json', {
         body: { userName: 'admin', password },
       })
       assert.equal(reply.status, 201)
     } finally {
-      child.kill('SIGTERM')
-      await new Promise((r) => child.once('close', r))
+      await served.stop()
       await rm(serveDir, { recursive: true, force: true })
     }
   })

@@ -16,7 +16,6 @@
  * moment a kill lands in the server's work still depends on the machine).
  */
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -27,12 +26,12 @@ import { collectGarbage } from '../../src/app/garbage-collection.js'
 import { buildConfig } from '../../src/config/load.js'
 import { openStorage } from '../../src/main.js'
 import { startDocsSimulator, type DocsSimulator } from '../support/docs-server-simulator.js'
+import { serveFolio, type ServedFolio } from '../support/folio-command.js'
 import { ADMIN_PASSWORD, freePort } from '../support/folio-server.js'
 import { call, signIn } from '../support/portal-client.js'
 
 const SEED = Number(process.env.FOLIO_CRASH_SEED ?? Date.now() % 2 ** 31)
 const KILLS = Number(process.env.FOLIO_CRASH_KILLS ?? 32)
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'folio.js')
 const JWT_SECRET = 'folio-crash-test-secret'
 const LOCK_ID = 'crash-test-lock'
 
@@ -78,11 +77,10 @@ describe('crash safety', { skip }, () => {
 
   let dataDir = ''
   let sim: DocsSimulator | undefined
-  let child: ChildProcess | undefined
-  const childOutput: string[] = []
+  let folio: ServedFolio | undefined
 
   after(async () => {
-    child?.kill('SIGKILL')
+    await folio?.stop('SIGKILL')
     await sim?.close()
     if (dataDir) await rm(dataDir, { recursive: true, force: true })
   })
@@ -113,32 +111,11 @@ describe('crash safety', { skip }, () => {
     // Ready once the process logs 'Folio is listening' (start-up is complete: the admin
     // account exists); the port itself opens a moment earlier.
     const start = async (): Promise<void> => {
-      const started = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-      child = started
-      let listening = false
-      let tail = ''
-      const keep = (chunk: Buffer) => {
-        const text = chunk.toString()
-        tail = (tail + text).slice(-4096)
-        if (tail.includes('"msg":"Folio is listening"')) listening = true
-        childOutput.push(text)
-        if (childOutput.length > 200) childOutput.shift()
-      }
-      started.stdout?.on('data', keep)
-      started.stderr?.on('data', keep)
-      const deadline = Date.now() + 20_000
-      while (!listening) {
-        if (started.exitCode !== null) throw new Error(`folio exited ${started.exitCode}: ${childOutput.join('')}`)
-        if (Date.now() > deadline) throw new Error(`folio did not start: ${childOutput.join('')}`)
-        await sleep(20)
-      }
+      folio = serveFolio(env)
+      await folio.waitForLog(/"msg":"Folio is listening"/, 'the server listening', 20_000)
     }
     const kill = async (): Promise<void> => {
-      const running = child
-      if (!running || running.exitCode !== null) return
-      const exited = new Promise((resolve) => running.once('exit', resolve))
-      running.kill('SIGKILL')
-      await exited
+      await folio?.stop('SIGKILL')
     }
 
     const acknowledged: Acknowledged[] = []

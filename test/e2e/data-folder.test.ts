@@ -10,11 +10,11 @@ import { promisify } from 'node:util'
 import { pino } from 'pino'
 import { buildConfig } from '../../src/config/load.js'
 import { startFolio } from '../../src/main.js'
+import { FOLIO_BIN } from '../support/folio-command.js'
 import { ADMIN_PASSWORD, freePort, startTestServer } from '../support/folio-server.js'
 import { call, signIn } from '../support/portal-client.js'
 import { testBlobsInS3, testMetadata } from '../support/postgres.js'
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'folio.js')
 const run = promisify(execFile)
 const roots: string[] = []
 
@@ -139,16 +139,16 @@ describe('the data folder', { skip: blobFolderSkip }, () => {
   test('finding 4: `folio gc` reports what it freed', async () => {
     const dataDir = await freshRoot()
     const env = { PATH: process.env.PATH ?? '', FOLIO_DATA_DIR: dataDir, FOLIO_LOG_LEVEL: 'warn' }
-    await run(process.execPath, [BIN, 'user', 'list'], { env })
+    await run(process.execPath, [FOLIO_BIN, 'user', 'list'], { env })
     const garbage = await plantGarbage(dataDir)
-    const { stdout } = await run(process.execPath, [BIN, 'gc', '--json'], { env })
+    const { stdout } = await run(process.execPath, [FOLIO_BIN, 'gc', '--json'], { env })
     const report = JSON.parse(stdout)
     assert.equal(report.blobsRemoved, 1)
     assert.equal(report.blobBytesFreed, 4096)
     assert.equal(report.tempFilesRemoved, 1)
     assert.equal(report.tempBytesFreed, 1024)
     assert.equal(await exists(garbage.blob), false)
-    const text = await run(process.execPath, [BIN, 'gc'], { env })
+    const text = await run(process.execPath, [FOLIO_BIN, 'gc'], { env })
     assert.match(text.stdout, /removed 0 unreferenced blobs/)
   })
 })

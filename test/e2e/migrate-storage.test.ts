@@ -5,7 +5,6 @@
  * an interrupted run continues when run again; a busy source and a foreign target are refused.
  */
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -13,6 +12,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { paginateListObjectsV2 } from '@aws-sdk/client-s3'
 import Database from 'better-sqlite3'
+import { runFolio } from '../support/folio-command.js'
 import { startTestServer, type TestServer } from '../support/folio-server.js'
 import { call, signIn, type ApiReply } from '../support/portal-client.js'
 import {
@@ -30,7 +30,6 @@ import {
   uniqueBucketName,
 } from '../support/s3-test-server.js'
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'folio.js')
 const BOB_PASSWORD = 'bob-password-for-migration'
 
 const pgSkip = await postgresSkipReason()
@@ -42,38 +41,12 @@ const singleMachine = { settings: {}, dispose: async () => undefined }
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
 
-interface Run {
-  code: number | null
-  signal: NodeJS.Signals | null
-  stdout: string
-  stderr: string
-}
-
 /**
  * Runs the real `folio` command. `killWhen` sees each line of standard output as it
  * comes; when it returns true the process is killed with SIGKILL at once.
  */
-function folio(args: string[], env: Record<string, string>, killWhen?: (line: string) => boolean): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', FOLIO_LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    let pending = ''
-    child.stdout.on('data', (data: Buffer) => {
-      stdout += data
-      pending += data
-      const lines = pending.split('\n')
-      pending = lines.pop() ?? ''
-      if (killWhen && lines.some(killWhen)) child.kill('SIGKILL')
-    })
-    child.stderr.on('data', (data: Buffer) => (stderr += data))
-    child.on('error', reject)
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }))
-  })
-}
+const folio = (args: string[], env: Record<string, string>, killWhen?: (line: string) => boolean) =>
+  runFolio(args, env, { killWhen })
 
 describe('folio migrate-storage: SQLite + blob folder to PostgreSQL + S3', { skip }, () => {
   const settings = 'settings' in s3 ? s3.settings : undefined

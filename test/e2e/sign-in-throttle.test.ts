@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { after, before, describe, test } from 'node:test'
 import { changePassword, createUser } from '../../src/app/accounts.js'
+import { FOLIO_BIN } from '../support/folio-command.js'
 import { startTestServer, type TestServer } from '../support/folio-server.js'
 import { testMetadata, type TestMetadata } from '../support/postgres.js'
 import { call } from '../support/portal-client.js'
 
 const LIMIT = 5
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'folio.js')
 const run = promisify(execFile)
 
 /** Sends `count` sign-ins for `userName` at once, spread over `servers`; returns the statuses. */
@@ -85,13 +84,13 @@ describe('sign-in throttle under parallel attempts', () => {
   test('finding 7: `folio user unlock NAME` lifts the lock-out', async () => {
     await burst([first], 'burst50', 1)
     assert.deepEqual(await burst([first], 'burst50', 1, 'the-right-password'), [429])
-    const { stdout } = await run(process.execPath, [BIN, 'user', 'unlock', 'BURST50'], {
+    const { stdout } = await run(process.execPath, [FOLIO_BIN, 'user', 'unlock', 'BURST50'], {
       env: cliEnv(),
     })
     assert.match(stdout, /unlocked/)
     assert.deepEqual(await burst([first], 'burst50', 1, 'the-right-password'), [201])
     await assert.rejects(
-      run(process.execPath, [BIN, 'user', 'unlock', 'nobody'], { env: cliEnv() }),
+      run(process.execPath, [FOLIO_BIN, 'user', 'unlock', 'nobody'], { env: cliEnv() }),
       /no user named nobody/,
     )
   })

@@ -5,17 +5,15 @@
  * it granted still holds; a metrics scrape through either worker reports both.
  */
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createServer } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { Client } from 'undici'
+import { serveFolio, type ServedFolio } from '../support/folio-command.js'
 import { ADMIN_PASSWORD, freePort } from '../support/folio-server.js'
 import { call, signIn } from '../support/portal-client.js'
-
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'folio.js')
 
 /** One connection, so every request on it reaches the same worker. */
 interface Pinned {
@@ -64,26 +62,14 @@ const skip = process.env.FOLIO_TEST_METADATA === 'postgres' ? 'covered by the SQ
 
 describe('FOLIO_WORKERS=2', { skip }, () => {
   let dataDir = ''
-  let child: ChildProcess | undefined
-  let log = ''
+  let folio: ServedFolio | undefined
   let url = ''
   const clients: Client[] = []
 
-  /** Resolves once the log matches `pattern` (the log is read as it arrives). */
-  const logShows = (pattern: RegExp, what: string): Promise<RegExpExecArray> =>
-    new Promise((resolve, reject) => {
-      const started = Date.now()
-      const poll = setInterval(() => {
-        const match = pattern.exec(log)
-        if (match) {
-          clearInterval(poll)
-          resolve(match)
-        } else if (Date.now() - started > 60_000 || child?.exitCode !== null) {
-          clearInterval(poll)
-          reject(new Error(`${what} not in the log: ${log.slice(-2000)}`))
-        }
-      }, 50)
-    })
+  const logShows = (pattern: RegExp, what: string): Promise<RegExpExecArray> => {
+    if (!folio) throw new Error('folio serve is not running')
+    return folio.waitForLog(pattern, what)
+  }
 
   /** Opens connections until one reaches each of the wanted workers. */
   async function pinTo(wanted: number[]): Promise<Map<number, Pinned>> {
@@ -102,35 +88,21 @@ describe('FOLIO_WORKERS=2', { skip }, () => {
     dataDir = await mkdtemp(join(tmpdir(), 'folio-workers-'))
     const port = await freePort()
     url = `http://127.0.0.1:${port}`
-    child = spawn(process.execPath, [BIN, 'serve'], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        FOLIO_DATA_DIR: dataDir,
-        FOLIO_PORT: String(port),
-        FOLIO_HOST: '127.0.0.1',
-        FOLIO_PUBLIC_URL: url,
-        FOLIO_ADMIN_PASSWORD: ADMIN_PASSWORD,
-        FOLIO_WORKERS: '2',
-        FOLIO_METRICS_TOKEN: METRICS_TOKEN,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    child.stdout?.on('data', (data) => {
-      log += String(data)
-    })
-    child.stderr?.on('data', (data) => {
-      log += String(data)
+    folio = serveFolio({
+      FOLIO_DATA_DIR: dataDir,
+      FOLIO_PORT: String(port),
+      FOLIO_HOST: '127.0.0.1',
+      FOLIO_PUBLIC_URL: url,
+      FOLIO_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      FOLIO_WORKERS: '2',
+      FOLIO_METRICS_TOKEN: METRICS_TOKEN,
     })
     await logShows(/all workers are serving/, 'the primary saying its workers serve')
   })
 
   after(async () => {
     await Promise.all(clients.map((client) => client.close().catch(() => undefined)))
-    if (child && child.exitCode === null) {
-      const closed = new Promise((resolve) => child?.once('close', resolve))
-      child.kill('SIGTERM')
-      await closed
-    }
+    await folio?.stop()
     await rm(dataDir, { recursive: true, force: true })
   })
 
@@ -199,28 +171,18 @@ describe('FOLIO_WORKERS=2', { skip }, () => {
     const port = typeof address === 'object' && address ? address.port : 0
     const dir = await mkdtemp(join(tmpdir(), 'folio-workers-taken-'))
     try {
-      const failing = spawn(process.execPath, [BIN, 'serve'], {
-        env: {
-          PATH: process.env.PATH ?? '',
-          FOLIO_DATA_DIR: dir,
-          FOLIO_PORT: String(port),
-          FOLIO_HOST: '127.0.0.1',
-          FOLIO_ADMIN_PASSWORD: ADMIN_PASSWORD,
-          FOLIO_WORKERS: '2',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-      let output = ''
-      failing.stdout.on('data', (data) => {
-        output += String(data)
-      })
-      failing.stderr.on('data', (data) => {
-        output += String(data)
+      const failing = serveFolio({
+        FOLIO_DATA_DIR: dir,
+        FOLIO_PORT: String(port),
+        FOLIO_HOST: '127.0.0.1',
+        FOLIO_ADMIN_PASSWORD: ADMIN_PASSWORD,
+        FOLIO_WORKERS: '2',
       })
       // A primary that waited forever would hang the suite: give up after a minute.
-      const guard = setTimeout(() => failing.kill('SIGKILL'), 60_000)
-      const code = await new Promise<number | null>((resolve) => failing.once('close', resolve))
+      const guard = setTimeout(() => failing.child.kill('SIGKILL'), 60_000)
+      const { code } = await failing.ended()
       clearTimeout(guard)
+      const output = failing.log()
       assert.equal(code, 1, output)
       assert.match(output, /EADDRINUSE/)
     } finally {
