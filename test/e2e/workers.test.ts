@@ -2,7 +2,8 @@
  * FOLIO_WORKERS=2: a real `folio serve` runs a primary and two worker processes on one
  * port over one data folder. Requests reach both workers; a WOPI lock taken through one
  * is honoured through the other; a worker killed with SIGKILL is replaced and the lock
- * it granted still holds; a metrics scrape through either worker reports both.
+ * it granted still holds; a metrics scrape through either worker reports both, and one
+ * made while a worker is being replaced answers for those serving.
  */
 import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -154,6 +155,10 @@ describe('FOLIO_WORKERS=2', { skip }, () => {
     // Kill worker 1 outright: the primary starts worker 3, and the lock is still there.
     const listening = await logShows(/"pid":(\d+)[^\n]*"worker":1,"msg":"Folio is listening"/, 'worker 1 listening')
     process.kill(Number(listening[1]), 'SIGKILL')
+    await logShows(/"worker":1,[^\n]*"msg":"a worker stopped; starting another"/, 'the primary replacing worker 1')
+    // A scrape while worker 3 starts answers with the workers that serve: worker 2's two
+    // WOPI calls; worker 1's figures died with it, and worker 3 has none yet.
+    assert.equal(await requestsCounted(two, '/wopi/files/:fileId'), 2)
     await logShows(/"worker":3,"msg":"Folio is listening"/, 'worker 3 replacing worker 1')
     const three = (await pinTo([3])).get(3)
     assert.ok(three)
