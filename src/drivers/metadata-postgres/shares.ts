@@ -1,50 +1,9 @@
 import type {
-  ShareLinkRecord,
   ShareLinkRepository,
-  ShareRecord,
   ShareRepository,
 } from '../../ports/metadata-store.js'
+import { SHARE_COLUMNS, toLink, toShare, type LinkRow, type ShareRow } from '../metadata-shared/share-rows.js'
 import type { Database } from './database.js'
-
-interface ShareRow {
-  item_kind: string
-  item_id: string
-  user_id: string
-  access: number
-  granted_by: string
-  granted_at: string
-}
-
-interface LinkRow {
-  file_id: string
-  key_hash: string
-  access: number
-  created_at: string
-  revoked_at: string | null
-}
-
-function toShare(row: ShareRow): ShareRecord {
-  return {
-    itemKind: row.item_kind === 'folder' ? 'folder' : 'file',
-    itemId: row.item_id,
-    userId: row.user_id,
-    access: row.access,
-    grantedBy: row.granted_by,
-    grantedAt: Number(row.granted_at),
-  }
-}
-
-function toLink(row: LinkRow): ShareLinkRecord {
-  return {
-    fileId: row.file_id,
-    keyHash: row.key_hash,
-    access: row.access,
-    createdAt: Number(row.created_at),
-    revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
-  }
-}
-
-const SHARE_COLUMNS = 'item_kind, item_id, user_id, access, granted_by, granted_at'
 
 /** Share entries in PostgreSQL (table `shares`). */
 export function createShareRepository(db: Database): ShareRepository {

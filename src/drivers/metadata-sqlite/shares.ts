@@ -1,51 +1,10 @@
 import type Database from 'better-sqlite3'
 import type {
   ShareItemKind,
-  ShareLinkRecord,
   ShareLinkRepository,
-  ShareRecord,
   ShareRepository,
 } from '../../ports/metadata-store.js'
-
-interface ShareRow {
-  item_kind: string
-  item_id: string
-  user_id: string
-  access: number
-  granted_by: string
-  granted_at: number
-}
-
-interface LinkRow {
-  file_id: string
-  key_hash: string
-  access: number
-  created_at: number
-  revoked_at: number | null
-}
-
-function toShare(row: ShareRow): ShareRecord {
-  return {
-    itemKind: row.item_kind === 'folder' ? 'folder' : 'file',
-    itemId: row.item_id,
-    userId: row.user_id,
-    access: row.access,
-    grantedBy: row.granted_by,
-    grantedAt: row.granted_at,
-  }
-}
-
-function toLink(row: LinkRow): ShareLinkRecord {
-  return {
-    fileId: row.file_id,
-    keyHash: row.key_hash,
-    access: row.access,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-  }
-}
-
-const SHARE_COLUMNS = 'item_kind, item_id, user_id, access, granted_by, granted_at'
+import { SHARE_COLUMNS, toLink, toShare, type LinkRow, type ShareRow } from '../metadata-shared/share-rows.js'
 
 /** Share entries in SQLite (table `shares`). */
 export function createShareRepository(db: Database.Database): ShareRepository {
