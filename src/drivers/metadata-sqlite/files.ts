@@ -24,8 +24,12 @@ import {
   tupleToFileWithAccess,
   type FileWithAccessTuple,
 } from '../metadata-shared/access-rows.js'
+import { createCommitCheckedMemo } from './commit-checked-memo.js'
 import { createGroupCommit } from './group-commit.js'
 import { isUniqueViolation, toFlag } from './sqlite-errors.js'
+
+/** How many (file, user) access reads are remembered; a few hundred bytes each. */
+const MAX_REMEMBERED_ACCESS_READS = 1024
 
 /** Bind values of the fixed patch part of both UPDATE statements. */
 interface PatchParams {
@@ -279,6 +283,9 @@ export function createFileRepository(db: Database.Database): FileRepository {
       'SELECT EXISTS (SELECT 1 FROM files WHERE folder_id = ? AND title_key = ?)',
     )
     .pluck()
+  // Raw rows of withAccess by file and user, checked against every commit before each use
+  // (see commit-checked-memo.ts): an editor polls the same file with the same token.
+  const recentAccess = createCommitCheckedMemo<FileWithAccessTuple>(db, MAX_REMEMBERED_ACCESS_READS)
   const byTitle = db.prepare<[string, string], FileRow>(FIND_BY_TITLE_SQL)
   // The compare-and-set: one statement, so the revision check and the write are one step.
   const updatePatch = db.prepare<PatchParams, FileRow>(`UPDATE files SET ${PATCH_SET}
@@ -402,7 +409,9 @@ export function createFileRepository(db: Database.Database): FileRepository {
     },
 
     async findWithAccess(fileId, userId) {
-      const row = withAccess.get({ fileId, userId })
+      // The length prefix keeps the key unambiguous whatever the ids contain.
+      const row = recentAccess(`${fileId.length}:${fileId}${userId}`, () => withAccess.get({ fileId, userId }))
+      // Mapped anew on every call: callers get their own records, never a shared one.
       return row === undefined ? undefined : tupleToFileWithAccess(row)
     },
 
