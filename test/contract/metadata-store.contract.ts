@@ -1168,6 +1168,27 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await other.shares.remove('folder', 'd-a', 'u-bob')
         assert.equal((await readTwice('u-bob'))?.shareAccess, undefined, "another instance's removal is seen")
 
+        // A lock cycle of its own interleaved with share changes of its own and another's.
+        let current = unlocked ?? created
+        const relock = async (lockId: string) => {
+          const next = await store.files.update('f-1', current.revision, { lock: { ...lock, lockId } })
+          assert.ok(next)
+          current = next
+        }
+        for (const [n, change] of [
+          async () => store.shares.put({ ...share, access: 1 }),
+          async () => other.shares.put({ ...share, access: 5 }),
+          async () => store.shares.remove('folder', 'd-a', 'u-bob'),
+        ].entries()) {
+          await relock(`L-${n}`)
+          assert.deepEqual((await readTwice('u-bob'))?.file, current)
+          await change()
+          await relock(`M-${n}`)
+          const read = await readTwice('u-bob')
+          assert.deepEqual(read?.file, current, 'the lock written after the share change is seen')
+          assert.equal(read?.shareAccess, [1, 5, undefined][n], 'the share changed before the lock is seen')
+        }
+
         await other.users.update('u-bob', { updatedAt: T0 + 1, bumpTokenGeneration: true })
         assert.equal((await readTwice('u-bob'))?.user?.tokenGeneration, 1, "another instance's token bump is seen")
         const trash = await other.folders.ensureRoot(root('u-alice', 'trash'))

@@ -22,6 +22,7 @@ import {
 import {
   fileWithAccessSql,
   tupleToFileWithAccess,
+  withFileRow,
   type FileWithAccessTuple,
 } from '../metadata-shared/access-rows.js'
 import { createCommitCheckedMemo } from './commit-checked-memo.js'
@@ -409,8 +410,7 @@ export function createFileRepository(db: Database.Database): FileRepository {
     },
 
     async findWithAccess(fileId, userId) {
-      // The length prefix keeps the key unambiguous whatever the ids contain.
-      const row = recentAccess(`${fileId.length}:${fileId}${userId}`, () => withAccess.get({ fileId, userId }))
+      const row = recentAccess.read(fileId, userId, () => withAccess.get({ fileId, userId }))
       // Mapped anew on every call: callers get their own records, never a shared one.
       return row === undefined ? undefined : tupleToFileWithAccess(row)
     },
@@ -436,7 +436,14 @@ export function createFileRepository(db: Database.Database): FileRepository {
     async update(id, expectedRevision, patch) {
       const lockOnly = lockOnlyParams(id, expectedRevision, patch)
       if (lockOnly !== undefined) {
-        const changed = await commit(() => updateLock.get(lockOnly))
+        // One row changed, the lock columns alone: the remembered access reads of the file
+        // take the new row, so the next call of a lock cycle still hits.
+        const changed = await commit(
+          () => updateLock.get(lockOnly),
+          (row) => {
+            if (row !== undefined) recentAccess.committedOwn(1, id, (read) => withFileRow(read, row))
+          },
+        )
         return changed === undefined ? undefined : tupleToFile(changed)
       }
       const row = await commit(() =>
