@@ -91,10 +91,11 @@ export function createCommitCheckedMemo<T>(db: Database.Database, maxEntries: nu
 
     committedOwn(count, group, patch) {
       if (count === 0) return
-      changes += count
       const entries = groups.get(group)
-      if (entries === undefined) return
-      for (const [key, value] of entries) entries.set(key, patch(value))
+      if (entries !== undefined) for (const [key, value] of entries) entries.set(key, patch(value))
+      // Counted only once every entry is patched: a patch that throws leaves the change
+      // unaccounted for, and the next read forgets everything.
+      changes += count
     },
   }
 }

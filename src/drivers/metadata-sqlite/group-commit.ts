@@ -50,7 +50,12 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
             inSavepoint(() => {
               const value = run()
               settle = () => {
-                afterCommit?.(value)
+                try {
+                  afterCommit?.(value)
+                } catch {
+                  // The write is durable whatever the observer did, and the batch's other
+                  // callers must be settled too (the memo counts a write it took in whole only).
+                }
                 resolve(value)
               }
             })
