@@ -18,8 +18,16 @@ import type {
 } from '../../src/ports/metadata-store.js'
 import type { TransferBatch } from '../../src/ports/metadata-transfer.js'
 
-/** What a driver's test hands the contract: a fresh, empty store and how to dispose of it. */
-export type OpenStore = () => Promise<{ store: MetadataStore; cleanup: () => Promise<void> }>
+/**
+ * What a driver's test hands the contract: a fresh, empty store, how to dispose of it and
+ * how to open a second store over the same storage, as another process or instance does
+ * (closed by the test that opens it, before cleanup).
+ */
+export type OpenStore = () => Promise<{
+  store: MetadataStore
+  cleanup: () => Promise<void>
+  openAnother: () => Promise<MetadataStore>
+}>
 
 const T0 = 1_700_000_000_000
 
@@ -125,6 +133,21 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
     const { store, cleanup } = await open()
     try {
       await run(store)
+    } finally {
+      await cleanup()
+    }
+  }
+
+  /** A store and a second one over the same storage (another process or instance). */
+  async function withTwoStores(run: (store: MetadataStore, other: MetadataStore) => Promise<void>): Promise<void> {
+    const { store, cleanup, openAnother } = await open()
+    try {
+      const other = await openAnother()
+      try {
+        await run(store, other)
+      } finally {
+        await other.close()
+      }
     } finally {
       await cleanup()
     }
@@ -1114,6 +1137,65 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.equal((await store.files.findWithAccess('f-1', 'u-alice'))?.rootType, 'trash')
         await createFile(store, { id: 'f-lost', title: 'lost.docx', folderId: 'd-missing' })
         assert.equal((await store.files.findWithAccess('f-lost', 'u-alice'))?.rootType, undefined)
+      }))
+
+    test('findWithAccess never answers from before a commit, its own store\'s or another instance\'s', () =>
+      withTwoStores(async (store, other) => {
+        await store.users.create(buildUser())
+        await store.users.create(buildUser({ id: 'u-bob', userName: 'bob' }))
+        const my = await store.folders.ensureRoot(root('u-alice', 'my'))
+        await store.folders.create(folder('d-a', my.id, 'A'))
+        const created = await createFile(store, { folderId: 'd-a' })
+        // Each check reads twice first, so a remembered answer (if the driver keeps one) is
+        // what the change must displace.
+        const readTwice = async (userId: string) => {
+          await store.files.findWithAccess('f-1', userId)
+          return store.files.findWithAccess('f-1', userId)
+        }
+        const lock = { lockId: 'L', expiresAt: T0 + 1000, holderId: 'u-bob', lockedAt: T0 }
+        assert.equal((await readTwice('u-alice'))?.file.lock, null)
+        const locked = await other.files.update('f-1', created.revision, { lock })
+        assert.deepEqual((await readTwice('u-alice'))?.file, locked, "another instance's lock is seen")
+        const unlocked = await store.files.update('f-1', created.revision + 1, { lock: null })
+        assert.deepEqual((await readTwice('u-alice'))?.file, unlocked, 'its own unlock is seen')
+
+        const share = { itemKind: 'folder' as const, itemId: 'd-a', userId: 'u-bob', grantedBy: 'u-alice', grantedAt: T0 }
+        assert.equal((await readTwice('u-bob'))?.shareAccess, undefined)
+        await other.shares.put({ ...share, access: 2 })
+        assert.equal((await readTwice('u-bob'))?.shareAccess, 2, "another instance's share is seen")
+        await store.shares.put({ ...share, access: 6 })
+        assert.equal((await readTwice('u-bob'))?.shareAccess, 6, 'its own change of the share is seen')
+        await other.shares.remove('folder', 'd-a', 'u-bob')
+        assert.equal((await readTwice('u-bob'))?.shareAccess, undefined, "another instance's removal is seen")
+
+        // A lock cycle of its own interleaved with share changes of its own and another's.
+        let current = unlocked ?? created
+        const relock = async (lockId: string) => {
+          const next = await store.files.update('f-1', current.revision, { lock: { ...lock, lockId } })
+          assert.ok(next)
+          current = next
+        }
+        for (const [n, change] of [
+          async () => store.shares.put({ ...share, access: 1 }),
+          async () => other.shares.put({ ...share, access: 5 }),
+          async () => store.shares.remove('folder', 'd-a', 'u-bob'),
+        ].entries()) {
+          await relock(`L-${n}`)
+          assert.deepEqual((await readTwice('u-bob'))?.file, current)
+          await change()
+          await relock(`M-${n}`)
+          const read = await readTwice('u-bob')
+          assert.deepEqual(read?.file, current, 'the lock written after the share change is seen')
+          assert.equal(read?.shareAccess, [1, 5, undefined][n], 'the share changed before the lock is seen')
+        }
+
+        await other.users.update('u-bob', { updatedAt: T0 + 1, bumpTokenGeneration: true })
+        assert.equal((await readTwice('u-bob'))?.user?.tokenGeneration, 1, "another instance's token bump is seen")
+        const trash = await other.folders.ensureRoot(root('u-alice', 'trash'))
+        await other.folders.update('d-a', 1, { parentId: trash.id })
+        assert.equal((await readTwice('u-alice'))?.rootType, 'trash', "another instance's move to the trash is seen")
+        assert.deepEqual(await other.files.delete('f-1'), { outcome: 'deleted', blobKeys: [created.blobKey] })
+        assert.equal(await readTwice('u-alice'), undefined, "another instance's delete is seen")
       }))
 
     test("findWithAccess: a non-owner's most specific share, the file's own entry then the nearest folder", () =>

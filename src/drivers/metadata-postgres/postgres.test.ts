@@ -107,6 +107,7 @@ if (skip !== undefined) {
     const store = await openPostgresStore({ url: TEST_DATABASE_URL, schema })
     return {
       store,
+      openAnother: () => openPostgresStore({ url: TEST_DATABASE_URL, schema }),
       cleanup: async () => {
         await store.close()
         await dropSchema(schema)

@@ -49,12 +49,18 @@ const SHARE_ACCESS = ROOT_TYPE + 1
 type Nullable<T extends unknown[]> = { [K in keyof T]: T[K] | null }
 
 /** A row of fileWithAccessSql as the driver returns it (an array of the select list). */
-export type FileWithAccessTuple = [
-  ...FileTuple,
-  ...Nullable<UserTuple>,
-  root_type: string | null,
-  share_access: number | null,
-]
+export type FileWithAccessTuple = [...FileTuple, ...AccessTupleRest]
+
+/** What follows the file's columns in a row of fileWithAccessSql. */
+type AccessTupleRest = [...Nullable<UserTuple>, root_type: string | null, share_access: number | null]
+
+/**
+ * The row with its file columns replaced by `file` (the same file, as a write that changed
+ * none of the owner, folder or id returned it): the user, section and share are unchanged.
+ */
+export function withFileRow(row: FileWithAccessTuple, file: FileTuple): FileWithAccessTuple {
+  return [...file, ...(row.slice(USER_START) as AccessTupleRest)]
+}
 
 /** Maps a row of fileWithAccessSql. */
 export function tupleToFileWithAccess(t: FileWithAccessTuple): FileWithAccess {

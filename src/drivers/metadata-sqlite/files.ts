@@ -22,10 +22,15 @@ import {
 import {
   fileWithAccessSql,
   tupleToFileWithAccess,
+  withFileRow,
   type FileWithAccessTuple,
 } from '../metadata-shared/access-rows.js'
+import { createCommitCheckedMemo } from './commit-checked-memo.js'
 import { createGroupCommit } from './group-commit.js'
 import { isUniqueViolation, toFlag } from './sqlite-errors.js'
+
+/** How many (file, user) access reads are remembered; a few hundred bytes each. */
+const MAX_REMEMBERED_ACCESS_READS = 1024
 
 /** Bind values of the fixed patch part of both UPDATE statements. */
 interface PatchParams {
@@ -279,6 +284,9 @@ export function createFileRepository(db: Database.Database): FileRepository {
       'SELECT EXISTS (SELECT 1 FROM files WHERE folder_id = ? AND title_key = ?)',
     )
     .pluck()
+  // Raw rows of withAccess by file and user, checked against every commit before each use
+  // (see commit-checked-memo.ts): an editor polls the same file with the same token.
+  const recentAccess = createCommitCheckedMemo<FileWithAccessTuple>(db, MAX_REMEMBERED_ACCESS_READS)
   const byTitle = db.prepare<[string, string], FileRow>(FIND_BY_TITLE_SQL)
   // The compare-and-set: one statement, so the revision check and the write are one step.
   const updatePatch = db.prepare<PatchParams, FileRow>(`UPDATE files SET ${PATCH_SET}
@@ -402,7 +410,8 @@ export function createFileRepository(db: Database.Database): FileRepository {
     },
 
     async findWithAccess(fileId, userId) {
-      const row = withAccess.get({ fileId, userId })
+      const row = recentAccess.read(fileId, userId, () => withAccess.get({ fileId, userId }))
+      // Mapped anew on every call: callers get their own records, never a shared one.
       return row === undefined ? undefined : tupleToFileWithAccess(row)
     },
 
@@ -427,7 +436,14 @@ export function createFileRepository(db: Database.Database): FileRepository {
     async update(id, expectedRevision, patch) {
       const lockOnly = lockOnlyParams(id, expectedRevision, patch)
       if (lockOnly !== undefined) {
-        const changed = await commit(() => updateLock.get(lockOnly))
+        // One row changed, the lock columns alone: the remembered access reads of the file
+        // take the new row, so the next call of a lock cycle still hits.
+        const changed = await commit(
+          () => updateLock.get(lockOnly),
+          (row) => {
+            if (row !== undefined) recentAccess.committedOwn(1, id, (read) => withFileRow(read, row))
+          },
+        )
         return changed === undefined ? undefined : tupleToFile(changed)
       }
       const row = await commit(() =>

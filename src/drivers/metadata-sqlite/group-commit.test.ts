@@ -25,6 +25,29 @@ async function openPair() {
 }
 
 describe('group commit', () => {
+  test("afterCommit sees each job's value once its commit is durable; one that throws holds up no caller", async () => {
+    const { db, reader, committed } = await openPair()
+    const commit = createGroupCommit(db)
+    const insert = db.prepare<[string, number]>('INSERT INTO t (k, v) VALUES (?, ?)')
+    const observed: [number, number, boolean][] = []
+    const jobs = [0, 1, 2].map((i) =>
+      commit(
+        () => {
+          insert.run(`k${i}`, i)
+          return i
+        },
+        (value) => {
+          observed.push([value, committed.get() ?? 0, db.inTransaction])
+          if (value === 0) throw new Error('observer failed')
+        },
+      ),
+    )
+    assert.deepEqual(await Promise.all(jobs), [0, 1, 2])
+    assert.deepEqual(observed, [[0, 3, false], [1, 3, false], [2, 3, false]])
+    reader.close()
+    db.close()
+  })
+
   test('concurrent jobs run in one transaction and are committed before they resolve', async () => {
     const { db, reader, committed } = await openPair()
     const commit = createGroupCommit(db)

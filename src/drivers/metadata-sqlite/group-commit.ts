@@ -1,7 +1,11 @@
 import type Database from 'better-sqlite3'
 
-/** Runs a write job in the next group commit; resolves once that commit is durable. */
-export type GroupCommit = <T>(job: () => T) => Promise<T>
+/**
+ * Runs a write job in the next group commit; resolves once that commit is durable.
+ * `afterCommit` (when the job succeeded) runs synchronously right after the COMMIT, before
+ * any other code can read: for a memo to take in the write's exact effect (files.ts).
+ */
+export type GroupCommit = <T>(job: () => T, afterCommit?: (value: T) => void) => Promise<T>
 
 interface QueuedJob {
   /** Runs the write inside the batch; returns what settles its caller after the commit. */
@@ -37,7 +41,7 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
     for (const settle of settlers) settle()
   }
 
-  return <T>(run: () => T): Promise<T> =>
+  return <T>(run: () => T, afterCommit?: (value: T) => void): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       queue.push({
         execute() {
@@ -45,7 +49,15 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
             let settle = (): void => undefined
             inSavepoint(() => {
               const value = run()
-              settle = () => resolve(value)
+              settle = () => {
+                try {
+                  afterCommit?.(value)
+                } catch {
+                  // The write is durable whatever the observer did, and the batch's other
+                  // callers must be settled too (the memo counts a write it took in whole only).
+                }
+                resolve(value)
+              }
             })
             return settle
           } catch (error) {

@@ -1,7 +1,9 @@
 import { after, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { execFile } from 'node:child_process'
 import { tmpdir } from 'node:os'
+import { promisify } from 'node:util'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { isDomainError } from '../../core/errors.js'
@@ -26,12 +28,15 @@ after(async () => {
 
 runMetadataStoreContract('sqlite', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'folio-sqlite-'))
-  const store = await openSqliteStore({ path: join(dir, 'folio.db') }).catch(async (error) => {
+  const path = join(dir, 'folio.db')
+  const store = await openSqliteStore({ path }).catch(async (error) => {
     await rm(dir, { recursive: true, force: true })
     throw error
   })
   return {
     store,
+    // A second connection to the file, as another FOLIO_WORKERS process has.
+    openAnother: () => openSqliteStore({ path }),
     cleanup: async () => {
       await store.close()
       await rm(dir, { recursive: true, force: true })
@@ -40,6 +45,38 @@ runMetadataStoreContract('sqlite', async () => {
 })
 
 describe('sqlite driver', () => {
+  test("the access read sees a lock another process commits at once (FOLIO_WORKERS)", async () => {
+    const path = join(await makeTempDir(), 'folio.db')
+    const store = await openSqliteStore({ path })
+    try {
+      const at = 1_700_000_000_000
+      await store.users.create({
+        id: 'u-1', userName: 'one', displayName: '', email: '', isAdmin: false, passwordHash: 'x',
+        wopiUserInfo: '', tokenGeneration: 0, createdAt: at, updatedAt: at,
+      })
+      const file = {
+        id: 'f-1', ownerId: 'u-1', title: 'a.docx', version: 1, size: 1, sha256: '1'.repeat(64),
+        blobKey: 'b-1', createdAt: at, createdBy: 'u-1', updatedAt: at, updatedBy: 'u-1', lock: null,
+        keyVersion: 1, revision: 1, folderId: 'd-1', trashedAt: null, originFolderId: null,
+      }
+      await store.files.create(file, {
+        fileId: 'f-1', version: 1, blobKey: 'b-1', size: 1, sha256: file.sha256, createdAt: at,
+        createdBy: 'u-1', source: 'create', meta: {},
+      })
+      // Read twice, so an answer this process remembers is what the other one must displace.
+      await store.files.findWithAccess('f-1', 'u-1')
+      assert.equal((await store.files.findWithAccess('f-1', 'u-1'))?.file.lock, null)
+      const script = `const { openSqliteStore } = await import(${JSON.stringify(join(import.meta.dirname, 'index.ts'))})
+        const store = await openSqliteStore({ path: ${JSON.stringify(path)} })
+        await store.files.update('f-1', 1, { lock: { lockId: 'theirs', expiresAt: ${at + 60_000} } })
+        await store.close()`
+      await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script])
+      assert.equal((await store.files.findWithAccess('f-1', 'u-1'))?.file.lock?.lockId, 'theirs')
+    } finally {
+      await store.close()
+    }
+  })
+
   test('creates the missing parent folders and leaves the file in WAL mode', async () => {
     const path = join(await makeTempDir(), 'a', 'b', 'folio.db')
     const store = await openSqliteStore({ path })

@@ -3,7 +3,10 @@
  * message and the few things derived from it, each computed only when asked for.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
-import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring'
+import { parse as parseQuery } from 'node:querystring'
+
+/** querystring.parse's maxKeys: pairs after the first 1000 are ignored, empty ones included. */
+const MAX_QUERY_PAIRS = 1000
 
 export class RawRequest {
   readonly method: string
@@ -12,7 +15,6 @@ export class RawRequest {
   readonly url: string
   /** The path, before '?'. */
   readonly path: string
-  private parsedQuery: ParsedUrlQuery | undefined
 
   constructor(
     readonly raw: IncomingMessage,
@@ -26,13 +28,34 @@ export class RawRequest {
     this.path = mark === -1 ? this.url : this.url.slice(0, mark)
   }
 
-  /** The query string's parameters; a repeated one is an array. */
-  get query(): ParsedUrlQuery {
-    if (this.parsedQuery === undefined) {
-      const mark = this.url.indexOf('?')
-      this.parsedQuery = mark === -1 ? {} : parseQuery(this.url.slice(mark + 1))
+  /**
+   * One query parameter exactly as querystring.parse reads it (a repeated one is an array,
+   * undefined when absent). A query with nothing to decode (no '%' or '+', as WOPI clients
+   * send the token) is scanned for that name alone: parsing every parameter into an object
+   * was a few per cent of a WOPI call's CPU, for the one token. Any other query is parsed.
+   */
+  queryParam(name: string): string | string[] | undefined {
+    const url = this.url
+    const mark = url.indexOf('?')
+    if (mark === -1) return undefined
+    if (url.includes('%', mark) || url.includes('+', mark)) return parseQuery(url.slice(mark + 1))[name]
+    let found: string | string[] | undefined
+    let start = mark + 1
+    // The next '=' at or after `start` (-1: none left), searched again only once passed,
+    // so a long query without '=' is scanned once, not once per pair.
+    let equals = url.indexOf('=', start)
+    for (let pairs = 0; pairs < MAX_QUERY_PAIRS && start < url.length; pairs++) {
+      let end = url.indexOf('&', start)
+      if (end === -1) end = url.length
+      if (equals !== -1 && equals < start) equals = url.indexOf('=', start)
+      const keyEnd = equals !== -1 && equals < end ? equals : end
+      if (end > start && keyEnd - start === name.length && url.startsWith(name, start)) {
+        const value = keyEnd === end ? '' : url.slice(keyEnd + 1, end)
+        found = found === undefined ? value : typeof found === 'string' ? [found, value] : [...found, value]
+      }
+      start = end + 1
     }
-    return this.parsedQuery
+    return found
   }
 
   /**

@@ -56,7 +56,7 @@ export async function authorize(
   reply: RawReply,
   fileId: string,
 ): Promise<WopiCall> {
-  const token = readAccessToken(request.query, request.headers)
+  const token = readAccessToken(request.queryParam('access_token'), request.headers)
   if (token === undefined) throw new DomainError('UNAUTHENTICATED', 'an access_token is required')
   // Without a WOPI client there is no proof to check: skip building its URLs, and the await.
   if (proofs.checksProofs) {

@@ -69,10 +69,10 @@ describe('WOPI header readers', () => {
   })
 
   test('the access token comes from the query, else from Authorization: Bearer', () => {
-    assert.equal(readAccessToken({ access_token: 'q' }, { authorization: 'Bearer h' }), 'q')
-    assert.equal(readAccessToken({}, { authorization: 'Bearer h' }), 'h')
-    assert.equal(readAccessToken({}, { authorization: 'h' }), undefined, 'the bare portal form is not WOPI')
-    assert.equal(readAccessToken({ access_token: ['a', 'b'] }, {}), undefined)
-    assert.equal(readAccessToken({ access_token: '' }, { authorization: 'Bearer h' }), 'h')
+    assert.equal(readAccessToken('q', { authorization: 'Bearer h' }), 'q')
+    assert.equal(readAccessToken(undefined, { authorization: 'Bearer h' }), 'h')
+    assert.equal(readAccessToken(undefined, { authorization: 'h' }), undefined, 'the bare portal form is not WOPI')
+    assert.equal(readAccessToken(['a', 'b'], {}), undefined)
+    assert.equal(readAccessToken('', { authorization: 'Bearer h' }), 'h')
   })
 })

@@ -194,16 +194,17 @@ export function readProofHeaders(headers: IncomingHttpHeaders): ProofHeaders {
 }
 
 /**
- * The access token: the `access_token` query parameter (what every WOPI client sends), else
- * `Authorization: Bearer <token>` (Microsoft's validator sends both). Undefined when neither
- * is usable; a repeated query parameter counts as unusable.
+ * The access token: the `access_token` query parameter as read by RawRequest.queryParam
+ * (what every WOPI client sends), else `Authorization: Bearer <token>` (Microsoft's
+ * validator sends both). Undefined when neither is usable; a repeated query parameter
+ * counts as unusable.
  */
-export function readAccessToken(query: unknown, headers: IncomingHttpHeaders): string | undefined {
-  if (typeof query === 'object' && query !== null && 'access_token' in query) {
-    const value: unknown = query.access_token
-    if (typeof value === 'string' && value !== '') return value
-    if (value !== undefined && value !== '') return undefined
-  }
+export function readAccessToken(
+  queryValue: string | string[] | undefined,
+  headers: IncomingHttpHeaders,
+): string | undefined {
+  if (typeof queryValue === 'string' && queryValue !== '') return queryValue
+  if (queryValue !== undefined && queryValue !== '') return undefined
   const authorization = single(headers, 'Authorization')
   if (authorization === undefined || !/^Bearer\s/i.test(authorization.trim())) return undefined
   return tokenFromAuthorization(authorization)
