@@ -32,7 +32,7 @@ import { onlyofficeIntegration } from './protocols/onlyoffice/index.js'
 import { commandClientFor, createDocsFetcher } from './protocols/onlyoffice/services.js'
 import { createWopiDiscovery } from './protocols/wopi/discovery.js'
 import { wopiRoutes } from './protocols/wopi/index.js'
-import { webUi } from './protocols/portal/web/index.js'
+import { webUi, webUiApi } from './protocols/portal/web/index.js'
 
 /**
  * The composition root: config -> drivers and outbound clients -> application (createApp)
@@ -319,14 +319,16 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
       ...(options.worker === undefined ? {} : { worker: options.worker }),
     }),
   ]
-  // The portal API is loaded and its routes built on its first request (http/lazy-mount.ts):
-  // an idle Folio, or one only editors talk to, does not hold them.
+  // Everything under /api/2.0 (the portal API, and the web UI's capabilities) is loaded and
+  // its routes built on the first request there (http/lazy-mount.ts): an idle Folio, or one
+  // only editors talk to, does not hold them.
   const portal = {
     prefix: '/api/2.0',
     load: async (): Promise<HttpPlugin> => {
       const { portalApi } = await import('./protocols/portal/index.js')
       return async (server) => {
         await server.register(portalApi(adapters, editorTools), { prefix: '/api/2.0' })
+        await server.register(webUiApi(adapters))
       }
     },
   }
