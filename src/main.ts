@@ -30,10 +30,9 @@ import { withStorageErrorReports } from './app/storage-errors.js'
 import { onlyofficeEditorTools } from './protocols/onlyoffice/editor-tools.js'
 import { onlyofficeIntegration } from './protocols/onlyoffice/index.js'
 import { commandClientFor, createDocsFetcher } from './protocols/onlyoffice/services.js'
-import { portalApi } from './protocols/portal/index.js'
 import { createWopiDiscovery } from './protocols/wopi/discovery.js'
 import { wopiRoutes } from './protocols/wopi/index.js'
-import { webUi } from './protocols/portal/web/index.js'
+import { webUi, webUiApi } from './protocols/portal/web/index.js'
 
 /**
  * The composition root: config -> drivers and outbound clients -> application (createApp)
@@ -310,7 +309,7 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
   const adapters: AdapterContext = { app: services, config, clock, logger }
   const editorTools = onlyofficeEditorTools(adapters, docsCommands, docsFetch)
   lockCount = () => services.locks.held()
-  // Each adapter owns its URL prefix; health and metrics first, then the portal.
+  // Each adapter owns its URL prefix; health and metrics first.
   const plugins: HttpPlugin[] = [
     opsRoutes({
       ready: () => checkStorageReadiness({ ...storage, logger }),
@@ -319,16 +318,25 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
       metricsToken: config.metrics.token,
       ...(options.worker === undefined ? {} : { worker: options.worker }),
     }),
-    async (server) => {
-      await server.register(portalApi(adapters, editorTools), { prefix: '/api/2.0' })
-    },
   ]
+  // Everything under /api/2.0 (the portal API, and the web UI's capabilities) is loaded and
+  // its routes built on the first request there (http/lazy-mount.ts): an idle Folio, or one
+  // only editors talk to, does not hold them.
+  const portal = {
+    prefix: '/api/2.0',
+    load: async (): Promise<HttpPlugin> => {
+      const { portalApi } = await import('./protocols/portal/index.js')
+      return async (server) => {
+        await server.register(portalApi(adapters, editorTools), { prefix: '/api/2.0' })
+        await server.register(webUiApi(adapters))
+      }
+    },
+  }
   if (config.docs) plugins.push(onlyofficeIntegration(adapters, docsFetch))
   plugins.push(webUi(adapters))
   // The admin account is created once the port is ours (a start that fails creates
   // nothing), and no request is answered before it exists: a load balancer sends
   // sign-ins as soon as the port answers.
-  // Once settled, the gate is one flag test (no promise per request on the hot path).
   let adminDone = false
   let adminSettled: () => void = () => undefined
   const adminReady = new Promise<void>((resolve) => {
@@ -345,12 +353,9 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
     observe: (server) => observeRequests(server, metrics),
     plugins,
     rawRoutes: [wopiRoutes(adapters, discovery)],
+    lazyPlugins: [portal],
     ...(observeRaw ? { observeRaw } : {}),
     gate,
-  })
-  app.addHook('onRequest', (_request, _reply, done) => {
-    if (gate.isOpen()) done()
-    else void gate.opened.then(() => done())
   })
   let metricsListener: MetricsListener | undefined
   try {

@@ -13,6 +13,7 @@ import { addAuditCommand } from './audit-command.js'
 import { addBackupCommands } from './backup-commands.js'
 import { addMigrateCommand } from './migrate-command.js'
 import { serveWithWorkers } from './workers.js'
+import { collectStartUpGarbage } from './start-up-garbage.js'
 import { generatePassword } from '../core/accounts/passwords.js'
 import { DomainError } from '../core/errors.js'
 import { errorMessage } from '../core/ids.js'
@@ -53,6 +54,7 @@ async function serve(): Promise<void> {
     return
   }
   const folio = await startFolio(config)
+  collectStartUpGarbage()
   const stop = async (signal: string) => {
     folio.ctx.logger.info({ signal }, 'shutting down')
     await folio.close()

@@ -1,4 +1,5 @@
 import cluster from 'node:cluster'
+import { collectStartUpGarbage } from './start-up-garbage.js'
 import { startHousekeeping } from '../app/garbage-collection.js'
 import { createApp } from '../app/create-app.js'
 import type { Config } from '../config/load.js'
@@ -44,6 +45,7 @@ async function runWorker(config: Config): Promise<void> {
     process.stderr.write(`folio: worker ${cluster.worker?.id ?? 0}: ${errorMessage(error)}\n`)
     process.exit(1)
   }
+  collectStartUpGarbage()
   let stopping = false
   const stop = async (reason: string) => {
     if (stopping) return

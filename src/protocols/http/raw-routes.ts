@@ -27,6 +27,8 @@ export interface RawRoute {
    * pattern it matched, for the observer.
    */
   handle(req: IncomingMessage, res: ServerResponse): string
+  /** False when what answers the route writes its own access log and metrics (lazy-mount.ts). */
+  observed?: boolean
 }
 
 /** Requests wait for this before any raw route sees them (main.ts: the admin account). */
@@ -76,7 +78,7 @@ export function rawDispatcher(
       res.end('internal server error')
       return
     }
-    if (observe) {
+    if (observe && route.observed !== false) {
       const facts = { route: pattern, startedAt }
       res.once('finish', () => observe(req, res, facts))
     }

@@ -1,8 +1,9 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { AdapterContext } from '../../app/create-app.js'
 import { guardBodyTimes } from './body-timeouts.js'
 import { sendProblemPage, wantsPage } from './error-page.js'
+import { lazyMount, type ReadyHandler } from './lazy-mount.js'
 import { rawDispatcher, type RawRequestObserver, type RawRoute, type RequestGate } from './raw-routes.js'
 
 /** Idle kept-alive connections close after this; editors keep theirs open between calls. */
@@ -21,8 +22,14 @@ export interface HttpServerOptions {
   rawRoutes?: RawRoute[]
   /** Told of every request a raw route answered (access log, metrics). */
   observeRaw?: RawRequestObserver
-  /** Raw routes hold requests until it opens (Fastify routes get their own hook). */
+  /** No request is answered before it opens (raw routes wait in the dispatcher, Fastify's in a hook). */
   gate?: RequestGate
+  /**
+   * Adapters built on the first request under their prefix, each in a Fastify instance of
+   * its own with the same settings and hooks (lazy-mount.ts); `load` returns the plugin,
+   * mounted at the root of that instance.
+   */
+  lazyPlugins?: Array<{ prefix: string; load: () => Promise<HttpPlugin> }>
 }
 
 /**
@@ -33,31 +40,73 @@ export async function buildHttpServer(
   options: HttpServerOptions,
 ): Promise<FastifyInstance> {
   let closing = false
-  const rawRoutes = options.rawRoutes ?? []
-  const app = Fastify({
-    // The node:http server is made here so that raw routes see requests before Fastify.
-    // Fastify applies its timeouts only to a server it makes itself; they are set below.
-    ...(rawRoutes.length > 0
-      ? {
-          serverFactory: (fastifyHandler: (req: IncomingMessage, res: ServerResponse) => void) => {
-            const server = createServer(
-              rawDispatcher(
-                {
-                  routes: rawRoutes,
-                  closing: () => closing,
-                  ...(options.observeRaw ? { observe: options.observeRaw } : {}),
-                  ...(options.gate ? { gate: options.gate } : {}),
-                },
-                fastifyHandler,
-              ),
-            )
-            server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
-            server.requestTimeout = 0
-            server.setTimeout(0)
-            return server
-          },
+  const lazy = (options.lazyPlugins ?? []).map(({ prefix, load }) =>
+    lazyMount(
+      prefix,
+      async () => {
+        // Fastify wants a server; this one never listens; node:http hands it requests.
+        let handler: ReadyHandler | undefined
+        const instance = createFastify(ctx, options, (ready) => {
+          handler = ready
+          return createServer()
+        })
+        await instance.register(await load())
+        await instance.ready()
+        if (handler === undefined) throw new Error('Fastify made no request listener')
+        return { handler, close: () => instance.close() }
+      },
+      (error) => options.logger.error({ err: error, prefix }, 'could not build the routes under this prefix'),
+    ),
+  )
+  const rawRoutes = [...(options.rawRoutes ?? []), ...lazy]
+  // The node:http server is made here so that raw routes see requests before Fastify.
+  // Fastify applies its timeouts only to a server it makes itself; they are set here.
+  const app = createFastify(
+    ctx,
+    options,
+    rawRoutes.length > 0
+      ? (fastifyHandler) => {
+          const server = createServer(
+            rawDispatcher(
+              {
+                routes: rawRoutes,
+                closing: () => closing,
+                ...(options.observeRaw ? { observe: options.observeRaw } : {}),
+                ...(options.gate ? { gate: options.gate } : {}),
+              },
+              fastifyHandler,
+            ),
+          )
+          server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
+          server.requestTimeout = 0
+          server.setTimeout(0)
+          return server
         }
-      : {}),
+      : undefined,
+  )
+  app.addHook('preClose', (done) => {
+    closing = true
+    done()
+  })
+  app.addHook('onClose', async () => {
+    for (const mount of lazy) await mount.close()
+  })
+  for (const plugin of options.plugins ?? []) await app.register(plugin)
+  return app
+}
+
+/**
+ * A Fastify instance with Folio's settings and the hooks every request passes (body
+ * timeouts, the observers, the request gate, the not-found answer): the main one, and
+ * each lazily built one, so that a request is treated alike whichever instance answers.
+ */
+function createFastify(
+  ctx: AdapterContext,
+  options: HttpServerOptions,
+  serverFactory: ((handler: ReadyHandler) => Server) | undefined,
+): FastifyInstance {
+  const app = Fastify({
+    ...(serverFactory ? { serverFactory } : {}),
     loggerInstance: options.logger,
     // Per-request log lines cost time on every WOPI call; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
@@ -70,15 +119,19 @@ export async function buildHttpServer(
     requestTimeout: 0,
     return503OnClosing: true,
   })
-  app.addHook('preClose', (done) => {
-    closing = true
-    done()
-  })
   guardBodyTimes(app, {
     bodyTimeoutMs: ctx.config.bodyTimeoutMs,
     uploadIdleTimeoutMs: ctx.config.uploadIdleTimeoutMs,
   })
   options.observe?.(app)
+  const gate = options.gate
+  if (gate) {
+    // Once open, the gate is one flag test (no promise per request).
+    app.addHook('onRequest', (_request, _reply, done) => {
+      if (gate.isOpen()) done()
+      else void gate.opened.then(() => done())
+    })
+  }
   // A browser that opens an unknown address gets a page with a way back; programs get
   // Fastify's usual JSON. Adapters with their own wire format (the portal API) set their own.
   app.setNotFoundHandler((request, reply) => {
@@ -89,6 +142,5 @@ export async function buildHttpServer(
       statusCode: 404,
     })
   })
-  for (const plugin of options.plugins ?? []) await app.register(plugin)
   return app
 }

@@ -1,4 +1,5 @@
-import { z } from 'zod'
+import * as z from 'zod/mini'
+import { describeIssues } from '../http/input-issues.js'
 
 /**
  * The body ONLYOFFICE Docs posts to the callbackUrl
@@ -29,30 +30,30 @@ export interface CallbackBody {
   userdata?: string
 }
 
-const userId = z.union([z.string(), z.number()]).transform(String)
+const userId = z.pipe(z.union([z.string(), z.number()]), z.transform(String))
 
-const schema = z
-  .object({
-    key: z.string().min(1).max(128),
-    status: z.union([
-      z.number().int(),
-      z.string().regex(/^-?\d{1,9}$/).transform(Number),
-    ]),
-    users: z.array(userId).optional().catch(undefined),
-    actions: z
-      .array(z.object({ type: z.number().int(), userid: userId }).loose())
-      .optional()
-      .catch(undefined),
-    url: z.string().min(1).optional().catch(undefined),
-    changesurl: z.string().min(1).optional().catch(undefined),
-    history: z.record(z.string(), z.unknown()).optional().catch(undefined),
-    lastsave: z.string().min(1).optional().catch(undefined),
-    notmodified: z.boolean().optional().catch(undefined),
-    forcesavetype: z.number().int().optional().catch(undefined),
-    filetype: z.string().regex(/^[a-z0-9]{1,10}$/i).optional().catch(undefined),
-    userdata: z.string().optional().catch(undefined),
-  })
-  .loose()
+/** An optional field: absent, or dropped when of the wrong type. */
+function lenient<T extends z.ZodMiniType>(field: T) {
+  return z.catch(z.optional(field), undefined)
+}
+
+const schema = z.looseObject({
+  key: z.string().check(z.minLength(1), z.maxLength(128)),
+  status: z.union([
+    z.number().check(z.int()),
+    z.pipe(z.string().check(z.regex(/^-?\d{1,9}$/)), z.transform(Number)),
+  ]),
+  users: lenient(z.array(userId)),
+  actions: lenient(z.array(z.looseObject({ type: z.number().check(z.int()), userid: userId }))),
+  url: lenient(z.string().check(z.minLength(1))),
+  changesurl: lenient(z.string().check(z.minLength(1))),
+  history: lenient(z.record(z.string(), z.unknown())),
+  lastsave: lenient(z.string().check(z.minLength(1))),
+  notmodified: lenient(z.boolean()),
+  forcesavetype: lenient(z.number().check(z.int())),
+  filetype: lenient(z.string().check(z.regex(/^[a-z0-9]{1,10}$/i))),
+  userdata: lenient(z.string()),
+})
 
 /** The callback, or what is wrong with it. */
 export type ParsedCallback = { ok: true; body: CallbackBody } | { ok: false; problem: string }
@@ -60,12 +61,7 @@ export type ParsedCallback = { ok: true; body: CallbackBody } | { ok: false; pro
 /** Reads a callback from already-parsed JSON; a problem names what is missing or wrong. */
 export function parseCallbackBody(value: unknown): ParsedCallback {
   const result = schema.safeParse(value)
-  if (!result.success) {
-    const problem = result.error.issues
-      .map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`)
-      .join('; ')
-    return { ok: false, problem }
-  }
+  if (!result.success) return { ok: false, problem: describeIssues(result.error.issues) }
   const d = result.data
   const body: CallbackBody = {
     key: d.key,

@@ -1,25 +1,24 @@
 import type { FastifyInstance } from 'fastify'
-import { z } from 'zod'
+import * as z from 'zod/mini'
 import type { AdapterContext } from '../../app/create-app.js'
 import type { AuditEvent } from '../../core/entities.js'
 import { isoWithOffset } from '../http/timestamps.js'
 import { currentUser, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
-import { parseInput } from './schema.js'
+import { parseInput, text, wholeNumber } from './schema.js'
 
-const instant = z
-  .string()
-  .max(64)
-  .refine((text) => !Number.isNaN(Date.parse(text)), { message: 'must be a date or time (ISO 8601)' })
-  .transform((text) => Date.parse(text))
+const instant = z.pipe(
+  text(0, 64).check(z.refine((value) => !Number.isNaN(Date.parse(value)), { message: 'must be a date or time (ISO 8601)' })),
+  z.transform((value) => Date.parse(value)),
+)
 
 const auditQuery = z.object({
-  startIndex: z.coerce.number().int().min(0).default(0),
-  count: z.coerce.number().int().min(1).max(1000).default(100),
+  startIndex: z._default(wholeNumber(0), 0),
+  count: z._default(wholeNumber(1, 1000), 100),
   /** Only events at or after this time. */
-  from: instant.optional(),
+  from: z.optional(instant),
   /** Only events before this time. */
-  to: instant.optional(),
+  to: z.optional(instant),
 })
 
 /** One event as the API shows it. */

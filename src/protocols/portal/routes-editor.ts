@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { z } from 'zod'
+import * as z from 'zod/mini'
 import type { AdapterContext } from '../../app/create-app.js'
 import type { BodyFetcher } from '../../app/editing.js'
 import { DomainError } from '../../core/errors.js'
@@ -10,7 +10,7 @@ import { readPortalCredentials } from '../http/session-credentials.js'
 import { currentUser, me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
 import { presentFile, presentVersion } from './presenters.js'
-import { fileIdParams, parseInput, versionParams } from './schema.js'
+import { fileIdParams, parseInput, text, versionParams, wholeNumber } from './schema.js'
 
 /**
  * The ONLYOFFICE pieces the editor routes present: handed in by the composition root (the
@@ -43,11 +43,11 @@ export interface EditorTools {
 }
 
 const openEditQuery = z.object({
-  mode: z.enum(['edit', 'view']).default('edit'),
+  mode: z._default(z.enum(['edit', 'view']), 'edit'),
   /** A share link's key: opens the file without an account, within the link's access. */
-  doc: z.string().min(1).max(256).optional(),
+  doc: z.optional(text(1, 256)),
   /** The name a link guest typed. */
-  name: z.string().max(256).optional(),
+  name: z.optional(text(0, 256)),
 })
 
 /**
@@ -83,12 +83,12 @@ export function openEditRoutes(ctx: AdapterContext, tools: EditorTools) {
   }
 }
 
-const restoreBody = z.object({ version: z.coerce.number().int().min(1) })
+const restoreBody = z.object({ version: wholeNumber(1) })
 
 const saveAsBody = z.object({
-  url: z.string().min(1).max(8192),
-  title: z.string().min(1).max(1024),
-  fileType: z.string().min(1).max(10),
+  url: text(1, 8192),
+  title: text(1, 1024),
+  fileType: text(1, 10),
 })
 
 /**

@@ -1,35 +1,37 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { z } from 'zod'
+import * as z from 'zod/mini'
 import type { AdapterContext } from '../../app/create-app.js'
 import { actorOf } from '../../app/audit.js'
 import { currentUser, me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
 import { presentProfile } from './presenters.js'
-import { parseInput } from './schema.js'
+import { parseInput, text } from './schema.js'
 
 // Request shapes of the people API (kept here: only these routes use them).
-const displayName = z.string().trim().min(1).max(128)
-const email = z.union([z.literal(''), z.email().max(254)])
+const displayName = z.string().check(z.trim(), z.minLength(1), z.maxLength(128))
+const email = z.union([z.literal(''), z.email().check(z.maxLength(254))])
 
 const newPersonBody = z.object({
-  userName: z.string().min(1).max(64),
-  password: z.string().min(1).max(1024),
-  isAdmin: z.boolean().default(false),
-  displayName: displayName.optional(),
-  email: email.optional(),
+  userName: text(1, 64),
+  password: text(1, 1024),
+  isAdmin: z._default(z.boolean(), false),
+  displayName: z.optional(displayName),
+  email: z.optional(email),
 })
 
 const personPatchBody = z
-  .object({ isAdmin: z.boolean().optional(), displayName: displayName.optional(), email: email.optional() })
-  .refine((body) => Object.values(body).some((value) => value !== undefined), {
-    message: 'nothing to change: send isAdmin, displayName or email',
-  })
+  .object({ isAdmin: z.optional(z.boolean()), displayName: z.optional(displayName), email: z.optional(email) })
+  .check(
+    z.refine((body) => Object.values(body).some((value) => value !== undefined), {
+      message: 'nothing to change: send isAdmin, displayName or email',
+    }),
+  )
 
-const passwordBody = z.object({ password: z.string().min(1).max(1024) })
+const passwordBody = z.object({ password: text(1, 1024) })
 
-const userIdParams = z.object({ userId: z.string().min(1).max(128) })
+const userIdParams = z.object({ userId: text(1, 128) })
 
-const listQuery = z.object({ filterValue: z.string().max(256).default('') })
+const listQuery = z.object({ filterValue: z._default(text(0, 256), '') })
 
 /**
  * The people API (ONLYOFFICE portal paths under /people). Every signed-in user may list

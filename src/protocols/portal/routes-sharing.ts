@@ -1,33 +1,34 @@
 import type { FastifyInstance } from 'fastify'
-import { z } from 'zod'
+import * as z from 'zod/mini'
 import type { AdapterContext } from '../../app/create-app.js'
 import type { ShareEntry, ShareLink } from '../../app/sharing.js'
 import { me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
-import { fileIdParams, parseInput } from './schema.js'
+import { fileIdParams, parseInput, text, wholeNumber } from './schema.js'
 
 const shareBody = z.object({
   share: z
     .array(
       z.object({
-        shareTo: z.string().min(1).max(128),
-        access: z.coerce.number().int().min(0).max(7),
+        shareTo: text(1, 128),
+        access: wholeNumber(0, 7),
       }),
     )
-    .max(1000),
-  notify: z.boolean().optional(),
+    .check(z.maxLength(1000)),
+  notify: z.optional(z.boolean()),
 })
 
-const folderIdParams = z.object({ folderId: z.string().min(1).max(128) })
+const folderIdParams = z.object({ folderId: text(1, 128) })
 
-const linkBody = z.object({ share: z.coerce.number().int().min(0).max(7) })
+const linkBody = z.object({ share: wholeNumber(0, 7) })
 
 // Workspace's search takes `query`; its filter takes `filterValue`. Either is accepted.
-const peopleQuery = z
-  .object({ filterValue: z.string().max(256).optional(), query: z.string().max(256).optional() })
-  .transform((q) => ({ filterValue: q.filterValue ?? q.query ?? '' }))
+const peopleQuery = z.pipe(
+  z.object({ filterValue: z.optional(text(0, 256)), query: z.optional(text(0, 256)) }),
+  z.transform((q) => ({ filterValue: q.filterValue ?? q.query ?? '' })),
+)
 
-const searchParams = z.object({ query: z.string().max(256) })
+const searchParams = z.object({ query: text(0, 256) })
 
 /** An entry of a sharing list in the portal's shape, the owner first. */
 function presentShare(entry: ShareEntry) {

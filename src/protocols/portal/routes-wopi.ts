@@ -4,11 +4,11 @@ import { DomainError } from '../../core/errors.js'
 import type { Permission } from '../../core/tokens/signed-token.js'
 import { me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
-import { z } from 'zod'
+import * as z from 'zod/mini'
 import { guestIdOf, guestName } from '../http/guest-identity.js'
 import { readPortalCredentials } from '../http/session-credentials.js'
 import { toRecord } from './routes-folders.js'
-import { fileIdParams, parseInput } from './schema.js'
+import { fileIdParams, parseInput, text } from './schema.js'
 
 /** `mode` from the query or a JSON/form body: 'edit' (default) or 'view'. */
 function requestedPermission(request: FastifyRequest): Permission {
@@ -58,6 +58,6 @@ export function wopiTokenRoutes(ctx: AdapterContext) {
 
 /** A share link's key (`doc`, as in openedit) and the guest's name, from the query or body. */
 const linkInput = z.object({
-  doc: z.string().min(1).max(256).optional(),
-  name: z.string().max(256).optional(),
+  doc: z.optional(text(1, 256)),
+  name: z.optional(text(0, 256)),
 })

@@ -69,17 +69,13 @@ export function uiCapabilities(ctx: AdapterContext): UiCapabilities {
 /**
  * The web interface: the built front end at `/` (hashed assets cached for a
  * year, index.html revalidated every time, strict CSP), the cookie session
- * endpoints `/ui/session`, the capabilities the UI adapts to, and the WOPI
- * host page `/wopi-host/<fileId>`.
+ * endpoints `/ui/session` and the WOPI host page `/wopi-host/<fileId>` (the capabilities
+ * the UI adapts to are in webUiApi).
  */
 export function webUi(ctx: AdapterContext, options: WebUiOptions = {}): HttpPlugin {
   const root = options.root ?? DEFAULT_WEB_ROOT
   return async (app: FastifyInstance): Promise<void> => {
-    app.decorateRequest('portalUser', null)
-    app.decorateRequest('portalToken', null)
-    app.setErrorHandler(portalErrorHandler(ctx.logger))
-    app.addHook('onRequest', async (_request, reply) => setCommonSecurityHeaders(reply))
-
+    webScope(ctx, app)
     await app.register(sessionRoutes(ctx))
     await app.register(wopiHostRoutes(ctx))
     if (ctx.config.docs === undefined) await app.register(editorFallbackRoutes(ctx))
@@ -120,7 +116,16 @@ function sessionRoutes(ctx: AdapterContext) {
       reply.header('Cache-Control', 'no-store')
       return success(null)
     })
+  }
+}
 
+/**
+ * The web UI's route under /api/2.0: what the UI may offer. The composition root mounts it
+ * with the portal API, which owns that prefix and is built on its first request.
+ */
+export function webUiApi(ctx: AdapterContext): HttpPlugin {
+  return async (app: FastifyInstance): Promise<void> => {
+    webScope(ctx, app)
     app.get(
       '/api/2.0/settings/capabilities',
       { onRequest: requirePortalUser(ctx) },
@@ -130,6 +135,14 @@ function sessionRoutes(ctx: AdapterContext) {
       },
     )
   }
+}
+
+/** What every web UI route has: the portal's credentials and error envelope, the security headers. */
+function webScope(ctx: AdapterContext, app: FastifyInstance): void {
+  app.decorateRequest('portalUser', null)
+  app.decorateRequest('portalToken', null)
+  app.setErrorHandler(portalErrorHandler(ctx.logger))
+  app.addHook('onRequest', async (_request, reply) => setCommonSecurityHeaders(reply))
 }
 
 function preferredLanguage(request: FastifyRequest): string {
