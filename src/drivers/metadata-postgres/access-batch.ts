@@ -1,10 +1,8 @@
-import { FILE_COLUMNS } from '../metadata-shared/file-rows.js'
 import {
   fileWithAccessSql,
   tupleToFileWithAccess,
   type FileWithAccessTuple,
 } from '../metadata-shared/access-rows.js'
-import { USER_COLUMNS } from '../metadata-shared/user-rows.js'
 import type { FileWithAccess } from '../../ports/metadata-store.js'
 import { checkText, type Database } from './database.js'
 import { createBatcher, type Waiting } from './statement-batch.js'
@@ -28,33 +26,15 @@ const IN_FLIGHT = 2
 
 const ONE = fileWithAccessSql('$1', '$2')
 
-// The statement of fileWithAccessSql (metadata-shared/access-rows.ts, which explains
-// the walk and the row) for many (file, user) pairs at once: each pair carries its
-// position (seq, from 1), the walk up the folders carries it too, and each row of the
-// answer starts with it. A pair whose file is missing has no row.
-const fileColumns = FILE_COLUMNS.map((c) => `files.${c}`).join(', ')
-const userColumns = USER_COLUMNS.map((c) => `users.${c}`).join(', ')
-const folderShare = (user: string) => `LEFT JOIN shares ON shares.item_kind = 'folder'
-  AND shares.item_id = folders.id AND shares.user_id = ${user}`
-const MANY = `WITH RECURSIVE asked (file_id, user_id, seq) AS (
-    SELECT * FROM unnest($1::text[], $2::text[]) WITH ORDINALITY
-  ), up (seq, user_id, parent_id, root_type, access) AS (
-    SELECT asked.seq, asked.user_id, folders.parent_id, folders.root_type, shares.access
-      FROM asked JOIN files ON files.id = asked.file_id
-      JOIN folders ON folders.id = files.folder_id ${folderShare('asked.user_id')}
-    UNION ALL SELECT up.seq, up.user_id, folders.parent_id, folders.root_type,
-        coalesce(up.access, shares.access)
-      FROM up JOIN folders ON folders.id = up.parent_id ${folderShare('up.user_id')}
-  )
-  SELECT asked.seq, ${fileColumns}, ${userColumns}, up.root_type,
-    CASE WHEN files.owner_id = asked.user_id THEN NULL ELSE coalesce(
-      (SELECT shares.access FROM shares WHERE shares.item_kind = 'file'
-        AND shares.item_id = files.id AND shares.user_id = asked.user_id),
-      up.access
-    ) END AS share_access
-  FROM asked JOIN files ON files.id = asked.file_id
-    LEFT JOIN users ON users.id = asked.user_id
-    LEFT JOIN up ON up.seq = asked.seq AND up.parent_id IS NULL`
+// Many (file, user) pairs at once: fileWithAccessSql (metadata-shared/access-rows.ts,
+// which explains the walk and the row) run for each pair, so the rule stays written once;
+// each pair carries its position (seq, from 1) at the head of its row. As a LATERAL
+// subquery over the pairs, each walk is planned with its pair's ids as known values, so
+// every step is an index lookup however many pairs a statement carries. A pair whose
+// file is missing has no row.
+const MANY = `SELECT asked.seq, one.*
+  FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS asked (file_id, user_id, seq)
+  CROSS JOIN LATERAL (${fileWithAccessSql('asked.file_id', 'asked.user_id')}) AS one`
 
 type Asked = Waiting<AccessQuestion, FileWithAccess | undefined>
 
