@@ -1,7 +1,10 @@
-// `node --import tsx bench/cpu-per-request.ts [lock|info|get] [workers]`: CPU time Folio
-// spends per request (user + system, from /proc, all of its processes) against the bare
-// server's, under the same wrk load. CPU time per request hardly moves with other load on
-// the machine, unlike requests per second, so it is the figure to compare changes with.
+// `node --import tsx bench/cpu-per-request.ts [lock|info|get] [workers] [seconds] [pg]`: CPU
+// time Folio spends per request (user + system, from /proc, all of its processes) against
+// the bare server's, under the same wrk load. CPU time per request hardly moves with other
+// load on the machine, unlike requests per second, so it is the figure to compare changes
+// with. With `pg` Folio runs on the test PostgreSQL and S3 (the S3 env of the tests), and
+// the CPU of the PostgreSQL backends serving Folio is reported beside Folio's own.
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -10,6 +13,8 @@ import { startBaseline } from './baselines/launch.js'
 import { uploadFile, wopiAccess, type WopiAccess } from './folio-api.js'
 import { startFolioProcess } from './folio-process.js'
 import { runLoad, type LoadStep } from './load.js'
+import { dropSchema, queryTestDatabase, TEST_DATABASE_URL, uniqueSchemaName } from '../test/support/postgres.js'
+import { removeBucket, s3TestClient, s3TestSettings, uniqueBucketName } from '../test/support/s3-test-server.js'
 
 const TICK_SECONDS = 0.01 // USER_HZ is 100 on Linux
 
@@ -35,10 +40,39 @@ function familyOf(pid: number): number[] {
 const kind = process.argv[2] ?? 'lock'
 const workers = process.argv[3] ?? '1'
 const seconds = Number(process.argv[4] ?? 10)
+const onPostgres = process.argv[5] === 'pg'
 const connections = 50
 
+/** The PostgreSQL backends serving `pids`: matched by the client ports of their sockets. */
+async function backendsOf(pids: number[]): Promise<number[]> {
+  const ports = new Set<number>()
+  for (const line of execFileSync('ss', ['-tnpH'], { encoding: 'utf8' }).split('\n')) {
+    if (!line.includes(':5432 ') || !pids.some((pid) => line.includes(`pid=${pid},`))) continue
+    const local = line.trim().split(/\s+/)[3] ?? ''
+    ports.add(Number(local.slice(local.lastIndexOf(':') + 1)))
+  }
+  const rows = await queryTestDatabase<{ pid: number; client_port: number }>(
+    'SELECT pid, client_port FROM pg_stat_activity WHERE client_port = ANY($1::int[])',
+    [[...ports]],
+  )
+  return rows.map((row) => row.pid)
+}
+
+const schema = uniqueSchemaName('folio_cpu')
+const bucket = uniqueBucketName()
+const s3 = onPostgres ? s3TestSettings() : undefined
+const pgEnv: Record<string, string> = s3 === undefined ? {} : {
+  FOLIO_DATABASE_URL: TEST_DATABASE_URL,
+  FOLIO_DATABASE_SCHEMA: schema,
+  FOLIO_S3_BUCKET: bucket,
+  FOLIO_S3_ENDPOINT: s3.endpoint,
+  FOLIO_S3_REGION: s3.region,
+  FOLIO_S3_ACCESS_KEY_ID: s3.accessKeyId,
+  FOLIO_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+  FOLIO_S3_FORCE_PATH_STYLE: 'true',
+}
 const root = await mkdtemp(join(tmpdir(), 'folio-cpu-'))
-const folio = await startFolioProcess({ dataDir: root, env: { FOLIO_WORKERS: workers } })
+const folio = await startFolioProcess({ dataDir: root, env: { FOLIO_WORKERS: workers, ...pgEnv } })
 try {
   const token = await folio.signIn()
   const files: WopiAccess[] = []
@@ -53,9 +87,14 @@ try {
     : [[{ method: 'GET', path: kind === 'get' ? (files[0]?.contentsPath ?? '/') : (files[0]?.filePath ?? '/') }]]
   const spec = { connections, seconds, warmupSeconds: 2, sequences }
   const pids = familyOf(folio.pid)
+  // The pool opens connections on demand: a short run first, so they all exist.
+  if (onPostgres) await runLoad({ ...spec, seconds: 1, warmupSeconds: 0, url: folio.url })
+  const backends = onPostgres ? await backendsOf(pids) : []
   const before = cpuSeconds(pids)
+  const backendsBefore = cpuSeconds(backends)
   const measured = await runLoad({ ...spec, url: folio.url })
   const used = cpuSeconds(pids) - before
+  const backendsUsed = cpuSeconds(backends) - backendsBefore
   const bare = await startBaseline('bare-server')
   const bareFamily = [bare.pid]
   const bareBefore = cpuSeconds(bareFamily)
@@ -67,8 +106,16 @@ try {
   const total = (r: { completed: number }) => r.completed * (seconds + 2) / seconds
   const per = (used / total(measured)) * 1e6
   const barePer = (bareUsed / total(bareRun)) * 1e6
-  console.log(`${kind} workers=${workers}: Folio ${per.toFixed(1)} µs CPU/request (${measured.rps.toFixed(0)} req/s, failed ${measured.failedStatus}), bare ${barePer.toFixed(1)} µs (${bareRun.rps.toFixed(0)} req/s); CPU ratio bare/Folio ${(barePer / per).toFixed(2)}`)
+  const backendPer = (backendsUsed / total(measured)) * 1e6
+  const postgres = onPostgres ? `, PostgreSQL ${backendPer.toFixed(1)} µs in ${backends.length} backends` : ''
+  console.log(`${kind} workers=${workers}: Folio ${per.toFixed(1)} µs CPU/request${postgres} (${measured.rps.toFixed(0)} req/s, failed ${measured.failedStatus}), bare ${barePer.toFixed(1)} µs (${bareRun.rps.toFixed(0)} req/s); CPU ratio bare/Folio ${(barePer / per).toFixed(2)}`)
 } finally {
   await folio.stop()
   await rm(root, { recursive: true, force: true })
+  if (s3 !== undefined) {
+    await dropSchema(schema).catch(() => undefined)
+    const client = s3TestClient(s3)
+    await removeBucket(client, bucket).catch(() => undefined)
+    client.destroy()
+  }
 }

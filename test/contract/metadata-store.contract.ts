@@ -1228,6 +1228,56 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.equal(await accessOf('f-1', 'u-alice'), undefined)
       }))
 
+    test('many concurrent findWithAccess calls of different files and users each get their own answer', () =>
+      withStore(async (store) => {
+        await store.users.create(buildUser())
+        await store.users.create(buildUser({ id: 'u-bob', userName: 'bob' }))
+        await store.users.create(buildUser({ id: 'u-carol', userName: 'carol' }))
+        const my = await store.folders.ensureRoot(root('u-alice', 'my'))
+        const trash = await store.folders.ensureRoot(root('u-alice', 'trash'))
+        await store.folders.create(folder('d-shared', my.id, 'Shared'))
+        await store.folders.create(folder('d-deep', 'd-shared', 'Deep'))
+        await store.shares.put({
+          itemKind: 'folder', itemId: 'd-shared', userId: 'u-bob', access: 6, grantedBy: 'u-alice', grantedAt: T0,
+        })
+        await store.shares.put({
+          itemKind: 'file', itemId: 'f-own', userId: 'u-carol', access: 2, grantedBy: 'u-alice', grantedAt: T0,
+        })
+        const files = [
+          await createFile(store, { id: 'f-own', title: 'own.docx', folderId: my.id }),
+          await createFile(store, { id: 'f-deep', title: 'deep.docx', folderId: 'd-deep' }),
+          await createFile(store, { id: 'f-trash', title: 'gone.docx', folderId: trash.id }),
+        ]
+        const byId = new Map(files.map((file) => [file.id, file]))
+        const users = new Map([
+          ['u-alice', await store.users.findById('u-alice')],
+          ['u-bob', await store.users.findById('u-bob')],
+          ['u-carol', await store.users.findById('u-carol')],
+        ])
+        // What each (file, user) pair must read: the owner, a sharee through a folder, a
+        // sharee of the file alone, someone with no share, a missing user, a missing file.
+        const expected = (fileId: string, userId: string) => {
+          const file = byId.get(fileId)
+          if (file === undefined) return undefined
+          const rootType = fileId === 'f-trash' ? 'trash' : 'my'
+          const shareAccess = userId === 'u-alice' ? undefined
+            : userId === 'u-bob' && fileId === 'f-deep' ? 6
+            : userId === 'u-carol' && fileId === 'f-own' ? 2
+            : undefined
+          return { file, user: users.get(userId), rootType, shareAccess }
+        }
+        const pairs: Array<[string, string]> = []
+        for (let round = 0; round < 8; round++) {
+          for (const fileId of ['f-own', 'f-deep', 'f-trash', 'f-missing']) {
+            for (const userId of ['u-alice', 'u-bob', 'u-carol', 'u-nobody']) pairs.push([fileId, userId])
+          }
+        }
+        const answers = await Promise.all(pairs.map(([fileId, userId]) => store.files.findWithAccess(fileId, userId)))
+        pairs.forEach(([fileId, userId], i) => {
+          assert.deepEqual(answers[i], expected(fileId, userId), `file ${fileId} as ${userId}`)
+        })
+      }))
+
     test('busyFilesInside: files anywhere under the folder with a live WOPI lock or editors on record', () =>
       withStore(async (store) => {
         const my = await store.folders.ensureRoot(root('u-alice', 'my'))

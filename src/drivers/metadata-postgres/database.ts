@@ -29,8 +29,10 @@ export interface Database extends Queryable {
 /**
  * PostgreSQL text cannot hold U+0000 (SQLite can), so a value carrying it is refused
  * as bad input before it reaches the server, instead of failing there as an internal error.
+ * Batched statements check each caller's values with it before they join a batch, so one
+ * caller's bad value never fails the others' statement.
  */
-function checkParams(params: unknown[] | undefined): void {
+export function checkText(params: unknown[] | undefined): void {
   for (const value of params ?? []) {
     if (typeof value === 'string' && value.includes('\u0000')) {
       throw new DomainError('INVALID_INPUT', 'text must not contain the NUL character (U+0000)')
@@ -41,7 +43,7 @@ function checkParams(params: unknown[] | undefined): void {
 function checked(target: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<R extends pg.QueryResultRow>(sql: string, params?: unknown[]) {
-      checkParams(params)
+      checkText(params)
       return target.query<R>(sql, params)
     },
   }
@@ -52,7 +54,7 @@ export function createDatabase(pool: pg.Pool): Database {
   return {
     ...checked(pool),
     async prepared<R extends unknown[]>(name: string, sql: string, params: unknown[]) {
-      checkParams(params)
+      checkText(params)
       const result = await pool.query<R>({ name, text: sql, values: params, rowMode: 'array' })
       return result.rows
     },

@@ -16,11 +16,7 @@ import {
   type FileRow,
   type VersionRow,
 } from '../metadata-shared/file-rows.js'
-import {
-  fileWithAccessSql,
-  tupleToFileWithAccess,
-  type FileWithAccessTuple,
-} from '../metadata-shared/access-rows.js'
+import { createAccessReader } from './access-batch.js'
 import type { Database } from './database.js'
 import { createLockWriter } from './lock-batch.js'
 import { isUniqueViolation } from './pg-errors.js'
@@ -70,10 +66,6 @@ const PATCH_SET = `
 const UPDATE_PATCH = `UPDATE files SET ${PATCH_SET}
   WHERE id = $1 AND revision = $2 AND $17::int IS NULL AND $18::int IS NULL
     AND $19::int IS NULL AND $20::int IS NULL RETURNING *`
-
-// A lock change (every Lock, RefreshLock and Unlock) writes the lock columns alone: the
-// same compare-and-set on the revision, without the CASE per column of UPDATE_PATCH.
-const WITH_ACCESS = fileWithAccessSql('$1', '$2')
 
 const UPDATE_HEAD = `UPDATE files SET ${PATCH_SET},
     version = $17, size = $18, sha256 = $19, blob_key = $20
@@ -231,6 +223,8 @@ async function guardTitle<T>(title: string | undefined, write: () => Promise<T>)
 export function createFileRepository(db: Database): FileRepository {
   // Lock-only changes arriving together are committed together (lock-batch.ts).
   const writeLock = createLockWriter(db)
+  // So are the reads every WOPI call starts with (access-batch.ts).
+  const readWithAccess = createAccessReader(db)
   return {
     async create(file, firstVersion) {
       if (firstVersion.fileId !== file.id) {
@@ -248,10 +242,7 @@ export function createFileRepository(db: Database): FileRepository {
       return rows[0] === undefined ? undefined : toFile(rows[0])
     },
 
-    async findWithAccess(fileId, userId) {
-      const rows = await db.prepared<FileWithAccessTuple>('folio_file_with_access', WITH_ACCESS, [fileId, userId])
-      return rows[0] === undefined ? undefined : tupleToFileWithAccess(rows[0])
-    },
+    findWithAccess: readWithAccess,
 
     async list(query) {
       checkPage(query)

@@ -1,6 +1,7 @@
 import pg from 'pg'
 import { FILE_COLUMNS, type FileTuple } from '../metadata-shared/file-rows.js'
-import type { Database } from './database.js'
+import { checkText, type Database } from './database.js'
+import { createBatcher, type Waiting } from './statement-batch.js'
 
 /** One lock-only change of a file row, applied only if the row is still at `expectedRevision`. */
 export interface LockChange {
@@ -34,34 +35,25 @@ const UPDATE_MANY = `UPDATE files AS f SET lock_id = c.lock_id, lock_expires_at 
   WHERE f.id = c.id AND f.revision = c.expected_revision
   RETURNING c.seq, ${FILE_COLUMNS.map((column) => `f.${column}`).join(', ')}`
 
-interface Pending {
-  change: LockChange
-  resolve(row: FileTuple | undefined): void
-  reject(error: unknown): void
-}
-
 /**
  * Lock changes on PostgreSQL, committed together: the changes asked for while one
- * statement is on its way are sent as the next statement, so under load a commit (and
- * its wait for the disk) serves many Lock, RefreshLock and Unlock calls instead of one,
- * as the SQLite driver's group commit does. Each caller's promise settles only after
- * the statement carrying its change has committed. The compare-and-set on the revision
- * holds per row exactly as for a lone UPDATE.
+ * statement is on its way are sent as the next statement (statement-batch.ts), so under
+ * load a commit (and its wait for the disk) serves many Lock, RefreshLock and Unlock calls
+ * instead of one, as the SQLite driver's group commit does. Each caller's promise settles
+ * only after the statement carrying its change has committed. The compare-and-set on the
+ * revision holds per row exactly as for a lone UPDATE.
  */
 export function createLockWriter(db: Database): (change: LockChange) => Promise<FileTuple | undefined> {
-  let queue: Pending[] = []
-  let running = false
-
   const one = async (change: LockChange): Promise<FileTuple | undefined> => {
     const params = [change.id, change.expectedRevision, change.lockId, change.expiresAt, change.holderId, change.lockedAt]
     const rows = await db.prepared<FileTuple>('folio_file_update_lock', UPDATE_ONE, params)
     return rows[0]
   }
 
-  const many = async (batch: Pending[]): Promise<Map<number, FileTuple>> => {
+  const many = async (batch: Waiting<LockChange, FileTuple | undefined>[]): Promise<Map<number, FileTuple>> => {
     // Rows are taken in id order, so two statements never wait on each other's rows.
     const sorted = batch
-      .map((pending, seq) => ({ change: pending.change, seq }))
+      .map((waiting, seq) => ({ change: waiting.input, seq }))
       .sort((a, b) => (a.change.id < b.change.id ? -1 : a.change.id > b.change.id ? 1 : a.seq - b.seq))
     const column = <T>(pick: (change: LockChange) => T) => sorted.map((entry) => pick(entry.change))
     const order = sorted.map((entry) => entry.seq)
@@ -80,39 +72,30 @@ export function createLockWriter(db: Database): (change: LockChange) => Promise<
     return applied
   }
 
-  const run = async (batch: Pending[]): Promise<void> => {
+  const run = async (batch: Waiting<LockChange, FileTuple | undefined>[]): Promise<void> => {
     if (batch.length === 1) {
       const [only] = batch
-      if (only) await one(only.change).then(only.resolve, only.reject)
+      if (only) await one(only.input).then(only.resolve, only.reject)
       return
     }
     try {
       const applied = await many(batch)
-      batch.forEach((pending, i) => pending.resolve(applied.get(i)))
+      batch.forEach((waiting, i) => waiting.resolve(applied.get(i)))
     } catch (error) {
       // A deadlock with another writer fails the whole statement, which changed nothing:
       // each change is then made on its own, as it would have been without batching.
       if (error instanceof pg.DatabaseError && error.code === DEADLOCK_DETECTED) {
-        await Promise.all(batch.map((pending) => one(pending.change).then(pending.resolve, pending.reject)))
+        await Promise.all(batch.map((waiting) => one(waiting.input).then(waiting.resolve, waiting.reject)))
         return
       }
-      for (const pending of batch) pending.reject(error)
+      for (const waiting of batch) waiting.reject(error)
     }
   }
 
-  const drain = async (): Promise<void> => {
-    running = true
-    while (queue.length > 0) {
-      const batch = queue.slice(0, MAX_BATCH)
-      queue = queue.slice(batch.length)
-      await run(batch)
-    }
-    running = false
+  // One statement at a time: every change waiting for it shares the next commit.
+  const write = createBatcher({ run, maxBatch: MAX_BATCH, inFlight: 1 })
+  return async (change) => {
+    checkText([change.id, change.lockId, change.holderId])
+    return write(change)
   }
-
-  return (change) =>
-    new Promise((resolve, reject) => {
-      queue.push({ change, resolve, reject })
-      if (!running) void drain()
-    })
 }
