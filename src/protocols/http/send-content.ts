@@ -83,6 +83,14 @@ export async function contentReply(
   }
   headers['Content-Length'] = String(content.size)
   if (content.size === 0) return { status: 200, headers, body: Buffer.alloc(0) }
+  if (content.size <= SMALL_CONTENT_BYTES) {
+    // Whole from the store when it can (no stream at all), else read from a stream below.
+    const whole = await ctx.app.files.readSmallBlob(content.blobKey)
+    if (whole !== undefined) {
+      checkSize(whole.length, content.size)
+      return { status: 200, headers, body: whole }
+    }
+  }
   const stream = await ctx.app.files.openBlob(content.blobKey)
   if (content.size > SMALL_CONTENT_BYTES) return { status: 200, headers, body: stream }
   return { status: 200, headers, body: await readSmall(stream, content.size) }
@@ -123,7 +131,12 @@ async function readSmall(stream: Readable, size: number): Promise<Buffer> {
   } finally {
     stream.destroy()
   }
+  checkSize(length, size)
+  return chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, length)
+}
+
+/** Throws unless the stored `length` is the recorded `size`. */
+function checkSize(length: number, size: number): void {
   // The store and the metadata disagree (a damaged blob): fail rather than send other bytes.
   if (length !== size) throw new Error(`stored content is ${length} bytes, expected ${size}`)
-  return chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, length)
 }
