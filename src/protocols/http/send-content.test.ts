@@ -21,6 +21,21 @@ const content = (size: number): Content => ({
   modifiedAt: 0,
 })
 
+describe('contentReply headers', () => {
+  test('Content-Disposition and Last-Modified follow the file from call to call', async () => {
+    const bytes = Buffer.from('x')
+    const ctx = contextWith(bytes, true)
+    const first = await contentReply(ctx, {}, { ...content(1), fileName: 'a.docx', modifiedAt: 0 })
+    const second = await contentReply(ctx, {}, { ...content(1), fileName: 'b.docx', modifiedAt: 86_400_000 })
+    const inline = await contentReply(ctx, {}, { ...content(1), fileName: 'b.docx' }, { disposition: 'inline' })
+    assert.equal(first.headers['Content-Disposition'], 'attachment; filename=a.docx')
+    assert.equal(second.headers['Content-Disposition'], 'attachment; filename=b.docx')
+    assert.equal(inline.headers['Content-Disposition'], 'inline; filename=b.docx')
+    assert.equal(first.headers['Last-Modified'], 'Thu, 01 Jan 1970 00:00:00 GMT')
+    assert.equal(second.headers['Last-Modified'], 'Fri, 02 Jan 1970 00:00:00 GMT')
+  })
+})
+
 describe('contentReply of small content', () => {
   for (const whole of [true, false]) {
     const path = whole ? 'handed over whole' : 'read from a stream'
