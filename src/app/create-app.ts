@@ -69,6 +69,8 @@ export interface FilesService {
   restore(by: Principal, fileId: string, version: number): Promise<FileRecord>
   /** Opens stored bytes (a file's or version's blobKey, whole or a range). */
   openBlob(blobKey: string, range?: ByteRange): Promise<Readable>
+  /** A small blob's bytes whole, or undefined when they must be streamed with openBlob. */
+  readSmallBlob(blobKey: string): Promise<Buffer | undefined>
   /**
    * The file and version a signed link names (the link is the capability: it was issued
    * to the owner); undefined when either no longer exists.
@@ -341,6 +343,7 @@ export function createApp(ctx: AppContext): App {
         return restored
       },
       openBlob: (blobKey, range) => files.openBlob(ctx, blobKey, range),
+      readSmallBlob: (blobKey) => files.readSmallBlob(ctx, blobKey),
       forLink: async (fileId, version) => {
         const file = await ctx.store.files.findById(fileId)
         if (!file) return undefined

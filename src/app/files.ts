@@ -397,6 +397,11 @@ export function listVersions(ctx: AppContext, fileId: string): Promise<VersionRe
   return ctx.store.files.listVersions(fileId)
 }
 
+/** A small blob's bytes whole, or undefined: then openBlob streams them (see BlobStore.getSmall). */
+export function readSmallBlob(ctx: AppContext, blobKey: string): Promise<Buffer | undefined> {
+  return ctx.blobs.getSmall(blobKey)
+}
+
 /** Opens the bytes of a blob (whole or a range) as a stream. */
 export function openBlob(ctx: AppContext, blobKey: string, range?: ByteRange): Promise<Readable> {
   return ctx.blobs.get(blobKey, range)

@@ -1,5 +1,8 @@
 import type { Readable } from 'node:stream'
 
+/** The largest blob getSmall may hand over whole. */
+export const SMALL_BLOB_BYTES = 64 * 1024
+
 /** What a finished write produced. */
 export interface StoredBlob {
   /** Opaque, store-chosen key; URL-safe ASCII. */
@@ -53,6 +56,14 @@ export interface BlobStore {
   putWithKey(key: string, source: Readable, options: PutOptions): Promise<StoredBlob>
   /** Streams the blob, or the inclusive range of it. Throws NOT_FOUND. */
   get(key: string, range?: ByteRange): Promise<Readable>
+  /**
+   * The whole blob as one Buffer when the store can hand it over without a stream (a small
+   * blob it remembers or reads in one go: at most SMALL_BLOB_BYTES); undefined otherwise,
+   * and the caller streams it with get. Saves a small download the stream machinery. The
+   * Buffer may be shared with later calls: the caller never changes it. Throws
+   * NOT_FOUND, or answers undefined for a missing blob (get then throws it).
+   */
+  getSmall(key: string): Promise<Buffer | undefined>
   /** Removes the blob; a missing blob is not an error. */
   delete(key: string): Promise<void>
   /** True when a blob with this key exists. */

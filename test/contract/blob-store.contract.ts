@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test'
 
 import { isDomainError } from '../../src/core/errors.js'
 import type { ErrorCode } from '../../src/core/errors.js'
-import type { BlobStore } from '../../src/ports/blob-store.js'
+import { SMALL_BLOB_BYTES, type BlobStore } from '../../src/ports/blob-store.js'
 
 /** What a driver's test hands the suite: a fresh, empty store and how to dispose of it. */
 export interface OpenedBlobStore {
@@ -200,6 +200,35 @@ export function runBlobStoreContract(name: string, open: () => Promise<OpenedBlo
       }
     })
 
+    test('getSmall hands over a small blob whole or leaves it to get, never other bytes', async () => {
+      for (const size of [0, 1, 10_000, SMALL_BLOB_BYTES]) {
+        const bytes = randomBytes(size)
+        const { key } = await store().put(Readable.from([bytes]), { maxBytes: LIMIT })
+        // Twice: a store may answer the second from memory.
+        for (const round of [1, 2]) {
+          const whole = await store().getSmall(key)
+          if (whole !== undefined) assert.ok(whole.equals(bytes), `${size} bytes, read ${round}`)
+        }
+      }
+      const large = randomBytes(SMALL_BLOB_BYTES + 1)
+      const { key } = await store().put(Readable.from([large]), { maxBytes: LIMIT })
+      assert.equal(await store().getSmall(key), undefined)
+      assert.ok((await readAll(await store().get(key))).equals(large))
+    })
+
+    test('getSmall of a missing or hostile key is NOT_FOUND or undefined, never bytes', async () => {
+      const { key } = await store().put(Readable.from([Buffer.from('gone soon')]), { maxBytes: LIMIT })
+      await store().getSmall(key)
+      await store().delete(key)
+      for (const missing of [key, 'AAAAAAAAAAAAAAAAAAAAAAAA', '../x', '/etc/passwd', '']) {
+        const whole = await store().getSmall(missing).catch((error: unknown) => {
+          hasCode('NOT_FOUND')(error)
+          return undefined
+        })
+        assert.equal(whole, undefined, `getSmall(${JSON.stringify(missing)})`)
+      }
+    })
+
     test('the same bytes stored twice get two keys that live independently', async () => {
       const bytes = Buffer.from('same bytes')
       const first = await store().put(Readable.from([bytes]), { maxBytes: LIMIT })
@@ -218,6 +247,8 @@ export function runBlobStoreContract(name: string, open: () => Promise<OpenedBlo
       assert.deepEqual(stored, { key, size: 3000, sha256: sha256(first) })
       assert.deepEqual(await readAll(await store().get(key)), first)
       assert.deepEqual(await readAll(await store().get(key, { start: 10, end: 19 })), first.subarray(10, 20))
+      const remembered = await store().getSmall(key)
+      if (remembered !== undefined) assert.ok(remembered.equals(first))
       const listed = []
       for await (const blob of store().list()) if (blob.key === key) listed.push(blob.size)
       assert.deepEqual(listed, [3000])
@@ -225,6 +256,8 @@ export function runBlobStoreContract(name: string, open: () => Promise<OpenedBlo
       const second = Buffer.from('shorter contents')
       await store().putWithKey(key, Readable.from([second]), { maxBytes: LIMIT })
       assert.deepEqual(await readAll(await store().get(key)), second)
+      const replaced = await store().getSmall(key)
+      if (replaced !== undefined) assert.ok(replaced.equals(second))
       await store().delete(key)
       assert.equal(await store().exists(key), false)
     })

@@ -12,13 +12,14 @@ import { Readable, Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { promisify } from 'node:util'
 
-import type {
-  BlobListing,
-  BlobStore,
-  ByteRange,
-  PutOptions,
-  StoredBlob,
-  SweepReport,
+import {
+  SMALL_BLOB_BYTES,
+  type BlobListing,
+  type BlobStore,
+  type ByteRange,
+  type PutOptions,
+  type StoredBlob,
+  type SweepReport,
 } from '../../ports/blob-store.js'
 import {
   blobMeter,
@@ -48,7 +49,7 @@ export interface FsBlobStoreOptions {
 }
 
 /** Blobs up to this size may be kept in memory once read (most documents are larger). */
-const CACHED_BLOB_BYTES = 64 * 1024
+const CACHED_BLOB_BYTES = SMALL_BLOB_BYTES
 
 /**
  * Opens the filesystem blob store under `root`. A put streams into `tmp/`, is
@@ -154,6 +155,11 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
         closeQuietly(fd)
         throw error
       }
+    },
+
+    async getSmall(key: string): Promise<Buffer | undefined> {
+      if (!KEY_PATTERN.test(key)) throw notFound()
+      return cache.get(key) ?? readSmall(blobPath(key), key, cache)
     },
 
     async delete(key: string): Promise<void> {
@@ -292,8 +298,11 @@ function fileSink(handle: FileHandle): FileSink {
   }
 }
 
-/** Blobs up to this size are read in one read; larger ones stream on after that read. */
-const FIRST_READ_BYTES = 64 * 1024
+/**
+ * Blobs shorter than this are read in one read; larger ones stream on after that read. One
+ * byte over SMALL_BLOB_BYTES, so that a blob of exactly that size reads short and is whole.
+ */
+const FIRST_READ_BYTES = SMALL_BLOB_BYTES + 1
 
 /** Idle 64 KiB read buffers, reused so a small read does not allocate (and GC) 64 KiB. */
 const readBuffers: Buffer[] = []
@@ -303,15 +312,20 @@ const openFile = promisify(openCallback)
 const readAt = promisify(readCallback)
 const fstatFile = promisify(fstatCallback)
 
+/** An open blob's descriptor and its first bytes; `complete` when those are all of it. */
+interface BlobHead {
+  fd: number
+  head: Buffer
+  complete: boolean
+}
+
 /**
- * A whole blob as a stream, starting with one read of up to 64 KiB: a small blob (most
- * documents an editor opens) is then complete without the further trips to the thread
- * pool of a file stream (read to EOF, close awaited), and a larger one streams on from
- * where that read ended. Memory per call stays bounded (64 KiB plus the stream's own
- * buffer) whatever the blob's size. Plain fs calls on a descriptor rather than a
+ * Opens a blob and reads up to its first 64 KiB in one read: a small blob (most documents
+ * an editor opens) is then complete without the further trips to the thread pool of a file
+ * stream (read to EOF, close awaited). Plain fs calls on a descriptor rather than a
  * FileHandle: on the GetFile path they cost about a quarter less CPU per call.
  */
-async function readWhole(path: string, key: string, cache: SmallBlobCache): Promise<Readable> {
+async function readHead(path: string): Promise<BlobHead> {
   let fd: number
   try {
     fd = await openFile(path, 'r')
@@ -320,20 +334,38 @@ async function readWhole(path: string, key: string, cache: SmallBlobCache): Prom
     throw error
   }
   const first = readBuffers.pop() ?? Buffer.allocUnsafe(FIRST_READ_BYTES)
-  let head: Buffer
   try {
     const { bytesRead } = await readAt(fd, first, 0, first.length, 0)
     // A copy, so the read buffer can go back to the pool.
-    head = Buffer.allocUnsafe(bytesRead)
+    const head = Buffer.allocUnsafe(bytesRead)
     first.copy(head, 0, 0, bytesRead)
+    // A regular file reads short only at its end.
+    return { fd, head, complete: bytesRead < first.length }
   } catch (error) {
     closeQuietly(fd)
     throw error
   } finally {
     if (readBuffers.length < MAX_IDLE_READ_BUFFERS) readBuffers.push(first)
   }
-  if (head.length < FIRST_READ_BYTES) {
-    // A regular file reads short only at its end: this is the whole blob.
+}
+
+/** A small blob whole (remembered once read), or undefined when it is larger than one read. */
+async function readSmall(path: string, key: string, cache: SmallBlobCache): Promise<Buffer | undefined> {
+  const { fd, head, complete } = await readHead(path)
+  closeQuietly(fd)
+  if (!complete) return undefined
+  cache.set(key, head)
+  return head
+}
+
+/**
+ * A whole blob as a stream: complete after readHead for a small one, and a larger one
+ * streams on from where that read ended. Memory per call stays bounded (64 KiB plus the
+ * stream's own buffer) whatever the blob's size.
+ */
+async function readWhole(path: string, key: string, cache: SmallBlobCache): Promise<Readable> {
+  const { fd, head, complete } = await readHead(path)
+  if (complete) {
     closeQuietly(fd)
     cache.set(key, head)
     return Readable.from([head], { objectMode: false })

@@ -32,6 +32,18 @@ describe('blob-fs whole reads', () => {
 
   const put = (bytes: Buffer) => store.put(Readable.from([bytes]), { maxBytes: 10 * FIRST_READ })
 
+  test('getSmall hands over every blob up to 64 KiB whole, read or remembered, and no larger one', async () => {
+    for (const size of [0, 1, FIRST_READ - 1, FIRST_READ]) {
+      const bytes = randomBytes(size)
+      const { key } = await put(bytes)
+      assert.ok((await store.getSmall(key))?.equals(bytes), `${size} bytes, read`)
+      assert.ok((await store.getSmall(key))?.equals(bytes), `${size} bytes, remembered`)
+    }
+    const { key } = await put(randomBytes(FIRST_READ + 1))
+    assert.equal(await store.getSmall(key), undefined)
+    await assert.rejects(store.getSmall('AAAAAAAAAAAAAAAAAAAAAAAA'), { code: 'NOT_FOUND' })
+  })
+
   test('blobs around the one-read size come back byte for byte', async () => {
     for (const size of [1, FIRST_READ - 1, FIRST_READ, FIRST_READ + 1, 3 * FIRST_READ + 7]) {
       const bytes = randomBytes(size)

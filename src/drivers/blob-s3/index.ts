@@ -172,6 +172,9 @@ export async function openS3BlobStore(options: S3BlobStoreOptions): Promise<Blob
       }
     },
 
+    // Every read is a request to the S3 server either way; a stream costs little beside it.
+    getSmall: () => Promise.resolve(undefined),
+
     async delete(key: string): Promise<void> {
       if (!KEY_PATTERN.test(key)) return
       await deleteObject(client, bucket, objectKey(key))

@@ -93,6 +93,25 @@ describe('group commit', () => {
     db.close()
   })
 
+  test('a failing job alone in its batch is undone whole, and the next batch commits', async () => {
+    const { db, reader, committed } = await openPair()
+    const commit = createGroupCommit(db)
+    const insert = db.prepare<[string, number]>('INSERT INTO t (k, v) VALUES (?, ?)')
+    await commit(() => insert.run('a', 1))
+    const failing = commit(() => {
+      insert.run('b', 2)
+      insert.run('a', 3) // duplicate key: the job's row 'b' must not be kept either
+    })
+    await assert.rejects(failing, /UNIQUE/)
+    assert.equal(db.inTransaction, false)
+    await commit(() => insert.run('c', 4))
+    const keys = reader.prepare<[], string>('SELECT k FROM t ORDER BY k').pluck().all()
+    assert.deepEqual(keys, ['a', 'c'])
+    assert.equal(committed.get(), 2)
+    reader.close()
+    db.close()
+  })
+
   test('jobs queued after a flush form the next batch', async () => {
     const { db, reader, committed } = await openPair()
     const commit = createGroupCommit(db)

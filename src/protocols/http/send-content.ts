@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { mimeTypeOf } from '../../core/documents/file-types.js'
 import { extensionOf } from '../../core/names/file-names.js'
 import type { AdapterContext } from '../../app/create-app.js'
+import { httpDate } from './timestamps.js'
 
 /** The stored bytes to send and how to name them. */
 export interface Content {
@@ -51,14 +52,15 @@ export async function contentReply(
   const etag = `"${content.sha256}"`
   const headers: Record<string, string> = {
     ETag: etag,
-    'Last-Modified': new Date(content.modifiedAt).toUTCString(),
+    'Last-Modified': httpDate(content.modifiedAt),
     'Accept-Ranges': options.ranges === false ? 'none' : 'bytes',
     'Content-Type': mimeTypeOf(extensionOf(content.fileName)),
-    'Content-Disposition': contentDisposition(content.fileName, { type: options.disposition ?? 'attachment' }),
+    'Content-Disposition': dispositionOf(content.fileName, options.disposition ?? 'attachment'),
     'X-Content-Type-Options': 'nosniff',
     'Cache-Control': 'private, no-cache',
   }
-  for (const [name, value] of Object.entries(options.headers ?? {})) headers[name] = value
+  const extra = options.headers
+  if (extra !== undefined) for (const name in extra) headers[name] = extra[name] ?? ''
 
   if (requestHeaders['if-none-match'] === etag) return { status: 304, headers }
 
@@ -83,9 +85,31 @@ export async function contentReply(
   }
   headers['Content-Length'] = String(content.size)
   if (content.size === 0) return { status: 200, headers, body: Buffer.alloc(0) }
+  if (content.size <= SMALL_CONTENT_BYTES) {
+    // Whole from the store when it can (no stream at all), else read from a stream below.
+    const whole = await ctx.app.files.readSmallBlob(content.blobKey)
+    if (whole !== undefined) {
+      checkSize(whole.length, content.size)
+      return { status: 200, headers, body: whole }
+    }
+  }
   const stream = await ctx.app.files.openBlob(content.blobKey)
   if (content.size > SMALL_CONTENT_BYTES) return { status: 200, headers, body: stream }
   return { status: 200, headers, body: await readSmall(stream, content.size) }
+}
+
+let lastDisposition = { fileName: '', type: '', header: '' }
+
+/**
+ * The Content-Disposition of `fileName`; the last answer is kept, as an editor polling one
+ * file asks for the same name on every GetFile (the header is a pure function of both).
+ */
+function dispositionOf(fileName: string, type: 'attachment' | 'inline'): string {
+  const last = lastDisposition
+  if (last.fileName === fileName && last.type === type && last.header !== '') return last.header
+  const header = contentDisposition(fileName, { type })
+  lastDisposition = { fileName, type, header }
+  return header
 }
 
 /** Streams stored content through a Fastify reply (see contentReply). */
@@ -123,7 +147,12 @@ async function readSmall(stream: Readable, size: number): Promise<Buffer> {
   } finally {
     stream.destroy()
   }
+  checkSize(length, size)
+  return chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, length)
+}
+
+/** Throws unless the stored `length` is the recorded `size`. */
+function checkSize(length: number, size: number): void {
   // The store and the metadata disagree (a damaged blob): fail rather than send other bytes.
   if (length !== size) throw new Error(`stored content is ${length} bytes, expected ${size}`)
-  return chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, length)
 }
