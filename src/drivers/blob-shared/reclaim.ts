@@ -16,30 +16,41 @@ import { runInNewContext } from 'node:vm'
  */
 export const RECLAIM_EVERY_BYTES = 4 * 1024 * 1024
 
-type MinorCollector = () => void
+/** V8's collector: a young-generation ('minor') or a full ('major') collection. */
+type Collector = (type: 'minor' | 'major') => void
 
 /**
- * A function that runs a young-generation collection, or a no-op where the runtime does
- * not allow one. The collector is taken from a fresh context, so no global `gc` appears
- * for the rest of the process (`--expose-gc` would install one everywhere).
+ * V8's collector, or a no-op where the runtime does not allow one. It is taken from a
+ * fresh context, so no global `gc` appears for the rest of the process (`--expose-gc`
+ * would install one everywhere), and Folio needs no node flag for it.
  */
-function loadCollector(): MinorCollector {
+function loadCollector(): Collector {
   try {
     setFlagsFromString('--expose-gc')
     const gc: unknown = runInNewContext('gc')
     if (typeof gc !== 'function') return () => undefined
-    return () => {
-      gc({ type: 'minor' })
+    return (type) => {
+      gc({ type })
     }
   } catch {
     return () => undefined
   }
 }
 
-let collector: MinorCollector | undefined
+let collector: Collector | undefined
 
 /** Runs a young-generation collection now (see RECLAIM_EVERY_BYTES). */
 export function reclaimBodyBuffers(): void {
   collector ??= loadCollector()
-  collector()
+  collector('minor')
+}
+
+/**
+ * Runs a full collection now. Used once a server listens: its start leaves a few MiB of
+ * garbage (module initialisation, the configuration, the migrations check) that V8
+ * would collect only after some seconds of quiet (BENCHMARKS.md, scenario 7).
+ */
+export function collectStartUpGarbage(): void {
+  collector ??= loadCollector()
+  collector('major')
 }
