@@ -136,7 +136,7 @@ const DOCS_SAVE_NOTE = [
   '16 MiB while the body flows, so the last fsync waits for the tail only. In side runs the',
   'ratio swung from 0.5 to 1.9 with the load of other processes on the 2 cores: the Docs',
   'simulator serves the file from the bench process, which competes with Folio for a core,',
-  'so a miss in one run is mostly noise; compare runs at a low load average.',
+  'so a miss in one run is mostly noise; compare runs at a low load average. In side runs of this scenario alone (npm run bench -- --only 4, twice, nothing else running) the same code measured 1.28 and 1.20; in the full run it follows scenario 3\'s 1 GiB writes, whose writeback the disk is still doing.',
 ].join(' ')
 
 /** Opens the file in the simulator, replaces its content, closes: one status-2 save. */

@@ -127,7 +127,7 @@ const SAVE_THROUGHPUT_NOTE = [
   'CPU over Folio CPU (0.75-0.8) or below, with a wide spread (100 MiB uploads in runs of',
   'the issue-14 work at load averages of 3-17: 0.42 to 1.47). PutFile\'s extra cost is the WOPI',
   'adapter\'s PassThrough (src/protocols/wopi/body.ts), one more stream hop with a 16 KiB',
-  'buffer.',
+  'buffer. The 1 GiB figures depend on the machine: on the VM of the run before this one they were 1.33 (upload) and 1.26 (PutFile); on this one, the code of that run (9795c97), built beside this one and run with npm run bench -- --only 3, measured 0.83 and 0.64 too, so the misses come with the machine (its raw stream is faster, Folio\'s CPU-bound path slower), not with this run\'s changes; turning the early fdatasync off made them worse here (0.71 / 0.57).',
   'Hashing in a worker thread was not adopted: a worker costs about 11 MiB of resident',
   'memory (measured: a bare worker with node:crypto), which would take uploads to the 110 MiB',
   'limit, and moves the CPU rather than saving it: no gain when the cores are saturated.',
