@@ -13,7 +13,8 @@ import { startBaseline } from './baselines/launch.js'
 import { uploadFile, wopiAccess, type WopiAccess } from './folio-api.js'
 import { startFolioProcess } from './folio-process.js'
 import { runLoad, type LoadStep } from './load.js'
-import { dropSchema, queryTestDatabase, TEST_DATABASE_URL, uniqueSchemaName } from '../test/support/postgres.js'
+import { sharedEnv } from './scenarios/scale.js'
+import { dropSchema, queryTestDatabase, uniqueSchemaName } from '../test/support/postgres.js'
 import { removeBucket, s3TestClient, s3TestSettings, uniqueBucketName } from '../test/support/s3-test-server.js'
 
 const TICK_SECONDS = 0.01 // USER_HZ is 100 on Linux
@@ -61,16 +62,7 @@ async function backendsOf(pids: number[]): Promise<number[]> {
 const schema = uniqueSchemaName('folio_cpu')
 const bucket = uniqueBucketName()
 const s3 = onPostgres ? s3TestSettings() : undefined
-const pgEnv: Record<string, string> = s3 === undefined ? {} : {
-  FOLIO_DATABASE_URL: TEST_DATABASE_URL,
-  FOLIO_DATABASE_SCHEMA: schema,
-  FOLIO_S3_BUCKET: bucket,
-  FOLIO_S3_ENDPOINT: s3.endpoint,
-  FOLIO_S3_REGION: s3.region,
-  FOLIO_S3_ACCESS_KEY_ID: s3.accessKeyId,
-  FOLIO_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-  FOLIO_S3_FORCE_PATH_STYLE: 'true',
-}
+const pgEnv: Record<string, string> = s3 === undefined ? {} : sharedEnv(s3, schema, bucket)
 const root = await mkdtemp(join(tmpdir(), 'folio-cpu-'))
 const folio = await startFolioProcess({ dataDir: root, env: { FOLIO_WORKERS: workers, ...pgEnv } })
 try {

@@ -16,6 +16,7 @@ import {
 } from '../../test/support/postgres.js'
 import {
   findS3TestServer,
+  folioS3Env,
   removeBucket,
   s3TestClient,
   uniqueBucketName,
@@ -150,16 +151,12 @@ export const scale: Scenario = {
   },
 }
 
-function sharedEnv(s3: S3TestSettings, schema: string, bucket: string): Record<string, string> {
+/** The settings of a Folio on the test PostgreSQL `schema` and S3 `bucket`. */
+export function sharedEnv(s3: S3TestSettings, schema: string, bucket: string): Record<string, string> {
   return {
     FOLIO_DATABASE_URL: TEST_DATABASE_URL,
     FOLIO_DATABASE_SCHEMA: schema,
-    FOLIO_S3_BUCKET: bucket,
-    FOLIO_S3_ENDPOINT: s3.endpoint,
-    FOLIO_S3_REGION: s3.region,
-    FOLIO_S3_ACCESS_KEY_ID: s3.accessKeyId,
-    FOLIO_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-    FOLIO_S3_FORCE_PATH_STYLE: 'true',
+    ...folioS3Env(s3, bucket),
   }
 }
 

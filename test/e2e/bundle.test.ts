@@ -10,8 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { serveFolio, type ServedFolio } from '../support/folio-command.js'
-import { ADMIN_PASSWORD, freePort } from '../support/folio-server.js'
+import { serveFolioAt, type ServedFolio } from '../support/folio-command.js'
 import { call, signIn } from '../support/portal-client.js'
 import { readZip } from '../support/zip.js'
 
@@ -27,17 +26,9 @@ describe('the bundled server (bin/folio.js)', { skip }, () => {
 
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'folio-bundle-'))
-    const port = await freePort()
-    url = `http://127.0.0.1:${port}`
-    folio = serveFolio({
-      FOLIO_DATA_DIR: dataDir,
-      FOLIO_PORT: String(port),
-      FOLIO_HOST: '127.0.0.1',
-      FOLIO_PUBLIC_URL: url,
-      FOLIO_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      FOLIO_METRICS_TOKEN: METRICS_TOKEN,
-    })
-    await folio.waitForLog(/Folio is listening/, 'the server listening', 30_000)
+    const served = await serveFolioAt(dataDir, { FOLIO_METRICS_TOKEN: METRICS_TOKEN })
+    folio = served.folio
+    url = served.url
   })
 
   after(async () => {

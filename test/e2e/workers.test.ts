@@ -12,8 +12,8 @@ import { join } from 'node:path'
 import { createServer } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { Client } from 'undici'
-import { serveFolio, type ServedFolio } from '../support/folio-command.js'
-import { ADMIN_PASSWORD, freePort } from '../support/folio-server.js'
+import { serveFolio, serveFolioAt, type ServedFolio } from '../support/folio-command.js'
+import { ADMIN_PASSWORD } from '../support/folio-server.js'
 import { call, signIn } from '../support/portal-client.js'
 
 /** One connection, so every request on it reaches the same worker. */
@@ -87,18 +87,9 @@ describe('FOLIO_WORKERS=2', { skip }, () => {
 
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'folio-workers-'))
-    const port = await freePort()
-    url = `http://127.0.0.1:${port}`
-    folio = serveFolio({
-      FOLIO_DATA_DIR: dataDir,
-      FOLIO_PORT: String(port),
-      FOLIO_HOST: '127.0.0.1',
-      FOLIO_PUBLIC_URL: url,
-      FOLIO_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      FOLIO_WORKERS: '2',
-      FOLIO_METRICS_TOKEN: METRICS_TOKEN,
-    })
-    await logShows(/all workers are serving/, 'the primary saying its workers serve')
+    const served = await serveFolioAt(dataDir, { FOLIO_WORKERS: '2', FOLIO_METRICS_TOKEN: METRICS_TOKEN })
+    folio = served.folio
+    url = served.url
   })
 
   after(async () => {

@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
+import { ADMIN_PASSWORD, freePort } from './folio-server.js'
 
 export const FOLIO_BIN = join(import.meta.dirname, '..', '..', 'bin', 'folio.js')
 
@@ -108,4 +109,28 @@ export function serveFolio(env: Record<string, string>): ServedFolio {
       await closed
     },
   }
+}
+
+/**
+ * Starts `folio serve` on a free loopback port over `dataDir`, with the tests' admin
+ * password and `settings` added, and waits until it listens (with FOLIO_WORKERS, until
+ * every worker serves).
+ */
+export async function serveFolioAt(
+  dataDir: string,
+  settings: Record<string, string> = {},
+): Promise<{ folio: ServedFolio; url: string }> {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const folio = serveFolio({
+    FOLIO_DATA_DIR: dataDir,
+    FOLIO_PORT: String(port),
+    FOLIO_HOST: '127.0.0.1',
+    FOLIO_PUBLIC_URL: url,
+    FOLIO_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    ...settings,
+  })
+  const ready = settings.FOLIO_WORKERS === undefined ? /Folio is listening/ : /all workers are serving/
+  await folio.waitForLog(ready, 'the server ready')
+  return { folio, url }
 }

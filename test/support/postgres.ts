@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { redactDatabaseUrl } from '../../src/drivers/metadata-postgres/connection.js'
-import { removeBucket, s3TestClient, s3TestSettings, uniqueBucketName } from './s3-test-server.js'
+import { folioS3Env, removeBucket, s3TestClient, s3TestSettings, uniqueBucketName } from './s3-test-server.js'
 
 /** The database tests use: FOLIO_TEST_DATABASE_URL, else `test` on the local server. */
 export const TEST_DATABASE_URL =
@@ -91,14 +91,7 @@ export function testMetadata(): TestMetadata {
   if (testBlobsInS3()) {
     const s3 = s3TestSettings()
     const bucket = uniqueBucketName()
-    Object.assign(settings, {
-      FOLIO_S3_BUCKET: bucket,
-      FOLIO_S3_ENDPOINT: s3.endpoint,
-      FOLIO_S3_REGION: s3.region,
-      FOLIO_S3_ACCESS_KEY_ID: s3.accessKeyId,
-      FOLIO_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-      FOLIO_S3_FORCE_PATH_STYLE: 'true',
-    })
+    Object.assign(settings, folioS3Env(s3, bucket))
     cleanups.push(async () => {
       const client = s3TestClient(s3)
       try {

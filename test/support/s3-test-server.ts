@@ -65,6 +65,18 @@ export function s3SkipReason(unreachable: string): string | false {
 }
 
 /** A client for the test server, for checks the BlobStore port does not offer. */
+/** The settings that give a Folio its blobs in `bucket` on the test S3 server. */
+export function folioS3Env(s3: S3TestSettings, bucket: string): Record<string, string> {
+  return {
+    FOLIO_S3_BUCKET: bucket,
+    FOLIO_S3_ENDPOINT: s3.endpoint,
+    FOLIO_S3_REGION: s3.region,
+    FOLIO_S3_ACCESS_KEY_ID: s3.accessKeyId,
+    FOLIO_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    FOLIO_S3_FORCE_PATH_STYLE: 'true',
+  }
+}
+
 export function s3TestClient(settings: S3TestSettings): S3Client {
   return new S3Client({
     endpoint: settings.endpoint,
