@@ -288,17 +288,9 @@ export function createFileRepository(db: Database): FileRepository {
     },
 
     async update(id, expectedRevision, patch) {
-      const change = lockOnlyChange(patch)
+      const change = lockOnlyChange(id, expectedRevision, patch)
       if (change !== undefined) {
-        const { lock } = change
-        const row = await writeLock({
-          id,
-          expectedRevision,
-          lockId: lock?.lockId ?? null,
-          expiresAt: lock?.expiresAt ?? null,
-          holderId: lock?.holderId ?? null,
-          lockedAt: lock?.lockedAt ?? null,
-        })
+        const row = await writeLock(change)
         return row === undefined ? undefined : tupleToFile(row)
       }
       const params = [

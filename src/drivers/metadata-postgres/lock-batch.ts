@@ -1,17 +1,7 @@
 import pg from 'pg'
-import { FILE_COLUMNS, type FileTuple } from '../metadata-shared/file-rows.js'
+import { FILE_COLUMNS, type FileTuple, type LockChange } from '../metadata-shared/file-rows.js'
 import { checkText, type Database } from './database.js'
 import { createBatcher, type Waiting } from './statement-batch.js'
-
-/** One lock-only change of a file row, applied only if the row is still at `expectedRevision`. */
-export interface LockChange {
-  id: string
-  expectedRevision: number
-  lockId: string | null
-  expiresAt: number | null
-  holderId: string | null
-  lockedAt: number | null
-}
 
 /** SQLSTATE of a deadlock PostgreSQL broke by failing one of the statements. */
 const DEADLOCK_DETECTED = '40P01'

@@ -135,17 +135,34 @@ export function tupleToFile(t: FileTuple): FileRecord {
   }
 }
 
+/** One lock-only change of a file row, applied only if the row is still at `expectedRevision`. */
+export interface LockChange {
+  id: string
+  expectedRevision: number
+  lockId: string | null
+  expiresAt: number | null
+  holderId: string | null
+  lockedAt: number | null
+}
+
 /**
  * The lock a patch writes when it changes the lock and nothing else (every Lock,
- * RefreshLock and Unlock; null unlocks), for the lock-only UPDATE of each driver: it
+ * RefreshLock and Unlock; nulls unlock), for the lock-only UPDATE of each driver: it
  * writes the lock columns alone, with no CASE per column and no index entry of the title
  * or dates touched. undefined for any other patch.
  */
-export function lockOnlyChange(patch: FilePatch): { lock: FileLock | null } | undefined {
+export function lockOnlyChange(id: string, expectedRevision: number, patch: FilePatch): LockChange | undefined {
   const { lock, ...others } = patch
   if (lock === undefined) return undefined
   for (const value of Object.values(others)) if (value !== undefined) return undefined
-  return { lock }
+  return {
+    id,
+    expectedRevision,
+    lockId: lock?.lockId ?? null,
+    expiresAt: lock?.expiresAt ?? null,
+    holderId: lock?.holderId ?? null,
+    lockedAt: lock?.lockedAt ?? null,
+  }
 }
 
 export function toVersion(row: VersionRow): VersionRecord {

@@ -12,6 +12,7 @@ import type {
 import {
   FILE_COLUMNS,
   lockOnlyChange,
+  type LockChange,
   toFile,
   toVersion,
   tupleToFile,
@@ -206,30 +207,6 @@ function patchParams(id: string, expectedRevision: number, patch: FilePatch): Pa
   }
 }
 
-interface LockParams {
-  id: string
-  expectedRevision: number
-  lockId: string | null
-  lockExpiresAt: number | null
-  lockUserId: string | null
-  lockLockedAt: number | null
-}
-
-/** The parameters of the lock-only UPDATE when `patch` changes the lock and nothing else. */
-function lockOnlyParams(id: string, expectedRevision: number, patch: FilePatch): LockParams | undefined {
-  const change = lockOnlyChange(patch)
-  if (change === undefined) return undefined
-  const { lock } = change
-  return {
-    id,
-    expectedRevision,
-    lockId: lock?.lockId ?? null,
-    lockExpiresAt: lock?.expiresAt ?? null,
-    lockUserId: lock?.holderId ?? null,
-    lockLockedAt: lock?.lockedAt ?? null,
-  }
-}
-
 function checkPage(query: FileListQuery): void {
   if (!Number.isSafeInteger(query.offset) || query.offset < 0) {
     const message = 'offset must be a whole number >= 0'
@@ -293,9 +270,9 @@ export function createFileRepository(db: Database.Database): FileRepository {
     WHERE id = @id AND revision = @expectedRevision RETURNING *`)
   // A lock change (every Lock, RefreshLock and Unlock) writes the lock columns alone: no
   // CASE per column, and the title and updated_at index entries are left untouched.
-  const updateLock = db.prepare<LockParams, FileTuple>(`UPDATE files SET lock_id = @lockId,
-      lock_expires_at = @lockExpiresAt, lock_user_id = @lockUserId,
-      lock_locked_at = @lockLockedAt, revision = revision + 1
+  const updateLock = db.prepare<LockChange, FileTuple>(`UPDATE files SET lock_id = @lockId,
+      lock_expires_at = @expiresAt, lock_user_id = @holderId,
+      lock_locked_at = @lockedAt, revision = revision + 1
     WHERE id = @id AND revision = @expectedRevision RETURNING ${columns}`).raw()
   const updateHead = db.prepare<HeadParams, FileRow>(`UPDATE files SET ${PATCH_SET},
       version = @version, size = @size, sha256 = @sha256, blob_key = @blobKey
@@ -434,7 +411,7 @@ export function createFileRepository(db: Database.Database): FileRepository {
     },
 
     async update(id, expectedRevision, patch) {
-      const lockOnly = lockOnlyParams(id, expectedRevision, patch)
+      const lockOnly = lockOnlyChange(id, expectedRevision, patch)
       if (lockOnly !== undefined) {
         // One row changed, the lock columns alone: the remembered access reads of the file
         // take the new row, so the next call of a lock cycle still hits.

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { RawRoute } from './raw-routes.js'
+import { answerInternalError, type RawRoute } from './raw-routes.js'
 
 /** A request listener of a Fastify instance made ready (its routes all registered). */
 export type ReadyHandler = (req: IncomingMessage, res: ServerResponse) => void
@@ -45,8 +45,7 @@ export function lazyMount(
         (error: unknown) => {
           building = undefined
           onBuildError(error)
-          if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain', 'content-length': '21' })
-          res.end('internal server error')
+          answerInternalError(res)
         },
       )
       return pattern

@@ -45,6 +45,13 @@ export interface RawDispatchOptions {
   closing: () => boolean
 }
 
+/** The last-resort answer when what serves a route failed before answering. */
+export function answerInternalError(res: ServerResponse): void {
+  const body = 'internal server error'
+  if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain', 'content-length': String(body.length) })
+  res.end(body)
+}
+
 function owns(prefix: string, url: string): boolean {
   if (!url.startsWith(prefix)) return false
   const next = url.charCodeAt(prefix.length)
@@ -74,8 +81,7 @@ export function rawDispatcher(
       pattern = route.handle(req, res)
     } catch {
       // A route's own failures are answered by the route; this is the last resort.
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain', 'content-length': '21' })
-      res.end('internal server error')
+      answerInternalError(res)
       return
     }
     if (observe && route.observed !== false) {
