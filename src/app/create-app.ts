@@ -197,8 +197,9 @@ export interface WopiService {
   /**
    * Checks an access token sent for `fileId`: genuine, unexpired and issued for this file
    * (UNAUTHENTICATED), the file present (NOT_FOUND), the token's user present (UNAUTHENTICATED).
+   * `address`, the client's, rides with the principal for the audit trail.
    */
-  access(token: string, fileId: string): Promise<WopiAccess>
+  access(token: string, fileId: string, address?: string): Promise<WopiAccess>
 }
 
 /** Sharing with people and by link, and the people search behind it (see sharing.ts). */
@@ -270,12 +271,13 @@ export function createApp(ctx: AppContext): App {
     name: string,
     keyHash: string,
     granted: Permission,
+    address: string | undefined,
   ): Promise<WopiAccess> => {
     const level = await sharing.linkAccess(ctx, file.id, keyHash)
     if (level === 'none') throw new DomainError('NOT_FOUND', 'file not found')
     const user = sharing.guestUser(guestId, name, ctx.clock.now())
     const permission = granted === 'write' && allowsAction(level, 'edit') ? 'write' : 'read'
-    const principal: Principal = { kind: 'link', user, fileId: file.id, keyHash, grant: permission }
+    const principal: Principal = { kind: 'link', user, fileId: file.id, keyHash, grant: permission, address }
     return { file, user, permission, principal, level }
   }
   return {
@@ -407,7 +409,7 @@ export function createApp(ctx: AppContext): App {
         return launchWopi(ctx, tokens, principal, fileId, permission)
       },
       issueToken: (by, fileId, permission) => issueWopiToken(ctx, tokens, fileId, by.user, permission),
-      access: async (token, fileId) => {
+      access: async (token, fileId, address) => {
         const claims = tokens.verifyWopi(token, ctx.clock.now())
         if (claims.fileId !== fileId) {
           throw new DomainError('UNAUTHENTICATED', 'the access token was issued for another file')
@@ -424,7 +426,7 @@ export function createApp(ctx: AppContext): App {
         }
         if (claims.link !== undefined) {
           gone()
-          return linkAccess(file, claims.userId, claims.name ?? '', claims.link, claims.permission)
+          return linkAccess(file, claims.userId, claims.name ?? '', claims.link, claims.permission, address)
         }
         // Read on every call: a removed user's tokens stop working at once, on every instance.
         const { user } = read
@@ -440,7 +442,7 @@ export function createApp(ctx: AppContext): App {
         if (level === 'none') throw new DomainError('NOT_FOUND', 'file not found')
         if (level === 'owner') gone()
         const permission = claims.permission === 'write' && allowsAction(level, 'edit') ? 'write' : 'read'
-        const principal: Principal = { kind: 'user', user, grant: permission, checked: { fileId: file.id, level } }
+        const principal: Principal = { kind: 'user', user, grant: permission, address, checked: { fileId: file.id, level } }
         return { file, user, permission, principal, level }
       },
     },

@@ -62,10 +62,10 @@ export async function authorize(
   if (proofs.checksProofs) {
     await proofs.checkProof({ accessToken: token, urls: requestUrlsForProof(ctx, request), headers: request.headers })
   }
-  const access = await ctx.app.wopi.access(token, fileId)
-  // The client address rides with the principal, for the audit trail.
-  const principal = { ...access.principal, address: request.ip }
-  return { ctx, request, reply, ...access, principal, token }
+  const { file, user, permission, principal } = await ctx.app.wopi.access(token, fileId, request.ip)
+  // Built field by field: spreading the access into a new object took V8's slow path on
+  // every call (a few per cent of a CheckFileInfo's CPU).
+  return { ctx, request, reply, file, user, permission, principal, token }
 }
 
 /** Refuses (401, as WOPI has no 403) unless the token allows changes to the file. */

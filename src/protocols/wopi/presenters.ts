@@ -54,64 +54,33 @@ export interface CheckFileInfo {
   BreadcrumbBrandName: string
 }
 
-/** The JSON type of each CheckFileInfo property (the mapped type keeps it in step with it). */
-const CHECK_FILE_INFO_TYPES: {
-  [K in keyof CheckFileInfo]: CheckFileInfo[K] extends string
-    ? 'string'
-    : CheckFileInfo[K] extends number
-      ? 'number'
-      : 'boolean'
-} = {
-  BaseFileName: 'string',
-  FileExtension: 'string',
-  OwnerId: 'string',
-  Size: 'number',
-  UserId: 'string',
-  UserFriendlyName: 'string',
-  IsAnonymousUser: 'boolean',
-  Version: 'string',
-  LastModifiedTime: 'string',
-  SHA256: 'string',
-  SupportsLocks: 'boolean',
-  SupportsGetLock: 'boolean',
-  SupportsExtendedLockLength: 'boolean',
-  SupportsUpdate: 'boolean',
-  SupportsRename: 'boolean',
-  SupportsDeleteFile: 'boolean',
-  SupportsUserInfo: 'boolean',
-  UserCanWrite: 'boolean',
-  UserCanRename: 'boolean',
-  UserCanNotWriteRelative: 'boolean',
-  ReadOnly: 'boolean',
-  FileNameMaxLength: 'number',
-  HostEditUrl: 'string',
-  HostViewUrl: 'string',
-  UserInfo: 'string',
-  BreadcrumbBrandName: 'string',
+/** A JSON number as JSON.stringify writes it (NaN and the infinities become null). */
+function jsonNumber(value: number): string {
+  return Number.isFinite(value) ? String(value) : 'null'
 }
-
-/** `"Name":` of each property, in the order of CHECK_FILE_INFO_TYPES, with its JSON type. */
-const CHECK_FILE_INFO_FIELDS = Object.entries(CHECK_FILE_INFO_TYPES).map(
-  ([name, type]) => [name as keyof CheckFileInfo, `${JSON.stringify(name)}:`, type] as const,
-)
 
 /**
  * The CheckFileInfo body as JSON text, exactly what JSON.stringify writes for it (the
- * properties in their fixed order, strings escaped by JSON.stringify itself). Written by
- * hand because it runs on every CheckFileInfo: it skips walking the object generically,
- * and the WOPI host answers outside Fastify, whose compiled response schemas did this.
+ * properties in the interface's order, strings escaped by JSON.stringify itself; a test
+ * compares the two). Written out by hand because it runs on every CheckFileInfo: one
+ * template with a direct read of each property, instead of JSON.stringify walking the
+ * object generically (the WOPI host answers outside Fastify, whose compiled response
+ * schemas did this).
  */
-export function checkFileInfoJson(info: CheckFileInfo): string {
-  let out = '{'
-  for (const [name, prefix, type] of CHECK_FILE_INFO_FIELDS) {
-    const value = info[name]
-    if (out.length > 1) out += ','
-    out += prefix
-    if (type === 'string') out += JSON.stringify(value)
-    else if (type === 'number') out += Number.isFinite(value) ? String(value) : 'null'
-    else out += value ? 'true' : 'false'
-  }
-  return out + '}'
+export function checkFileInfoJson(i: CheckFileInfo): string {
+  const text = JSON.stringify
+  return `{"BaseFileName":${text(i.BaseFileName)},"FileExtension":${text(i.FileExtension)},\
+"OwnerId":${text(i.OwnerId)},"Size":${jsonNumber(i.Size)},"UserId":${text(i.UserId)},\
+"UserFriendlyName":${text(i.UserFriendlyName)},"IsAnonymousUser":${i.IsAnonymousUser},\
+"Version":${text(i.Version)},"LastModifiedTime":${text(i.LastModifiedTime)},"SHA256":${text(i.SHA256)},\
+"SupportsLocks":${i.SupportsLocks},"SupportsGetLock":${i.SupportsGetLock},\
+"SupportsExtendedLockLength":${i.SupportsExtendedLockLength},"SupportsUpdate":${i.SupportsUpdate},\
+"SupportsRename":${i.SupportsRename},"SupportsDeleteFile":${i.SupportsDeleteFile},\
+"SupportsUserInfo":${i.SupportsUserInfo},"UserCanWrite":${i.UserCanWrite},\
+"UserCanRename":${i.UserCanRename},"UserCanNotWriteRelative":${i.UserCanNotWriteRelative},\
+"ReadOnly":${i.ReadOnly},"FileNameMaxLength":${jsonNumber(i.FileNameMaxLength)},\
+"HostEditUrl":${text(i.HostEditUrl)},"HostViewUrl":${text(i.HostViewUrl)},\
+"UserInfo":${text(i.UserInfo)},"BreadcrumbBrandName":${text(i.BreadcrumbBrandName)}}`
 }
 
 /**
