@@ -64,7 +64,6 @@ export function s3SkipReason(unreachable: string): string | false {
   return process.env.CI === 'true' ? false : unreachable
 }
 
-/** A client for the test server, for checks the BlobStore port does not offer. */
 /** The settings that give a Folio its blobs in `bucket` on the test S3 server. */
 export function folioS3Env(s3: S3TestSettings, bucket: string): Record<string, string> {
   return {
@@ -77,6 +76,7 @@ export function folioS3Env(s3: S3TestSettings, bucket: string): Record<string, s
   }
 }
 
+/** A client for the test server, for checks the BlobStore port does not offer. */
 export function s3TestClient(settings: S3TestSettings): S3Client {
   return new S3Client({
     endpoint: settings.endpoint,
