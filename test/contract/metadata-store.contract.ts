@@ -1198,6 +1198,37 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.equal(await readTwice('u-alice'), undefined, "another instance's delete is seen")
       }))
 
+    test('a lock change of a file just read answers the row as stored, even when another instance moved it first', () =>
+      withTwoStores(async (store, other) => {
+        await store.users.create(buildUser())
+        const my = await store.folders.ensureRoot(root('u-alice', 'my'))
+        const created = await createFile(store, { folderId: my.id })
+        const readTwice = async () => {
+          await store.files.findWithAccess('f-1', 'u-alice')
+          return (await store.files.findWithAccess('f-1', 'u-alice'))?.file
+        }
+        const lock = (lockId: string) => ({ lockId, expiresAt: T0 + 1000, holderId: 'u-alice', lockedAt: T0 })
+        // Lock, refresh and unlock of the row read last, each compared with another
+        // instance's read of the stored row.
+        let current = (await readTwice()) ?? created
+        for (const change of [lock('L'), { ...lock('L'), expiresAt: T0 + 2000 }, null]) {
+          const next = await store.files.update('f-1', current.revision, { lock: change })
+          assert.deepEqual(next, await other.files.findById('f-1'))
+          assert.deepEqual(await readTwice(), next)
+          current = next ?? current
+        }
+        // Another instance renames the file after this one read it: a lock change at the old
+        // revision is refused, one at the new revision carries the new title.
+        await readTwice()
+        const renamed = await other.files.update('f-1', current.revision, { title: 'renamed.docx' })
+        assert.ok(renamed)
+        assert.equal(await store.files.update('f-1', current.revision, { lock: lock('M') }), undefined)
+        const locked = await store.files.update('f-1', renamed.revision, { lock: lock('M') })
+        assert.equal(locked?.title, 'renamed.docx')
+        assert.deepEqual(locked, await other.files.findById('f-1'))
+        assert.deepEqual(await readTwice(), locked)
+      }))
+
     test("findWithAccess: a non-owner's most specific share, the file's own entry then the nearest folder", () =>
       withStore(async (store) => {
         const my = await store.folders.ensureRoot(root('u-alice', 'my'))

@@ -62,9 +62,14 @@ export function withFileRow(row: FileWithAccessTuple, file: FileTuple): FileWith
   return [...file, ...(row.slice(USER_START) as AccessTupleRest)]
 }
 
+/** The file's columns of a row of fileWithAccessSql. */
+export function fileOfAccessRow(row: FileWithAccessTuple): FileTuple {
+  return row.slice(0, USER_START) as FileTuple
+}
+
 /** Maps a row of fileWithAccessSql. */
 export function tupleToFileWithAccess(t: FileWithAccessTuple): FileWithAccess {
-  const file = tupleToFile(t.slice(0, USER_START) as FileTuple)
+  const file = tupleToFile(fileOfAccessRow(t))
   // users.id is NOT NULL in the table: NULL here means the LEFT JOIN found no user.
   const user = t[USER_START] === null ? undefined : tupleToUser(t.slice(USER_START, ROOT_TYPE) as UserTuple)
   const root = t[ROOT_TYPE]

@@ -100,6 +100,9 @@ export const FILE_COLUMNS = [
   'origin_folder_id',
 ] as const satisfies readonly (keyof FileRow)[]
 
+/** Where a file's revision is in a FileTuple (and a row that starts with one). */
+export const FILE_REVISION = 17
+
 /** One row of `files` as the values of FILE_COLUMNS, in that order. */
 export type FileTuple = [
   id: string, owner_id: string, title: string, title_key: string, version: number,
@@ -143,6 +146,25 @@ export interface LockChange {
   expiresAt: number | null
   holderId: string | null
   lockedAt: number | null
+}
+
+/**
+ * The row `file` becomes once `change` is written, when `file` is the row as stored at
+ * `change.expectedRevision`: its lock columns replaced and its revision the next. Exact,
+ * because every write of a file row moves its revision and ids are never reused: a row
+ * read at the revision a compare-and-set then matched is the row that write changed.
+ */
+export function withLockChange(file: FileTuple, change: LockChange): FileTuple {
+  if (file[0] !== change.id || file[FILE_REVISION] !== change.expectedRevision) {
+    throw new Error(`row ${file[0]} at revision ${file[FILE_REVISION]} is not the row of this lock change`)
+  }
+  const next = file.slice() as FileTuple
+  next[12] = change.lockId
+  next[13] = change.expiresAt
+  next[14] = change.holderId
+  next[15] = change.lockedAt
+  next[FILE_REVISION] = change.expectedRevision + 1
+  return next
 }
 
 /**

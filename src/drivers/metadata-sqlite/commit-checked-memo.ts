@@ -8,6 +8,12 @@ export interface CommitCheckedMemo<T> {
   /** The result for (group, key): `read` runs unless a result still current is known. */
   read(group: string, key: string, read: () => T | undefined): T | undefined
   /**
+   * Some remembered result of `group`, without the commit check: it may be from before a
+   * commit, so a caller may rely on it only where a later check (a row's revision matched
+   * by a write) proves it still current.
+   */
+  peek(group: string): T | undefined
+  /**
    * This connection has just committed `changes` row changes (INSERT, UPDATE and DELETE
    * rows, as total_changes() counts them) whose whole effect on the remembered results of
    * `group` is `patch`. Called synchronously right after the COMMIT returned, before any
@@ -87,6 +93,13 @@ export function createCommitCheckedMemo<T>(db: Database.Database, maxEntries: nu
       const value = read()
       if (value !== undefined) remember(group, key, value)
       return value
+    },
+
+    peek(group) {
+      const entries = groups.get(group)
+      if (entries === undefined) return undefined
+      for (const value of entries.values()) return value
+      return undefined
     },
 
     committedOwn(count, group, patch) {
