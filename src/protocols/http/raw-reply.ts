@@ -45,18 +45,18 @@ export class RawReply {
     this.string(status, text)
   }
 
-  /** A JSON text already serialized. */
-  json(status: number, json: string): void {
+  /** A JSON text already serialized; `bytes`, its UTF-8 length, when the caller knows it. */
+  json(status: number, json: string, bytes?: number): void {
     this.headers['content-type'] ??= JSON_TYPE
-    this.string(status, json)
+    this.string(status, json, bytes)
   }
 
   /**
    * A string body, handed to node:http as a string: it then goes out in one write with
    * the status line and headers (a Buffer body is a second chunk, a writev of two).
    */
-  private string(status: number, text: string): void {
-    this.headers['content-length'] = String(Buffer.byteLength(text))
+  private string(status: number, text: string, bytes = Buffer.byteLength(text)): void {
+    this.headers['content-length'] = String(bytes)
     this.res.writeHead(status, this.headers)
     this.res.end(text)
   }

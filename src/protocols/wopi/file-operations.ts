@@ -5,17 +5,17 @@
 import { DomainError, isDomainError } from '../../core/errors.js'
 import { sanitizeFileName, splitExtension } from '../../core/names/file-names.js'
 import { requireWrite, type WopiCall } from './authorize.js'
+import { checkFileInfoBody } from './check-file-info-memo.js'
 import { readSmallBody } from './body.js'
 import { readLock, readRequestedName } from './headers.js'
-import { checkFileInfoJson, presentCheckFileInfo } from './presenters.js'
 
 /** Microsoft: the UserInfo string "has a maximum size of 1024 ASCII characters". */
 const MAX_USER_INFO_BYTES = 1024
 
 /** GET /wopi/files/{id}: the file, the user and what they may do, in strict JSON types. */
 export async function checkFileInfo(call: WopiCall): Promise<void> {
-  const info = presentCheckFileInfo(call.ctx, call.file, call.user, call.permission, call.principal.kind === 'link')
-  call.reply.header('Cache-Control', 'no-store').json(200, checkFileInfoJson(info))
+  const body = checkFileInfoBody(call.ctx, call.file, call.user, call.permission, call.principal.kind === 'link')
+  call.reply.header('Cache-Control', 'no-store').json(200, body.text, body.bytes)
 }
 
 /**
