@@ -159,7 +159,11 @@ export function buildCli(): Command {
       console.log(`removed user ${name}`)
     })
 
-  const lock = program.command('lock').description("see and release files' WOPI locks")
+  const lock = program
+    .command('lock')
+    .description("see and release files' WOPI locks")
+    // Ids made before new ids stopped starting with '-' would otherwise read as an option.
+    .addHelpText('after', "\nA file id that starts with '-' goes after --: folio lock show -- -abc123")
 
   lock
     .command('show <fileId>')

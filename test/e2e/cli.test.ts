@@ -139,6 +139,12 @@ describe('folio lock', () => {
       const missing = await folio(['lock', 'release', 'no-such-file-id-000000'], env)
       assert.equal(missing.code, 1)
       assert.match(missing.stderr, /not found/)
+      // An id that starts with '-' (as older ids may) reaches the store after --.
+      const dashed = await folio(['lock', 'release', '--', '-no-such-file-id-00000'], env)
+      assert.equal(dashed.code, 1)
+      assert.match(dashed.stderr, /not found/)
+      assert.match((await folio(['lock', 'show', '--', id], env)).stdout, /not locked/)
+      assert.match((await folio(['lock', '--help'], env)).stdout, /starts with '-' goes after --/)
     } finally {
       await h.server.dispose()
     }
