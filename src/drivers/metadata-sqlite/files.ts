@@ -273,16 +273,14 @@ export function createFileRepository(db: Database.Database): FileRepository {
     WHERE id = @id AND revision = @expectedRevision RETURNING *`)
   // A lock change (every Lock, RefreshLock and Unlock) writes the lock columns alone: no
   // CASE per column, and the title and updated_at index entries are left untouched.
-  const updateLock = db.prepare<LockChange, FileTuple>(`UPDATE files SET lock_id = @lockId,
+  const lockUpdate = `UPDATE files SET lock_id = @lockId,
       lock_expires_at = @expiresAt, lock_user_id = @holderId,
       lock_locked_at = @lockedAt, revision = revision + 1
-    WHERE id = @id AND revision = @expectedRevision RETURNING ${columns}`).raw()
+    WHERE id = @id AND revision = @expectedRevision`
+  const updateLock = db.prepare<LockChange, FileTuple>(`${lockUpdate} RETURNING ${columns}`).raw()
   // The same without RETURNING, for when the row at the expected revision is known (a
   // remembered read): returning the row costs about as much as the UPDATE itself.
-  const updateLockKnownRow = db.prepare<LockChange>(`UPDATE files SET lock_id = @lockId,
-      lock_expires_at = @expiresAt, lock_user_id = @holderId,
-      lock_locked_at = @lockedAt, revision = revision + 1
-    WHERE id = @id AND revision = @expectedRevision`)
+  const updateLockKnownRow = db.prepare<LockChange>(lockUpdate)
   /** A lock change in the running write batch: the new row, or undefined if the revision moved. */
   const writeLockChange = (change: LockChange): FileTuple | undefined => {
     const known = recentAccess.peek(change.id)
