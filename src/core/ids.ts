@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto'
 export function newId(): string {
   for (;;) {
     const id = randomBytes(16).toString('base64url')
-    if (id.charCodeAt(0) !== 45) return id
+    if (!id.startsWith('-')) return id
   }
 }
 
