@@ -145,6 +145,10 @@ const METHOD = `## Method
   warm-up run of the same kind; the baseline is measured right before Folio.
 - Saves are timed from the first byte sent to the last byte of the reply; the figure is the median
   over the repetitions (10 for 1 MiB, 3 for 100 MiB, 2 for 1 GiB), baseline and Folio interleaved.
+  Before each timed save (baselines too) the bench writes, syncs and deletes a scratch file of the
+  body's size (\`bench/page-cache.ts\`), so every save writes into memory the page cache has just
+  freed: on a VM whose host backs memory on first touch, a 1 GiB write into memory not used lately
+  took about 6 times as long, and whichever save came after a deletion got the cheap pages.
 - Listing libraries are seeded straight through the SQLite store (\`openSqliteStore\`) before Folio
   starts on that data folder; a page is timed over HTTP as the median of 200 sequential calls after
   30 warm-up calls.

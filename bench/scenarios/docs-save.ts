@@ -11,6 +11,7 @@ import { startFolioProcess, type FolioProcess } from '../folio-process.js'
 import { downloadHash, jsonCall, pick } from '../http.js'
 import { sampleRss } from '../memory.js'
 import { MiB } from '../options.js'
+import { freeRecentPages } from '../page-cache.js'
 import { limitFigure, ratioFigure, type Recorder } from '../results.js'
 import { median, SkipScenario, type Scenario, type ScenarioContext } from '../scenario.js'
 import { peakRssNote } from './uploads.js'
@@ -51,12 +52,15 @@ export const docsSave: Scenario = {
       const rawMs: number[] = []
       let peak = 0
       let growth = 0
+      const scratch = await ctx.workDir('page-cache')
       for (let rep = 0; rep < reps; rep++) {
+        await freeRecentPages(scratch, size)
         const fetched = await jsonCall(raw.url, 'POST', `/?url=${encodeURIComponent(source.url)}`)
         if (fetched.status !== 200) throw new Error(`raw download answered ${fetched.status} ${fetched.text}`)
         rawMs.push(fetched.ms)
         await jsonCall(raw.url, 'DELETE', '/')
 
+        await freeRecentPages(scratch, size)
         const save = await saveOnce(folio, sim, token, id, content)
         folioMs.push(save.ms)
         peak = Math.max(peak, save.peakBytes)

@@ -5,6 +5,7 @@ import { startFolioProcess, type FolioProcess } from '../folio-process.js'
 import { downloadHash, headerOf, jsonCall, pick, send, type Reply } from '../http.js'
 import { sampleRss } from '../memory.js'
 import { MiB } from '../options.js'
+import { freeRecentPages } from '../page-cache.js'
 import { limitFigure, ratioFigure, type Recorder } from '../results.js'
 import { median, SkipScenario, type Scenario, type ScenarioContext } from '../scenario.js'
 
@@ -56,17 +57,21 @@ export const uploads: Scenario = {
         const rawSeries: Series = { ms: [], peakBytes: 0 }
         const uploadSeries: Series = { ms: [], peakBytes: 0 }
         const putSeries: Series = { ms: [], peakBytes: 0 }
+        const scratch = await ctx.workDir('page-cache')
         for (let rep = 0; rep < reps; rep++) {
+          await freeRecentPages(scratch, size)
           const saved = await send(raw.url + '/', 'POST', lengthHeader(size), bodyChunks(size))
           if (saved.status !== 200) throw new Error(`raw save answered ${saved.status} ${saved.text}`)
           rawSeries.ms.push(saved.ms)
           await jsonCall(raw.url, 'DELETE', '/')
 
+          await freeRecentPages(scratch, size)
           await measured(folio, uploadSeries, async () => {
             const { reply } = await uploadFile(folio, token, `upload-${size}-${rep}.bin`, size)
             return reply
           })
           if (target) {
+            await freeRecentPages(scratch, size)
             await measured(folio, putSeries, () =>
               send(
                 folio.url + target.access.contentsPath,
@@ -127,21 +132,21 @@ const SAVE_THROUGHPUT_NOTE = [
   'CPU over Folio CPU (0.75-0.8) or below, with a wide spread (100 MiB uploads in runs of',
   'the issue-14 work at load averages of 3-17: 0.42 to 1.47). PutFile\'s extra CPU per MiB at',
   '100 MiB is the WOPI adapter\'s PassThrough (src/protocols/wopi/body.ts), one more stream hop',
-  'with a 16 KiB buffer. The 1 GiB figures depend on the machine more than on the code: one VM gave 1.33',
-  '(upload) and 1.26 (PutFile), an Intel Xeon VM 0.83 and 0.64 for the same code (9795c97,',
-  'npm run bench -- --only 3; turning the early fdatasync off made them worse there, 0.71 and',
-  '0.57), and the AMD EPYC VM of two full runs on 2026-11-24 1.09 and 0.82, then 1.15 and 0.92.',
-  'On the AMD EPYC (Zen 5) VM of the latest run, whose raw baseline writes 435-495 MiB/s, the',
-  '1 GiB upload reached 0.76-1.20 but PutFile stayed near 300 MiB/s (0.61-0.77 in six runs),',
-  'while at 100 MiB PutFile kept up with the upload (600-680 MiB/s). The PassThrough is not',
-  'what holds it: with a 1 MiB buffer, and with the raw request handed to the store',
-  'directly (a side run only), PutFile of 1 GiB measured the same 303-306 MiB/s. Where that',
-  'time goes: a perf profile of three 1 GiB uploads and PutFiles in a row (one Folio, side',
-  'run) puts 42% of Folio\'s samples in the kernel\'s copy of the written bytes into the page',
-  'cache (copy_folio_from_iter_atomic) and 22% in SHA-256, and the system time of identical',
-  'requests varied from 0.7 to 3.2 s per GiB, uploads and PutFiles alike (user time 0.6-1.0',
-  's): the cost moves with how the kernel (or the VM under it) provides page-cache memory',
-  'more than with Folio\'s code, but the cause is not established.',
+  'with a 16 KiB buffer. Before each timed save, baselines included, the bench writes a',
+  'scratch file of the body\'s size, syncs and deletes it (bench/page-cache.ts). On a',
+  'virtual machine whose host backs guest memory on first touch, that step decides the 1 GiB',
+  'figures: the kernel hands out the pages freed last first, and writing 1 GiB into them',
+  'measured 2,300-2,700 MiB/s (0.2 s of system time), into memory not used lately 380-450',
+  'MiB/s (2.4 s; side runs of a script writing 1 GiB a MiB at a time plus fsync, on the AMD',
+  'EPYC (Zen 5) VM of 2026-11-24). Without it the upload came right after the raw baseline had',
+  'deleted its file and wrote into the pages just freed, while the raw save and PutFile took',
+  'new memory: PutFile of 1 GiB missed with 0.61-0.77 on that VM (a perf profile put 42% of',
+  'its samples in the kernel\'s copy into the page cache, copy_folio_from_iter_atomic, whose',
+  'system time varied 0.7-3.2 s per GiB between identical requests) and the upload passed',
+  'with up to 1.50. With the step, the same VM and code: raw 711 MiB/s, upload 775 (1.09),',
+  'PutFile 712 (1.00); without it, in the run before: raw 443, upload 665 (1.50), PutFile',
+  '317 (0.72) (npm run bench -- --only 3). On other VMs, before the step, the 1 GiB ratios',
+  'ranged from 0.64 to 1.33 for the same code.',
   'Hashing in a worker thread was not adopted: a worker costs about 11 MiB of resident',
   'memory (measured: a bare worker with node:crypto), which would take uploads to the 110 MiB',
   'limit, and moves the CPU rather than saving it: no gain when the cores are saturated.',
