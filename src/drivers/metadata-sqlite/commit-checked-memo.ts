@@ -76,20 +76,24 @@ export function createCommitCheckedMemo<T>(db: Database.Database, maxEntries: nu
         changes = changesNow
         version = -1
       }
-      // The length prefix keeps the pair unambiguous whatever the strings hold.
-      const pair = `${group.length}:${group}${key}`
-      if (!asked.has(pair)) {
-        if (asked.size >= maxEntries) asked.clear()
-        asked.add(pair)
-        return read()
+      const known = groups.get(group)?.get(key)
+      if (known === undefined) {
+        // Built only when nothing is remembered: an editor polling one file skips it.
+        // The length prefix keeps the pair unambiguous whatever the strings hold.
+        const pair = `${group.length}:${group}${key}`
+        if (!asked.has(pair)) {
+          if (asked.size >= maxEntries) asked.clear()
+          asked.add(pair)
+          return read()
+        }
       }
       const versionNow = dataVersion.get() ?? -1
       if (versionNow !== version) {
         forget()
         version = versionNow
+      } else if (known !== undefined) {
+        return known
       }
-      const known = groups.get(group)?.get(key)
-      if (known !== undefined) return known
       const value = read()
       if (value !== undefined) remember(group, key, value)
       return value
