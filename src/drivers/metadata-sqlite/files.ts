@@ -30,6 +30,7 @@ import {
   type FileWithAccessTuple,
 } from '../metadata-shared/access-rows.js'
 import { createCommitCheckedMemo } from './commit-checked-memo.js'
+import type { WalIndexHeader } from './wal-index-header.js'
 import { createGroupCommit } from './group-commit.js'
 import { isUniqueViolation, toFlag } from './sqlite-errors.js'
 
@@ -240,7 +241,7 @@ function guardTitle<T>(title: string | undefined, write: () => T): T {
  * database. Writes go through a group commit, so concurrent lock changes and
  * saves share one durable commit instead of paying an fsync each.
  */
-export function createFileRepository(db: Database.Database): FileRepository {
+export function createFileRepository(db: Database.Database, walIndex?: WalIndexHeader): FileRepository {
   const commit = createGroupCommit(db)
   const insertFile = db.prepare<ReturnType<typeof fileParams>>(`INSERT INTO files (id, owner_id,
       title, title_key, version, size, sha256, blob_key, created_at, created_by, updated_at,
@@ -266,7 +267,7 @@ export function createFileRepository(db: Database.Database): FileRepository {
     .pluck()
   // Raw rows of withAccess by file and user, checked against every commit before each use
   // (see commit-checked-memo.ts): an editor polls the same file with the same token.
-  const recentAccess = createCommitCheckedMemo<FileWithAccessTuple>(db, MAX_REMEMBERED_ACCESS_READS)
+  const recentAccess = createCommitCheckedMemo<FileWithAccessTuple>(db, MAX_REMEMBERED_ACCESS_READS, walIndex)
   const byTitle = db.prepare<[string, string], FileRow>(FIND_BY_TITLE_SQL)
   // The compare-and-set: one statement, so the revision check and the write are one step.
   const updatePatch = db.prepare<PatchParams, FileRow>(`UPDATE files SET ${PATCH_SET}

@@ -13,6 +13,7 @@ import { createSettingsRepository } from './settings.js'
 import { createThrottleRepository } from './throttle.js'
 import { createTransfer } from './transfer.js'
 import { createUserRepository } from './users.js'
+import { openWalIndexHeader } from './wal-index-header.js'
 
 /** Options of the SQLite metadata store. */
 export interface SqliteStoreOptions {
@@ -51,11 +52,12 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Meta
     if (options.exclusive === true) takeExclusively(db, options.path)
     await applyMigrations(db, SQLITE_MIGRATIONS_DIR)
     db.pragma('foreign_keys = ON')
+    const walIndex = openWalIndexHeader(db.name)
     return {
       users: createUserRepository(db),
       sessions: createSessionRepository(db),
       throttle: createThrottleRepository(db),
-      files: createFileRepository(db),
+      files: createFileRepository(db, walIndex),
       folders: createFolderRepository(db),
       settings: createSettingsRepository(db),
       editing: createEditingRepository(db),
@@ -65,6 +67,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Meta
       transfer: createTransfer(db),
       operations: createOperationRepository(db),
       async close() {
+        walIndex.close()
         if (db.open) db.close()
       },
     }
