@@ -19,22 +19,26 @@ async function twoConnections() {
   const ours = await openDatabase(join(dir, 'folio.db'))
   ours.exec('CREATE TABLE t (n INTEGER)')
   const theirs = new Database(ours.name)
-  return { ours, theirs, header: openWalIndexHeader(ours.name) }
+  const header = openWalIndexHeader(ours.name)
+  const close = () => {
+    header.close()
+    theirs.close()
+    ours.close()
+  }
+  return { ours, theirs, header, close }
 }
 
 describe('the WAL-index header', () => {
   test('stands for nothing until it was read once', async () => {
-    const { ours, theirs, header } = await twoConnections()
+    const { header, close } = await twoConnections()
     assert.equal(header.unchanged(), false)
     header.remember()
     assert.equal(header.unchanged(), true)
-    header.close()
-    theirs.close()
-    ours.close()
+    close()
   })
 
   test("moves with another connection's commit, and with this connection's own", async () => {
-    const { ours, theirs, header } = await twoConnections()
+    const { ours, theirs, header, close } = await twoConnections()
     header.remember()
     theirs.prepare('INSERT INTO t VALUES (1)').run()
     assert.equal(header.unchanged(), false, "another connection's commit")
@@ -47,13 +51,11 @@ describe('the WAL-index header', () => {
     })
     many()
     assert.equal(header.unchanged(), false, 'a transaction of many rows')
-    header.close()
-    theirs.close()
-    ours.close()
+    close()
   })
 
   test('stays put while connections only read, so a poll needs no exact check', async () => {
-    const { ours, theirs, header } = await twoConnections()
+    const { ours, theirs, header, close } = await twoConnections()
     ours.prepare('INSERT INTO t VALUES (1)').run()
     header.remember()
     for (let i = 0; i < 5; i++) {
@@ -62,21 +64,17 @@ describe('the WAL-index header', () => {
       ours.pragma('data_version')
     }
     assert.equal(header.unchanged(), true)
-    header.close()
-    theirs.close()
-    ours.close()
+    close()
   })
 
   test('a checkpoint and a reset of the WAL count as a change (the caller then asks SQLite)', async () => {
-    const { ours, theirs, header } = await twoConnections()
+    const { ours, theirs, header, close } = await twoConnections()
     ours.prepare('INSERT INTO t VALUES (1)').run()
     header.remember()
     theirs.pragma('wal_checkpoint(TRUNCATE)')
     theirs.prepare('INSERT INTO t VALUES (2)').run()
     assert.equal(header.unchanged(), false)
-    header.close()
-    theirs.close()
-    ours.close()
+    close()
   })
 
   test('without a -shm file, or once closed, it never says unchanged', async () => {
@@ -87,13 +85,12 @@ describe('the WAL-index header', () => {
     assert.equal(missing.unchanged(), false)
     missing.close()
 
-    const { ours, theirs, header } = await twoConnections()
+    const { header, close } = await twoConnections()
     header.remember()
     header.close()
     assert.equal(header.unchanged(), false)
     header.remember()
     assert.equal(header.unchanged(), false)
-    theirs.close()
-    ours.close()
+    close()
   })
 })
