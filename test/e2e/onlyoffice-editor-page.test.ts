@@ -81,6 +81,16 @@ describe('ONLYOFFICE editor page', () => {
     assert.match(reply.text, /<a href="\/">Back to your documents<\/a>/)
   })
 
+  test('an id no file can have (a NUL in it, refused by PostgreSQL) is a 404 page too', async () => {
+    for (const id of ['%00', 'a%00b', '%F0%9D%94%B5']) {
+      const reply = await call(h.folio.url, 'GET', `/editor/${id}`, {
+        headers: { Cookie: `folio_session=${h.token}` },
+      })
+      assert.equal(reply.status, 404, id)
+      assert.match(reply.text, /This document is not here/)
+    }
+  })
+
   test('the page\'s API calls work with the session cookie and the CSRF header', async () => {
     const file = await h.upload('Cookie.docx', 'c')
     const cookie = { Cookie: `folio_session=${h.token}`, 'X-Folio-Request': '1' }
@@ -101,6 +111,15 @@ describe('Folio without FOLIO_DOCS_URL', () => {
     server = await startTestServer()
   })
   after(() => server.dispose())
+
+  test('its editor fallback page answers an id no file can have (a NUL in it) with a 404 page', async () => {
+    const { signIn } = await import('../support/portal-client.js')
+    const token = await signIn(server.url)
+    for (const id of ['%00', 'a%00b']) {
+      const reply = await call(server.url, 'GET', `/editor/${id}`, { headers: { Cookie: `folio_session=${token}` } })
+      assert.equal(reply.status, 404, id)
+    }
+  })
 
   test('mounts no ONLYOFFICE routes and openedit says the editor is not configured', async () => {
     const { signIn } = await import('../support/portal-client.js')

@@ -253,8 +253,9 @@ export function editorPageRoutes(ctx: AdapterContext) {
             })
         if (!user) return reply.redirect(`/?next=/editor/${encodeURIComponent(fileId)}`, 302)
         const principal = userPrincipal(user)
+        // An id no file can have (PostgreSQL refuses a NUL in text as bad input) is not found.
         const file = await ctx.app.files.get(principal, fileId).catch((error: unknown) => {
-          if (isDomainError(error) && error.code === 'NOT_FOUND') return undefined
+          if (isDomainError(error) && (error.code === 'NOT_FOUND' || error.code === 'INVALID_INPUT')) return undefined
           throw error
         })
         if (!docs) return sendProblemPage(reply, 'NO_EDITOR')

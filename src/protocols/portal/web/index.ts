@@ -238,8 +238,9 @@ function editorFallbackRoutes(ctx: AdapterContext) {
           })
         : undefined
       if (!user) return reply.redirect(`/sign-in?next=${encodeURIComponent(`/editor/${id}`)}`, 303)
+      // An id no file can have (PostgreSQL refuses a NUL in text as bad input) is not found.
       const file = await ctx.app.files.get(userPrincipal(user), fileId).catch((error: unknown) => {
-        if (error instanceof DomainError && error.code === 'NOT_FOUND') return undefined
+        if (error instanceof DomainError && (error.code === 'NOT_FOUND' || error.code === 'INVALID_INPUT')) return undefined
         throw error
       })
       if (!file) return sendProblemPage(reply, 'NOT_FOUND')
