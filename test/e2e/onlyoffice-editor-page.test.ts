@@ -89,6 +89,8 @@ describe('ONLYOFFICE editor page', () => {
       assert.equal(reply.status, 404, id)
       assert.match(reply.text, /This document is not here/)
     }
+    const link = await call(h.folio.url, 'GET', '/s/%00?doc=abc&name=Guest')
+    assert.equal(link.status, 404, 'a shared-link page')
   })
 
   test('the page\'s API calls work with the session cookie and the CSRF header', async () => {
@@ -112,12 +114,12 @@ describe('Folio without FOLIO_DOCS_URL', () => {
   })
   after(() => server.dispose())
 
-  test('its editor fallback page answers an id no file can have (a NUL in it) with a 404 page', async () => {
+  test('its editor and WOPI host pages answer an id no file can have (a NUL in it) with a 404 page', async () => {
     const { signIn } = await import('../support/portal-client.js')
     const token = await signIn(server.url)
-    for (const id of ['%00', 'a%00b']) {
-      const reply = await call(server.url, 'GET', `/editor/${id}`, { headers: { Cookie: `folio_session=${token}` } })
-      assert.equal(reply.status, 404, id)
+    for (const path of ['/editor/%00', '/editor/a%00b', '/wopi-host/%00']) {
+      const reply = await call(server.url, 'GET', path, { headers: { Cookie: `folio_session=${token}` } })
+      assert.equal(reply.status, 404, path)
     }
   })
 

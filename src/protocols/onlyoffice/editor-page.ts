@@ -5,6 +5,7 @@ import type { AdapterContext } from '../../app/create-app.js'
 import { isDomainError } from '../../core/errors.js'
 import { extensionOf } from '../../core/names/file-names.js'
 import { sendProblemPage } from '../http/error-page.js'
+import { foundOrUndefined } from '../http/page-lookup.js'
 import { guestIdOf, guestName } from '../http/guest-identity.js'
 import { readPortalToken } from '../http/session-credentials.js'
 import { editorConfigFor, type EditorConfig } from './editor-config.js'
@@ -208,10 +209,7 @@ export function shareLinkPageRoutes(ctx: AdapterContext) {
           id: guestIdOf(request, reply, ctx.config.publicUrl.startsWith('https:')),
           name: guestName(request.query.name),
         }
-        const opened = await ctx.app.sharing.linkPrincipal(request.params.fileId, doc, guest).catch((error: unknown) => {
-          if (isDomainError(error) && error.code === 'NOT_FOUND') return undefined
-          throw error
-        })
+        const opened = await foundOrUndefined(ctx.app.sharing.linkPrincipal(request.params.fileId, doc, guest))
         if (!opened || opened.principal.kind !== 'link') return notFound()
         const mode = request.query.mode === 'view' ? 'view' : 'edit'
         let config: EditorConfig
@@ -253,11 +251,7 @@ export function editorPageRoutes(ctx: AdapterContext) {
             })
         if (!user) return reply.redirect(`/?next=/editor/${encodeURIComponent(fileId)}`, 302)
         const principal = userPrincipal(user)
-        // An id no file can have (PostgreSQL refuses a NUL in text as bad input) is not found.
-        const file = await ctx.app.files.get(principal, fileId).catch((error: unknown) => {
-          if (isDomainError(error) && (error.code === 'NOT_FOUND' || error.code === 'INVALID_INPUT')) return undefined
-          throw error
-        })
+        const file = await foundOrUndefined(ctx.app.files.get(principal, fileId))
         if (!docs) return sendProblemPage(reply, 'NO_EDITOR')
         if (!file) return sendProblemPage(reply, 'NOT_FOUND')
         const mode = request.query.mode === 'view' ? 'view' : 'edit'

@@ -5,6 +5,7 @@ import type { AdapterContext } from '../../../app/create-app.js'
 import { DomainError } from '../../../core/errors.js'
 import type { UserRecord } from '../../../core/entities.js'
 import { sendProblemPage, type PageLink } from '../../http/error-page.js'
+import { foundOrUndefined } from '../../http/page-lookup.js'
 import type { HttpPlugin } from '../../http/server.js'
 import {
   SESSION_COOKIE,
@@ -188,10 +189,7 @@ function wopiHostRoutes(ctx: AdapterContext) {
         return reply.redirect(`/sign-in?next=${encodeURIComponent(next)}`, 303)
       }
       const principal = userPrincipal(user)
-      const file = await ctx.app.files.get(principal, fileId).catch((error: unknown) => {
-        if (error instanceof DomainError && error.code === 'NOT_FOUND') return undefined
-        throw error
-      })
+      const file = await foundOrUndefined(ctx.app.files.get(principal, fileId))
       if (!file) return sendProblemPage(reply, 'NOT_FOUND')
       if (ctx.config.wopi.discoveryUrl === undefined) return sendProblemPage(reply, 'NO_EDITOR', fileLinks(file.id))
 
@@ -238,11 +236,7 @@ function editorFallbackRoutes(ctx: AdapterContext) {
           })
         : undefined
       if (!user) return reply.redirect(`/sign-in?next=${encodeURIComponent(`/editor/${id}`)}`, 303)
-      // An id no file can have (PostgreSQL refuses a NUL in text as bad input) is not found.
-      const file = await ctx.app.files.get(userPrincipal(user), fileId).catch((error: unknown) => {
-        if (error instanceof DomainError && (error.code === 'NOT_FOUND' || error.code === 'INVALID_INPUT')) return undefined
-        throw error
-      })
+      const file = await foundOrUndefined(ctx.app.files.get(userPrincipal(user), fileId))
       if (!file) return sendProblemPage(reply, 'NOT_FOUND')
       if (ctx.config.wopi.discoveryUrl !== undefined) return reply.redirect(`/wopi-host/${id}`, 302)
       return sendProblemPage(reply, 'NO_EDITOR', fileLinks(file.id))
