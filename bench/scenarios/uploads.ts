@@ -49,6 +49,7 @@ export const uploads: Scenario = {
       record.note(`Folio's resident memory before the first save: ${(idle.rss / MiB).toFixed(1)} MiB.`)
       const target = await lockedTarget(folio, token)
       if (!target) record.note('PutFile was not measured: the WOPI host is not mounted yet.')
+      const scratch = await ctx.workDir('page-cache')
 
       for (const size of options.uploadSizes) {
         const expected = bodySha256(size)
@@ -57,7 +58,6 @@ export const uploads: Scenario = {
         const rawSeries: Series = { ms: [], peakBytes: 0 }
         const uploadSeries: Series = { ms: [], peakBytes: 0 }
         const putSeries: Series = { ms: [], peakBytes: 0 }
-        const scratch = await ctx.workDir('page-cache')
         for (let rep = 0; rep < reps; rep++) {
           await freeRecentPages(scratch, size)
           const saved = await send(raw.url + '/', 'POST', lengthHeader(size), bodyChunks(size))
