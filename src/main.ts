@@ -393,6 +393,8 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
       await metricsListener?.close()
       await app.close()
       await housekeeping.stop()
+      // File operations still running after their call was answered end before the store closes.
+      await adapters.app.drain()
       await client.close()
       await storage.store.close()
       await storage.blobs.close?.()

@@ -96,7 +96,8 @@ export interface FoldersService {
   roots(by: Principal): Promise<{ my: folders.FolderListing['current']; trash: folders.FolderListing['current'] }>
   move(by: Principal, items: fileOps.ItemSelection, dest: folders.FolderRef, conflict: fileOps.ConflictResolution): Promise<StartedOperation>
   copy(by: Principal, items: fileOps.ItemSelection, dest: folders.FolderRef, conflict: fileOps.ConflictResolution): Promise<StartedOperation>
-  delete(by: Principal, items: fileOps.ItemSelection, immediately: boolean): Promise<StartedOperation>
+  /** `untilDone`: the call waits for the end however long it takes (it then has a result). */
+  delete(by: Principal, items: fileOps.ItemSelection, immediately: boolean, untilDone?: boolean): Promise<StartedOperation>
   emptyTrash(by: Principal): Promise<StartedOperation>
   /** The files a move or copy with 'overwrite' would replace (see file-ops.moveConflicts). */
   conflicts: Bound<typeof fileOps.moveConflicts>
@@ -237,6 +238,11 @@ export interface App {
   audit: { list: Bound<typeof listAudit> }
   /** Garbage collection and purges (see garbage-collection.ts), for `folio gc`. */
   maintenance: { runHousekeeping(): Promise<HousekeepingReport> }
+  /**
+   * Resolves once the file operations that outlasted their call's wait have ended (a
+   * graceful stop waits for them before closing the store).
+   */
+  drain(): Promise<void>
 }
 
 /** What a protocol adapter receives: the application and the non-secret surroundings. */
@@ -252,8 +258,14 @@ export function createApp(ctx: AppContext): App {
   const tokens = createTokens(ctx.signingSecret)
   const get = (by: Principal, fileId: string, action: FileAction = 'read') =>
     changes.fileFor(ctx, by, fileId, action)
-  const record = (by: Principal, kind: FileOperation['kind'], run: () => Promise<fileOps.OperationResult>) =>
-    runOperation(ctx, by, kind, run)
+  // Operations still running after their call was answered (see operations.ts).
+  const inFlight = new Set<Promise<unknown>>()
+  const record = (
+    by: Principal,
+    kind: FileOperation['kind'],
+    run: () => Promise<fileOps.OperationResult>,
+    untilDone = false,
+  ) => runOperation(ctx, by, kind, run, untilDone ? {} : { waitMs: ctx.config.operationWaitMs, inFlight })
   const writableFolder = async (by: Principal, ref: folders.FolderRef) => {
     const folder = await folders.folderFor(ctx, by, ref, 'create')
     const { rootType } = await folders.pathOf(ctx, folder.id)
@@ -295,8 +307,8 @@ export function createApp(ctx: AppContext): App {
         record(by, 'move', () => fileOps.moveItems(ctx, by, items, dest, conflict)),
       copy: (by, items, dest, conflict) =>
         record(by, 'copy', () => fileOps.copyItems(ctx, by, items, dest, conflict)),
-      delete: (by, items, immediately) =>
-        record(by, 'delete', () => fileOps.deleteItems(ctx, by, items, immediately)),
+      delete: (by, items, immediately, untilDone) =>
+        record(by, 'delete', () => fileOps.deleteItems(ctx, by, items, immediately), untilDone),
       emptyTrash: (by) => record(by, 'delete', () => fileOps.emptyTrash(ctx, by)),
       restore: (by, items) => record(by, 'move', () => fileOps.restoreItems(ctx, by, items)),
       conflicts: bind(ctx, fileOps.moveConflicts),
@@ -463,5 +475,8 @@ export function createApp(ctx: AppContext): App {
     authorize: (by, action, file) => authorize(ctx, by, action, file),
     audit: { list: bind(ctx, listAudit) },
     maintenance: { runHousekeeping: () => runHousekeeping(ctx) },
+    drain: async () => {
+      while (inFlight.size > 0) await Promise.all(inFlight)
+    },
   }
 }

@@ -5,8 +5,11 @@ import type { Principal } from './access.js'
 import type { AppContext } from './context.js'
 import type { OperationResult } from './file-ops.js'
 
-/** An operation just run, with the records it left (for the reply of the call that ran it). */
-export type StartedOperation = FileOperationRecord & { result: OperationResult }
+/**
+ * An operation a call started, with the records it left (for the reply of that call);
+ * `result` is absent while it still runs, which it does when it outlasted the caller's wait.
+ */
+export type StartedOperation = FileOperationRecord & { result?: OperationResult }
 
 /** How long a finished operation nobody asked about is kept (ms). */
 export const FINISHED_OPERATION_TTL_MS = 60 * 60 * 1000
@@ -17,20 +20,51 @@ export const FINISHED_OPERATION_TTL_MS = 60 * 60 * 1000
  */
 export const RUNNING_OPERATION_TTL_MS = 24 * 60 * 60 * 1000
 
+/** How a call waits for the operation it starts. */
+export interface OperationWait {
+  /**
+   * How long the call waits before it is answered with the operation still running (it
+   * then runs on and is recorded when it ends; clients poll the operations, as
+   * ONLYOFFICE's do); 0 answers at once. Left out: the call waits for the end.
+   */
+  waitMs?: number
+  /** Holds the operations still running after their call was answered, for a graceful stop. */
+  inFlight?: Set<Promise<unknown>>
+}
+
 const itemsOf = (items: ReadonlyArray<{ id: string; title: string }>): OperationItem[] =>
   items.map((item) => ({ id: item.id, title: item.title }))
+
+const STILL_RUNNING: unique symbol = Symbol('still running')
+
+/** `work`'s value, or STILL_RUNNING once `waitMs` passed first. */
+async function within<T>(work: Promise<T>, waitMs: number): Promise<T | typeof STILL_RUNNING> {
+  let timer: NodeJS.Timeout | undefined
+  const timeUp = new Promise<typeof STILL_RUNNING>((resolve) => {
+    timer = setTimeout(resolve, waitMs, STILL_RUNNING)
+  })
+  try {
+    return await Promise.race([work, timeUp])
+  } finally {
+    clearTimeout(timer)
+  }
+}
 
 /**
  * Runs a file operation and records it in the store, running first and then finished
  * (with its items, or its error), so `GET files/fileops` on any instance reports it.
- * A failure is recorded and passed on to the caller, whose reply carries it. Expired
- * operations are dropped on the way, by their stored times.
+ * The call waits up to `wait.waitMs` for the end: an operation that ends by then is
+ * answered as before (a failure is passed on to the caller, whose reply carries it);
+ * one that takes longer is answered still running, and its end (its items, or its
+ * error's message) is recorded for the clients that poll. Expired operations are
+ * dropped on the way, by their stored times.
  */
 export async function runOperation(
   ctx: AppContext,
   by: Principal,
   kind: FileOperationKind,
   run: () => Promise<OperationResult>,
+  wait: OperationWait = {},
 ): Promise<StartedOperation> {
   const startedAt = ctx.clock.now()
   await ctx.store.operations.purge(startedAt - FINISHED_OPERATION_TTL_MS, startedAt - RUNNING_OPERATION_TTL_MS)
@@ -45,23 +79,48 @@ export async function runOperation(
     folders: [],
   }
   await ctx.store.operations.start(op)
-  let result: OperationResult
-  try {
-    result = await run()
-  } catch (error) {
-    // Only a refusal's message is the user's to read; anything else stays in the log.
-    const message = isDomainError(error) ? error.message : 'the operation failed'
-    await ctx.store.operations.finish(op.id, { finishedAt: ctx.clock.now(), error: message, files: [], folders: [] })
-    throw error
-  }
-  const outcome = {
-    finishedAt: ctx.clock.now(),
-    error: '',
-    files: itemsOf(result.files),
-    folders: itemsOf(result.folders),
-  }
-  await ctx.store.operations.finish(op.id, outcome)
-  return { ...op, ...outcome, result }
+  let failureRecorded = false
+  const ended = (async (): Promise<StartedOperation> => {
+    let result: OperationResult
+    try {
+      result = await run()
+    } catch (error) {
+      // Only a refusal's message is the user's to read; anything else goes to the log.
+      const message = isDomainError(error) ? error.message : 'the operation failed'
+      await ctx.store.operations.finish(op.id, { finishedAt: ctx.clock.now(), error: message, files: [], folders: [] })
+      failureRecorded = true
+      throw error
+    }
+    const outcome = {
+      finishedAt: ctx.clock.now(),
+      error: '',
+      files: itemsOf(result.files),
+      folders: itemsOf(result.folders),
+    }
+    await ctx.store.operations.finish(op.id, outcome)
+    return { ...op, ...outcome, result }
+  })()
+  if (wait.waitMs === undefined) return ended
+  // 0: answered at once, the operation running (FOLIO_OPERATION_WAIT=0).
+  const first = wait.waitMs === 0 ? STILL_RUNNING : await within(ended, wait.waitMs)
+  if (first !== STILL_RUNNING) return first
+  // Nobody waits for it any more: its failure goes to the log here (while the caller waited,
+  // the reply's error handler logged it).
+  const onItsOwn: Promise<void> = ended
+    .then(
+      () => undefined,
+      (error: unknown) => {
+        if (!failureRecorded) {
+          // The store refused the record: the operation stays reported running until it expires.
+          ctx.logger.error({ err: error, operation: op.id, kind }, 'file operation could not be recorded')
+        } else if (!isDomainError(error)) {
+          ctx.logger.error({ err: error, operation: op.id, kind }, 'file operation failed')
+        }
+      },
+    )
+    .finally(() => wait.inFlight?.delete(onItsOwn))
+  wait.inFlight?.add(onItsOwn)
+  return op
 }
 
 /**

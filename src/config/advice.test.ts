@@ -35,6 +35,7 @@ const BAD_VALUES: Record<string, unknown> = {
   FOLIO_METRICS_ADDRESS: 'nowhere',
   FOLIO_BODY_TIMEOUT: '0s',
   FOLIO_UPLOAD_IDLE_TIMEOUT: 'a while',
+  FOLIO_OPERATION_WAIT: 'until done',
   FOLIO_S3_BUCKET: 'My_Bucket',
   FOLIO_S3_ENDPOINT: 'minio:9000',
   FOLIO_S3_REGION: '',

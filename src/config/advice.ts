@@ -31,6 +31,7 @@ export const EXPECTATIONS: Record<string, string> = {
   FOLIO_METRICS_ADDRESS: 'host:port to serve /metrics on (for example 127.0.0.1:9464)',
   FOLIO_BODY_TIMEOUT: 'a duration above zero (for example 10s)',
   FOLIO_UPLOAD_IDLE_TIMEOUT: 'a duration above zero (for example 30s)',
+  FOLIO_OPERATION_WAIT: 'a duration (for example 2s), or 0 to answer at once',
   FOLIO_S3_BUCKET: 'an S3 bucket name (3-63 lowercase letters, digits, dots and hyphens)',
   FOLIO_S3_ENDPOINT: 'an http:// or https:// address (for example http://minio:9000)',
   FOLIO_S3_REGION: 'a region name (for example us-east-1)',

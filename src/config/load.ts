@@ -37,6 +37,8 @@ export interface Config {
   /** Longest pause between two bytes of any other request body. */
   uploadIdleTimeoutMs: number
   trustProxy: boolean
+  /** How long a file operation's call waits for its end before answering it still running. */
+  operationWaitMs: number
   /** A save within this long of the same user's previous save replaces it; 0 turns it off. */
   versionSquashWindowMs: number
   /** Most versions kept per file; undefined keeps every one. */
@@ -145,6 +147,7 @@ export function buildConfig(raw: Record<string, unknown>): Config {
     bodyTimeoutMs: s.FOLIO_BODY_TIMEOUT,
     uploadIdleTimeoutMs: s.FOLIO_UPLOAD_IDLE_TIMEOUT,
     trustProxy: s.FOLIO_TRUST_PROXY,
+    operationWaitMs: s.FOLIO_OPERATION_WAIT,
     versionSquashWindowMs: s.FOLIO_VERSION_SQUASH_WINDOW,
     versionsKeep: s.FOLIO_VERSIONS_KEEP,
     docs: docsUrl

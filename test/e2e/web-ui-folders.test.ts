@@ -39,7 +39,9 @@ describe('Folders, moving and the trash in the web UI', () => {
   const folderOf = async (fileId: string) => (await api('GET', `/files/file/${fileId}`)).json.response.folderId
 
   before(async () => {
-    server = await startTestServer()
+    // Every move, delete, restore and empty trash is answered at once, its operation still
+    // running: the UI must poll the operations until it ended before it shows the result.
+    server = await startTestServer({ FOLIO_OPERATION_WAIT: '0' })
     token = await signIn(server.url)
     ids.plan = await upload('Plan.txt', 'the plan')
     ids.notes = await upload('Notes.txt', 'some notes')
@@ -116,9 +118,26 @@ describe('Folders, moving and the trash in the web UI', () => {
     await expectScreen(page, 'Documents')
   })
 
-  test('dragging a row onto a folder moves it there', async () => {
+  test('dragging a row onto a folder moves it there; a move answered still running is polled until it ended', async () => {
+    // The move's reply says its operation still runs, as a slow one's does: the UI must ask
+    // for the operations (and find it ended, or no longer listed) before it reloads.
+    const movePath = '**/api/2.0/files/fileops/move'
+    await page.route(movePath, async (route) => {
+      const response = await route.fetch()
+      const body = (await response.json()) as { response: { finished: boolean }[] }
+      for (const op of body.response) op.finished = false
+      await route.fulfill({ response, json: body })
+    })
+    const polls: string[] = []
+    const onRequest = (request: { method(): string; url(): string }) => {
+      if (request.method() === 'GET' && new URL(request.url()).pathname === '/api/2.0/files/fileops') polls.push(request.url())
+    }
+    page.on('request', onRequest)
     await fileRow(page, 'Memo.txt').dragTo(folderRow(page, 'Projects'))
     await fileRow(page, 'Memo.txt').waitFor({ state: 'detached' })
+    page.off('request', onRequest)
+    await page.unroute(movePath)
+    assert.ok(polls.length > 0, 'the UI asked for the operations')
     assert.equal(await folderOf(ids.memo ?? ''), ids.projects)
   })
 

@@ -240,7 +240,7 @@ export interface Items {
   folderIds: string[]
 }
 
-/** A finished file operation as Folio reports it. */
+/** A file operation as Folio reports it. */
 export interface Operation {
   id: string
   operation: number
@@ -248,15 +248,43 @@ export interface Operation {
   finished: boolean
 }
 
+/** How often the operations are asked for while one the UI started still runs. */
+const OPERATION_POLL_MS = 400
+
+/**
+ * Waits until the operations a call started have ended: a call answers once its operation
+ * ended, or with it still running when it takes long (FOLIO_OPERATION_WAIT), and then the
+ * operations are asked for until it has ended. Throws its error, if it failed. An operation
+ * that is no longer listed was reported to another tab of the same user, so it has ended.
+ */
+async function untilEnded(started: Promise<Operation[]>): Promise<Operation[]> {
+  const first = await started
+  let waiting = new Set(first.filter((op) => !op.finished).map((op) => op.id))
+  const errors: string[] = []
+  while (waiting.size > 0) {
+    await new Promise((resolve) => setTimeout(resolve, OPERATION_POLL_MS))
+    const now = await call<Operation[]>('GET', '/files/fileops')
+    const still = new Set<string>()
+    for (const op of now) {
+      if (!waiting.has(op.id)) continue
+      if (!op.finished) still.add(op.id)
+      else if (op.error) errors.push(op.error)
+    }
+    waiting = still
+  }
+  if (errors.length > 0) throw new ApiError(409, 'OPERATION_FAILED', errors.join(' '))
+  return first
+}
+
 /** Moves items into a folder; a name already there gets a free one (Duplicate). */
 export const moveItems = (items: Items, destFolderId: string) =>
-  call<Operation[]>('PUT', '/files/fileops/move', { ...items, destFolderId, conflictResolveType: 2 })
+  untilEnded(call<Operation[]>('PUT', '/files/fileops/move', { ...items, destFolderId, conflictResolveType: 2 }))
 /** Moves items to the trash (`immediately`: deletes them for good). */
 export const deleteItems = (items: Items, immediately = false) =>
-  call<Operation[]>('PUT', '/files/fileops/delete', { ...items, immediately })
+  untilEnded(call<Operation[]>('PUT', '/files/fileops/delete', { ...items, immediately }))
 /** Puts trashed items back into the folders they were deleted from. */
-export const restoreItems = (items: Items) => call<Operation[]>('PUT', '/files/fileops/restore', items)
-export const emptyTrash = () => call<Operation[]>('PUT', '/files/fileops/emptytrash')
+export const restoreItems = (items: Items) => untilEnded(call<Operation[]>('PUT', '/files/fileops/restore', items))
+export const emptyTrash = () => untilEnded(call<Operation[]>('PUT', '/files/fileops/emptytrash'))
 
 /** One line of a sharing list (the owner first). */
 export interface ShareEntry {

@@ -57,8 +57,9 @@ export function fileRoutes(ctx: AdapterContext) {
       const { fileId } = parseInput(fileIdParams, request.params)
       const input = { ...toRecord(request.query), ...toRecord(request.body) }
       const { immediately } = parseInput(immediatelyInput, input)
-      const op = await ctx.app.folders.delete(by, { folderIds: [], fileIds: [fileId] }, immediately)
-      const file = op.result.files[0]
+      // One file: the reply says where it went, so the call waits for the end.
+      const op = await ctx.app.folders.delete(by, { folderIds: [], fileIds: [fileId] }, immediately, true)
+      const file = op.result?.files[0]
       const trashed = file !== undefined && file.trashedAt !== null && !immediately
       return success({ id: fileId, deleted: true, trashed, ...(trashed ? { folderId: file.folderId } : {}) })
     })

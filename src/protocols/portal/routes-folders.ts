@@ -74,7 +74,8 @@ function presentOperation(op: FileOperation, files: unknown[], folders: unknown[
 
 /**
  * Folders, the trash and file operations (ONLYOFFICE Workspace paths under
- * /api/2.0/files). Operations finish before the reply, which carries them finished.
+ * /api/2.0/files). An operation's call answers the caller's operations once it ended, or
+ * with it still running once FOLIO_OPERATION_WAIT passed; clients poll GET files/fileops.
  */
 export function folderRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
