@@ -140,7 +140,7 @@ const DOCS_SAVE_NOTE = [
   '16 MiB while the body flows, so the last fsync waits for the tail only. In side runs the',
   'ratio swung from 0.5 to 1.9 with the load of other processes on the 2 cores: the Docs',
   'simulator serves the file from the bench process, which competes with Folio for a core,',
-  'so a miss in one run is mostly noise; compare runs at a low load average. In side runs of this scenario alone (npm run bench -- --only 4, twice, nothing else running) the same code measured 1.28 and 1.20; in the full run it follows scenario 3\'s 1 GiB writes, whose writeback the disk is still doing.',
+  'so a miss in one run is mostly noise; compare runs at a low load average. In side runs of this scenario alone (npm run bench -- --only 4, twice, nothing else running) the same code measured 1.28 and 1.20, and three more on the Intel Xeon VM of the latest run 1.27, 1.33 and 1.20 (saves of 202-256 ms). Right after scenario 3 (npm run bench -- --only 3,4) the saves took 280-377 ms and the ratio was 0.67, while the raw download beside them was as fast as alone (411 MiB/s); full runs on that VM measured 0.99 and 0.67. A disk still busy after scenario 3 is not the cause: 4 KiB writes with fsync every 100 ms after a 2 GiB file was written, synced and deleted took 0.4-1.1 ms throughout. Why Folio\'s save slows there and the raw download does not is not established.',
 ].join(' ')
 
 /** Opens the file in the simulator, replaces its content, closes: one status-2 save. */

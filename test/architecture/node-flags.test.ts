@@ -6,9 +6,10 @@ import { test } from 'node:test'
 const ROOT = join(import.meta.dirname, '..', '..')
 
 /**
- * Folio is started with node flags (a smaller V8 young generation: see BENCHMARKS.md,
- * scenario 7) by `npm start`, the Docker image and the systemd unit; the bench takes them
- * from `npm start`. This keeps the three launchers in step.
+ * Folio is started with node flags (a smaller V8 young generation, no heap shrinking after
+ * a quiet spell: see BENCHMARKS.md, scenarios 2 and 7) by `npm start`, the Docker image
+ * and the systemd unit; the bench takes them from `npm start`. This keeps the three
+ * launchers in step.
  */
 test('npm start, the Docker image and the systemd unit start Folio with the same node flags', async () => {
   const pkg: unknown = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'))
@@ -20,6 +21,7 @@ test('npm start, the Docker image and the systemd unit start Folio with the same
   const fromNpm = /^node((?: --\S+)*) bin\/folio\.js serve$/.exec(String(start))?.[1]?.trim()
   assert.ok(fromNpm, `package.json start: ${String(start)}`)
   assert.match(fromNpm, /--max-semi-space-size=1/)
+  assert.match(fromNpm, /--no-memory-reducer/)
 
   const dockerfile = await readFile(join(ROOT, 'deploy', 'Dockerfile'), 'utf8')
   const cmd = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1]
