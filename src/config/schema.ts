@@ -133,7 +133,7 @@ export const settingsSchema = z.object({
   FOLIO_BODY_TIMEOUT: z._default(duration, 10_000),
   /** Longest pause between two bytes of an upload or other large body (408 after it). */
   FOLIO_UPLOAD_IDLE_TIMEOUT: z._default(duration, 30_000),
-  /** How long a move, copy, delete or archive call waits for its operation before answering it running (0: not at all). */
+  /** How long a file operation's call (move, copy, delete, restore, empty trash, archive) waits for its end before answering it running (0: not at all). */
   FOLIO_OPERATION_WAIT: z._default(durationOrOff, 2_000),
   /** Saves of one user within this time of their previous one replace it (0: off). */
   FOLIO_VERSION_SQUASH_WINDOW: z._default(durationOrOff, 5 * 60_000),
