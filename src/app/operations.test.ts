@@ -1,14 +1,20 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { DomainError } from '../core/errors.js'
-import type { UserRecord } from '../core/entities.js'
+import type { FileOperationRecord, UserRecord } from '../core/entities.js'
 import { openTestContext } from '../../test/support/app-context.js'
 import { FakeClock } from '../../test/support/folio-server.js'
 import { userPrincipal } from './access.js'
 import type { AppContext } from './context.js'
 import { createApp } from './create-app.js'
 import type { OperationResult } from './file-ops.js'
-import { FINISHED_OPERATION_TTL_MS, runOperation, takeOperations } from './operations.js'
+import {
+  FINISHED_OPERATION_TTL_MS,
+  INTERRUPTED_MESSAGE,
+  runOperation,
+  SILENT_OPERATION_MS,
+  takeOperations,
+} from './operations.js'
 import type { Logger } from '../ports/logger.js'
 
 function user(id: string): UserRecord {
@@ -165,5 +171,31 @@ describe('app/operations', () => {
     const waited = await app.folders.delete(alice, { folderIds: [other.id], fileIds: [] }, false, true)
     assert.deepEqual(waited.result?.folders.map((f) => f.id), [other.id])
     await app.folders.takeOperations(alice)
+  })
+
+  test('a running operation whose process fell silent is reported ended with an error; a live one keeps running', async () => {
+    // A process that died mid-way: its row says running, and no heartbeat ever comes.
+    await ctx.store.operations.start({
+      id: 'op-of-a-dead-process', userId: alice.user.id, kind: 'copy', startedAt: clock.now(),
+      finishedAt: null, error: '', files: [], folders: [],
+    })
+    const held = heldRun(async () => EMPTY)
+    const inFlight = new Set<Promise<unknown>>()
+    const live = await runOperation(ctx, alice, 'move', held.run, { waitMs: 1, inFlight, heartbeatMs: 5 })
+    const byId = (ops: FileOperationRecord[]) => Object.fromEntries(ops.map((op) => [op.id, [op.finishedAt !== null, op.error]]))
+    assert.deepEqual(byId(await takeOperations(ctx, alice)), {
+      'op-of-a-dead-process': [false, ''],
+      [live.id]: [false, ''],
+    })
+    clock.advance(SILENT_OPERATION_MS + 1)
+    // The live operation's next heartbeats carry the clock's new time.
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    assert.deepEqual(byId(await takeOperations(ctx, alice)), {
+      'op-of-a-dead-process': [true, INTERRUPTED_MESSAGE],
+      [live.id]: [false, ''],
+    })
+    held.release()
+    await Promise.all(inFlight)
+    assert.deepEqual((await takeOperations(ctx, alice)).map((op) => [op.id, op.error]), [[live.id, '']])
   })
 })

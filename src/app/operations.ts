@@ -30,7 +30,23 @@ export interface OperationWait {
   waitMs?: number
   /** Holds the operations still running after their call was answered, for a graceful stop. */
   inFlight?: Set<Promise<unknown>>
+  /** How often the heartbeat is written (OPERATION_HEARTBEAT_MS unless a test says). */
+  heartbeatMs?: number
 }
+
+/** How often the process running an operation records that it is alive (ms). */
+export const OPERATION_HEARTBEAT_MS = 10_000
+
+/**
+ * A running operation whose process has not recorded a heartbeat for this long is taken
+ * for dead (a crash, a kill, a lost machine) and reported ended with an error, instead of
+ * running on for the clients that poll it until it expires (ms). Six missed heartbeats.
+ */
+export const SILENT_OPERATION_MS = 60_000
+
+/** What a client reads of an operation whose process died mid-way. */
+export const INTERRUPTED_MESSAGE =
+  'the operation was interrupted (its server stopped); the items it had done are kept, run it again for the rest'
 
 const itemsOf = (items: ReadonlyArray<{ id: string; title: string }>): OperationItem[] =>
   items.map((item) => ({ id: item.id, title: item.title }))
@@ -79,6 +95,13 @@ export async function runOperation(
     folders: [],
   }
   await ctx.store.operations.start(op)
+  // While it runs, the operation's row says its process is alive (see SILENT_OPERATION_MS).
+  const heartbeat = setInterval(() => {
+    ctx.store.operations.beat(op.id, ctx.clock.now()).catch((error: unknown) => {
+      ctx.logger.warn({ err: error, operation: op.id }, 'file operation heartbeat not recorded')
+    })
+  }, wait.heartbeatMs ?? OPERATION_HEARTBEAT_MS)
+  heartbeat.unref()
   let failureRecorded = false
   const ended = (async (): Promise<StartedOperation> => {
     let result: OperationResult
@@ -99,7 +122,7 @@ export async function runOperation(
     }
     await ctx.store.operations.finish(op.id, outcome)
     return { ...op, ...outcome, result }
-  })()
+  })().finally(() => clearInterval(heartbeat))
   if (wait.waitMs === undefined) return ended
   // 0: answered at once, the operation running (FOLIO_OPERATION_WAIT=0).
   const first = wait.waitMs === 0 ? STILL_RUNNING : await within(ended, wait.waitMs)
@@ -126,9 +149,11 @@ export async function runOperation(
 /**
  * The operations of `by` to report now, oldest first: the running ones, and each finished
  * one once (it is dropped as it is reported), leaving out those expired by their times.
+ * Running operations whose process fell silent are ended first, with INTERRUPTED_MESSAGE.
  */
 export async function takeOperations(ctx: AppContext, by: Principal): Promise<FileOperationRecord[]> {
   const now = ctx.clock.now()
+  await ctx.store.operations.endSilent(now - SILENT_OPERATION_MS, now, INTERRUPTED_MESSAGE)
   const taken = await ctx.store.operations.take(by.user.id)
   return taken.filter((op) =>
     op.finishedAt === null ? op.startedAt >= now - RUNNING_OPERATION_TTL_MS : op.finishedAt >= now - FINISHED_OPERATION_TTL_MS,

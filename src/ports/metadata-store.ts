@@ -422,6 +422,13 @@ export interface FileOperationRepository {
    * running that started before `startedBefore` (their process died); returns how many.
    */
   purge(finishedBefore: number, startedBefore: number): Promise<number>
+  /** Records that the process running operation `id` is alive at `now` (its heartbeat). */
+  beat(id: string, now: number): Promise<void>
+  /**
+   * Ends, with `error` at `now`, every operation still marked running whose last heartbeat
+   * (its start, before the first) is older than `silentSince`: its process died. Returns how many.
+   */
+  endSilent(silentSince: number, now: number, error: string): Promise<number>
 }
 
 export interface MetadataStore {

@@ -1941,5 +1941,24 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         const left = await store.operations.take('u-alice')
         assert.deepEqual(left.map((o) => [o.id, o.error]), [['new-done', 'no such folder'], ['new-running', '']])
       }))
+
+    test('endSilent ends running operations whose last heartbeat (or start) is too old; beat keeps one alive', () =>
+      withStore(async (store) => {
+        await store.operations.start(op({ id: 'never-beat', startedAt: T0 }))
+        await store.operations.start(op({ id: 'beating', startedAt: T0 }))
+        await store.operations.beat('beating', T0 + 50)
+        await store.operations.start(op({ id: 'done', startedAt: T0 }))
+        await store.operations.finish('done', outcome(T0 + 5))
+        await store.operations.beat('done', T0 + 60) // a finished operation stays as it ended
+        assert.equal(await store.operations.endSilent(T0 + 40, T0 + 100, 'interrupted'), 1)
+        assert.equal(await store.operations.endSilent(T0 + 40, T0 + 101, 'interrupted'), 0)
+        const taken = await store.operations.take('u-alice')
+        assert.deepEqual(
+          taken.map((o) => [o.id, o.finishedAt, o.error]),
+          [['beating', null, ''], ['done', T0 + 5, ''], ['never-beat', T0 + 100, 'interrupted']],
+        )
+        // Once it falls silent too, the beating one ends the same way.
+        assert.equal(await store.operations.endSilent(T0 + 51, T0 + 200, 'interrupted'), 1)
+      }))
   })
 }

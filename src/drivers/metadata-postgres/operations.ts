@@ -44,5 +44,16 @@ export function createOperationRepository(db: Database): FileOperationRepository
       )
       return result.rowCount ?? 0
     },
+    async beat(id, now) {
+      await db.query('UPDATE file_operations SET alive_at = $1 WHERE id = $2 AND finished_at IS NULL', [now, id])
+    },
+    async endSilent(silentSince, now, error) {
+      const result = await db.query(
+        `UPDATE file_operations SET finished_at = $1, error = $2
+          WHERE finished_at IS NULL AND coalesce(alive_at, started_at) < $3`,
+        [now, error, silentSince],
+      )
+      return result.rowCount ?? 0
+    },
   }
 }

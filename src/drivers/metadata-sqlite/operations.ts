@@ -18,6 +18,9 @@ export function createOperationRepository(db: Database.Database): FileOperationR
   )
   const purge = db.prepare<[number, number]>(`DELETE FROM file_operations
     WHERE finished_at < ? OR (finished_at IS NULL AND started_at < ?)`)
+  const beat = db.prepare<[number, string]>('UPDATE file_operations SET alive_at = ? WHERE id = ? AND finished_at IS NULL')
+  const endSilent = db.prepare<[number, string, number]>(`UPDATE file_operations SET finished_at = ?, error = ?
+    WHERE finished_at IS NULL AND coalesce(alive_at, started_at) < ?`)
   // Read and removal in one transaction: no other connection reports the same rows.
   const take = db.transaction((userId: string) => {
     const rows = ofUser.all(userId)
@@ -36,6 +39,12 @@ export function createOperationRepository(db: Database.Database): FileOperationR
     },
     async purge(finishedBefore, startedBefore) {
       return purge.run(finishedBefore, startedBefore).changes
+    },
+    async beat(id, now) {
+      beat.run(now, id)
+    },
+    async endSilent(silentSince, now, error) {
+      return endSilent.run(now, error, silentSince).changes
     },
   }
 }
