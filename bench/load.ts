@@ -42,6 +42,13 @@ export interface LoadResult {
   failedStatus: number
   /** Connect, read, write errors and timeouts. */
   socketErrors: number
+  /**
+   * When some replies failed: what a short second run of the same sequences answered, by
+   * status, with the start of one body of each ("409 x120: the file is locked…"). wrk can
+   * count statuses only through a Lua response() hook, which slows it down, so the measured
+   * run has none and this one is made only after a failure.
+   */
+  failures?: string
 }
 
 /** Fails with a clear message when wrk is not installed. */
@@ -74,24 +81,29 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
       await runWrk(spec, script, spec.warmupSeconds)
       await setTimeout(SETTLE_MS)
     }
-    return await runWrk(spec, script, spec.seconds)
+    const result = await runWrk(spec, script, spec.seconds)
+    if (result.failedStatus > 0) {
+      const diagnosis = join(dir, 'failures.lua')
+      await writeFile(diagnosis, luaScript(spec.sequences, true))
+      await setTimeout(SETTLE_MS)
+      const output = await run('wrk', wrkArgs(spec, diagnosis, FAILURE_SAMPLE_SECONDS))
+      result.failures = output.split('\n').find((l) => l.startsWith('BENCH_FAILURES '))?.slice('BENCH_FAILURES '.length).trim()
+    }
+    return result
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
 }
 
+/** How long the second run that sorts failed replies by status lasts. */
+const FAILURE_SAMPLE_SECONDS = 2
+
+function wrkArgs(spec: LoadSpec, script: string, seconds: number): string[] {
+  return [`-t${spec.connections}`, `-c${spec.connections}`, `-d${seconds}s`, '--timeout', '30s', '-s', script, spec.url]
+}
+
 async function runWrk(spec: LoadSpec, script: string, seconds: number): Promise<LoadResult> {
-  const args = [
-    `-t${spec.connections}`,
-    `-c${spec.connections}`,
-    `-d${seconds}s`,
-    '--timeout',
-    '30s',
-    '-s',
-    script,
-    spec.url,
-  ]
-  const output = await run('wrk', args)
+  const output = await run('wrk', wrkArgs(spec, script, seconds))
   const line = output.split('\n').find((l) => l.startsWith('BENCH_RESULT '))
   if (!line) throw new Error(`wrk printed no result:\n${output}`)
   const parsed: unknown = JSON.parse(line.slice('BENCH_RESULT '.length))
@@ -110,8 +122,12 @@ async function runWrk(spec: LoadSpec, script: string, seconds: number): Promise<
   }
 }
 
-/** The Lua script: one sequence per thread (= connection), results as one JSON line. */
-function luaScript(sequences: LoadStep[][]): string {
+/**
+ * The Lua script: one sequence per thread (= connection), results as one JSON line. With
+ * `countStatuses`, each thread also counts replies by status and keeps the start of one
+ * failed body per status, and done() prints them as one BENCH_FAILURES line.
+ */
+function luaScript(sequences: LoadStep[][], countStatuses = false): string {
   const table = sequences
     .map((steps) => `{ ${steps.map(luaStep).join(', ')} }`)
     .join(',\n  ')
@@ -120,9 +136,11 @@ local sequences = {
   ${table}
 }
 local counter = 0
+local threads = {}
 function setup(thread)
   thread:set("index", counter)
   counter = counter + 1
+  table.insert(threads, thread)
 end
 local prepared = {}
 local step = 0
@@ -144,7 +162,9 @@ function request()
   step = (step % #prepared) + 1
   return prepared[step]
 end
+${countStatuses ? STATUS_COUNTING : ''}
 function done(summary, latency, requests)
+  ${countStatuses ? 'reportStatuses()' : ''}
   local e = summary.errors
   io.write(string.format(
     'BENCH_RESULT {"requests":%d,"durationUs":%d,"p50Us":%d,"p99Us":%d,' ..
@@ -154,6 +174,32 @@ function done(summary, latency, requests)
 end
 `
 }
+
+/** The Lua of the failure run: counts per status in each thread, summed in done(). */
+const STATUS_COUNTING = `
+statuses = {}
+samples = {}
+function response(status, headers, body)
+  statuses[status] = (statuses[status] or 0) + 1
+  if status >= 400 and samples[status] == nil then
+    samples[status] = string.sub(body or "", 1, 80)
+  end
+end
+function reportStatuses()
+  local total, sample = {}, {}
+  for _, t in ipairs(threads) do
+    for status, n in pairs(t:get("statuses")) do total[status] = (total[status] or 0) + n end
+    for status, text in pairs(t:get("samples")) do sample[status] = sample[status] or text end
+  end
+  local parts = {}
+  for status, n in pairs(total) do
+    local text = sample[status] and (": " .. string.gsub(sample[status], "%s+", " ")) or ""
+    table.insert(parts, status .. " x" .. n .. text)
+  end
+  table.sort(parts)
+  io.write("BENCH_FAILURES " .. table.concat(parts, "; ") .. "\\n")
+end
+`
 
 function luaStep(step: LoadStep): string {
   const headers = Object.entries(step.headers ?? {})
@@ -181,6 +227,7 @@ function hasCode(error: unknown, code: string): boolean {
 
 /** "1234 ok, 3 failed statuses, 0 socket errors" for messages. */
 export function describeLoad(result: LoadResult): string {
-  const { completed, failedStatus, socketErrors } = result
-  return `${completed} replies, ${failedStatus} with status ≥ 400, ${socketErrors} socket errors`
+  const { completed, failedStatus, socketErrors, failures } = result
+  const sorted = failures === undefined ? '' : ` (a second run of ${FAILURE_SAMPLE_SECONDS} s answered ${failures || 'nothing'})`
+  return `${completed} replies, ${failedStatus} with status ≥ 400${sorted}, ${socketErrors} socket errors`
 }
