@@ -1,5 +1,5 @@
 import cluster from 'node:cluster'
-import { collectStartUpGarbage } from '../drivers/blob-shared/reclaim.js'
+import { collectStartUpGarbage } from '../drivers/heap-shared/collector.js'
 import { startHousekeeping } from '../app/garbage-collection.js'
 import { createApp } from '../app/create-app.js'
 import type { Config } from '../config/load.js'

@@ -1,5 +1,4 @@
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
+import { collectGarbage } from '../heap-shared/collector.js'
 
 /**
  * Bytes of a body that pass between two young-generation collections while a blob is
@@ -16,41 +15,7 @@ import { runInNewContext } from 'node:vm'
  */
 export const RECLAIM_EVERY_BYTES = 4 * 1024 * 1024
 
-/** V8's collector: a young-generation ('minor') or a full ('major') collection. */
-type Collector = (type: 'minor' | 'major') => void
-
-/**
- * V8's collector, or a no-op where the runtime does not allow one. It is taken from a
- * fresh context, so no global `gc` appears for the rest of the process (`--expose-gc`
- * would install one everywhere), and Folio needs no node flag for it.
- */
-function loadCollector(): Collector {
-  try {
-    setFlagsFromString('--expose-gc')
-    const gc: unknown = runInNewContext('gc')
-    if (typeof gc !== 'function') return () => undefined
-    return (type) => {
-      gc({ type })
-    }
-  } catch {
-    return () => undefined
-  }
-}
-
-let collector: Collector | undefined
-
 /** Runs a young-generation collection now (see RECLAIM_EVERY_BYTES). */
 export function reclaimBodyBuffers(): void {
-  collector ??= loadCollector()
-  collector('minor')
-}
-
-/**
- * Runs a full collection now. Used once a server listens: its start leaves a few MiB of
- * garbage (module initialisation, the configuration, the migrations check) that V8
- * would collect only after some seconds of quiet (BENCHMARKS.md, scenario 7).
- */
-export function collectStartUpGarbage(): void {
-  collector ??= loadCollector()
-  collector('major')
+  collectGarbage('minor')
 }
