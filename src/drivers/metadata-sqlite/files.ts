@@ -31,11 +31,14 @@ import {
 } from '../metadata-shared/access-rows.js'
 import { createCommitCheckedMemo } from './commit-checked-memo.js'
 import type { WalIndexHeader } from './wal-index-header.js'
-import { createGroupCommit } from './group-commit.js'
+import { createGroupCommit, type JobShape } from './group-commit.js'
 import { isUniqueViolation, toFlag } from './sqlite-errors.js'
 
 /** How many (file, user) access reads are remembered; a few hundred bytes each. */
 const MAX_REMEMBERED_ACCESS_READS = 1024
+
+/** A lock change writes with one UPDATE, its last step (writeLockChange). */
+const ONE_STATEMENT: JobShape = { singleStatement: true }
 
 /** Bind values of the fixed patch part of both UPDATE statements. */
 interface PatchParams {
@@ -282,11 +285,16 @@ export function createFileRepository(db: Database.Database, walIndex?: WalIndexH
   // The same without RETURNING, for when the row at the expected revision is known (a
   // remembered read): returning the row costs about as much as the UPDATE itself.
   const updateLockKnownRow = db.prepare<LockChange>(lockUpdate)
-  /** A lock change in the running write batch: the new row, or undefined if the revision moved. */
+  /**
+   * A lock change in the running write batch: the new row, or undefined if the revision
+   * moved. Its one UPDATE is its last step (the new row is derived before it), so it runs
+   * without a savepoint of its own (group-commit.ts, JobShape).
+   */
   const writeLockChange = (change: LockChange): FileTuple | undefined => {
     const known = recentAccess.peek(change.id)
     if (known === undefined || known[FILE_REVISION] !== change.expectedRevision) return updateLock.get(change)
-    return updateLockKnownRow.run(change).changes === 1 ? withLockChange(fileOfAccessRow(known), change) : undefined
+    const changed = withLockChange(fileOfAccessRow(known), change)
+    return updateLockKnownRow.run(change).changes === 1 ? changed : undefined
   }
   const updateHead = db.prepare<HeadParams, FileRow>(`UPDATE files SET ${PATCH_SET},
       version = @version, size = @size, sha256 = @sha256, blob_key = @blobKey
@@ -434,6 +442,7 @@ export function createFileRepository(db: Database.Database, walIndex?: WalIndexH
           (row) => {
             if (row !== undefined) recentAccess.committedOwn(1, id, (read) => withFileRow(read, row))
           },
+          ONE_STATEMENT,
         )
         return changed === undefined ? undefined : tupleToFile(changed)
       }

@@ -112,6 +112,35 @@ describe('group commit', () => {
     db.close()
   })
 
+  test('a single-statement job runs without a savepoint; when its statement fails, only that statement is undone', async () => {
+    const { db: folioDb, reader, committed } = await openPair()
+    folioDb.close()
+    // The same file, with every statement SQLite runs logged (savepoints included).
+    const ran: string[] = []
+    const db = new Database(reader.name, { verbose: (sql) => ran.push(String(sql)) })
+    // Fails the statement after its row went in: SQLite must undo the statement whole,
+    // with no savepoint of the job's own to roll back to.
+    db.exec(`CREATE TRIGGER t_no_99 AFTER INSERT ON t WHEN new.v = 99
+      BEGIN SELECT RAISE(ABORT, 'v 99 refused'); END`)
+    const commit = createGroupCommit(db)
+    const insert = db.prepare<[string, number]>('INSERT INTO t (k, v) VALUES (?, ?)')
+    const alone = { singleStatement: true }
+    ran.length = 0
+    const first = commit(() => insert.run('a', 1), undefined, alone)
+    const failing = commit(() => insert.run('b', 99), undefined, alone)
+    const last = commit(() => insert.run('c', 3), undefined, alone)
+    await first
+    await assert.rejects(failing, /v 99 refused/)
+    await last
+    const keys = reader.prepare<[], string>('SELECT k FROM t ORDER BY k').pluck().all()
+    assert.deepEqual(keys, ['a', 'c'])
+    assert.equal(committed.get(), 2)
+    assert.equal(ran.filter((sql) => /SAVEPOINT/i.test(sql)).length, 0, ran.join('\n'))
+    assert.equal(ran.filter((sql) => /^COMMIT/i.test(sql)).length, 1, 'one commit for the batch')
+    reader.close()
+    db.close()
+  })
+
   test('jobs queued after a flush form the next batch', async () => {
     const { db, reader, committed } = await openPair()
     const commit = createGroupCommit(db)

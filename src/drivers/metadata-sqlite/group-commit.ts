@@ -1,11 +1,23 @@
 import type Database from 'better-sqlite3'
 
+/** How a job may run inside its batch. */
+export interface JobShape {
+  /**
+   * The job writes with one statement, its last step: nothing it does before that writes,
+   * and nothing after it can fail. A statement that fails is undone by SQLite alone (the
+   * rest of the transaction stands), so such a job needs no savepoint of its own: two
+   * statements fewer per job (a lock change: about 1.2 µs of 7 in the batch's SQLite work,
+   * measured in a loop of batches of 42).
+   */
+  singleStatement?: boolean
+}
+
 /**
  * Runs a write job in the next group commit; resolves once that commit is durable.
  * `afterCommit` (when the job succeeded) runs synchronously right after the COMMIT, before
  * any other code can read: for a memo to take in the write's exact effect (files.ts).
  */
-export type GroupCommit = <T>(job: () => T, afterCommit?: (value: T) => void) => Promise<T>
+export type GroupCommit = <T>(job: () => T, afterCommit?: (value: T) => void, shape?: JobShape) => Promise<T>
 
 interface QueuedJob {
   /** Runs the write inside the batch; returns what settles its caller after the commit. */
@@ -16,7 +28,8 @@ interface QueuedJob {
 
 /**
  * Group commit over one connection: write jobs queued while the event loop is
- * busy run together in one IMMEDIATE transaction, each in its own savepoint,
+ * busy run together in one IMMEDIATE transaction, each in its own savepoint (or, for a
+ * job of one statement, in that statement's own atomicity),
  * so N concurrent writes cost one commit (one fsync with synchronous = FULL)
  * instead of N. A job's promise settles only after the shared COMMIT returned,
  * so "resolved" still means "durable". A job that throws is rolled back alone
@@ -25,7 +38,9 @@ interface QueuedJob {
  */
 export function createGroupCommit(db: Database.Database): GroupCommit {
   let queue: QueuedJob[] = []
-  const inSavepoint = db.transaction((job: () => void) => job())
+  const savepoint = db.transaction((job: () => unknown) => job())
+  // better-sqlite3 types a transaction by the one function it wraps; this one returns the job's value.
+  const inSavepoint = <T>(job: () => T): T => savepoint(job) as T
   const runBatch = db.transaction((jobs: QueuedJob[]) => jobs.map((job) => job.execute()))
 
   const flush = () => {
@@ -41,25 +56,22 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
     for (const settle of settlers) settle()
   }
 
-  return <T>(run: () => T, afterCommit?: (value: T) => void): Promise<T> =>
+  return <T>(run: () => T, afterCommit?: (value: T) => void, shape?: JobShape): Promise<T> =>
     new Promise<T>((resolve, reject) => {
+      const alone = shape?.singleStatement === true
       queue.push({
         execute() {
           try {
-            let settle = (): void => undefined
-            inSavepoint(() => {
-              const value = run()
-              settle = () => {
-                try {
-                  afterCommit?.(value)
-                } catch {
-                  // The write is durable whatever the observer did, and the batch's other
-                  // callers must be settled too (the memo counts a write it took in whole only).
-                }
-                resolve(value)
+            const value = alone ? run() : inSavepoint(run)
+            return () => {
+              try {
+                afterCommit?.(value)
+              } catch {
+                // The write is durable whatever the observer did, and the batch's other
+                // callers must be settled too (the memo counts a write it took in whole only).
               }
-            })
-            return settle
+              resolve(value)
+            }
           } catch (error) {
             // SQLite may have rolled back the whole transaction (disk full, I/O error):
             // then no job of the batch may be reported as done.
