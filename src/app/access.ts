@@ -81,6 +81,22 @@ async function readUserFacts(ctx: AppContext, file: FileRecord, userId: string):
  * on and its key is the one presented, for that file only.
  */
 export async function accessLevel(ctx: AppContext, principal: Principal, file: FileRecord): Promise<AccessLevel> {
+  return levelWithoutReading(principal, file) ?? readAccessLevel(ctx, principal, file)
+}
+
+/**
+ * The level of a user decided without reading anything, or undefined: the owner's, from the
+ * file alone, and the level the WOPI gate decided for this request's file from its one read.
+ */
+function levelWithoutReading(principal: Principal, file: FileRecord): AccessLevel | undefined {
+  if (principal.kind !== 'user') return undefined
+  if (file.ownerId === principal.user.id) return 'owner'
+  if (principal.checked?.fileId === file.id) return principal.checked.level
+  return undefined
+}
+
+/** accessLevel for what levelWithoutReading cannot decide: a link guest, a sharee. */
+async function readAccessLevel(ctx: AppContext, principal: Principal, file: FileRecord): Promise<AccessLevel> {
   if (principal.kind === 'link') {
     if (principal.fileId !== file.id) return 'none'
     const link = await ctx.store.shareLinks.find(file.id)
@@ -88,9 +104,6 @@ export async function accessLevel(ctx: AppContext, principal: Principal, file: F
     return levelOfShare(link.access)
   }
   const userId = principal.user.id
-  // The owner is decided from the file alone: nothing is read.
-  if (file.ownerId === userId) return 'owner'
-  if (principal.checked?.fileId === file.id) return principal.checked.level
   return userAccessFrom(file, userId, await readUserFacts(ctx, file, userId))
 }
 
@@ -110,7 +123,8 @@ export async function authorize(
   action: FileAction,
   file: FileRecord,
 ): Promise<AccessLevel> {
-  const level = await accessLevel(ctx, principal, file)
+  // Awaited only when something must be read (every WOPI call knows its level already).
+  const level = levelWithoutReading(principal, file) ?? (await readAccessLevel(ctx, principal, file))
   const admin = principal.kind === 'user' && principal.user.isAdmin
   if (admin && action === 'share') return level
   if (level === 'none') throw new DomainError('NOT_FOUND', 'file not found')

@@ -7,7 +7,7 @@ import type { Permission } from '../core/tokens/signed-token.js'
 import type { ByteRange } from '../ports/blob-store.js'
 import type { Clock } from '../ports/clock.js'
 import type { Logger } from '../ports/logger.js'
-import type { FileOperationRecord, FileRecord, UserRecord, VersionRecord } from '../core/entities.js'
+import type { FileOperationRecord, FileRecord, FolderRootType, UserRecord, VersionRecord } from '../core/entities.js'
 import type { FileListQuery } from '../ports/metadata-store.js'
 import { authorize, userAccessFrom, type AccessLevel, type FileAction, type Principal } from './access.js'
 import * as accounts from './accounts.js'
@@ -253,6 +253,14 @@ export interface AdapterContext {
   logger: Logger
 }
 
+/**
+ * A trashed file is gone as far as editors are concerned, until it is restored (the access
+ * policy refuses it to anyone but its owner already).
+ */
+function refuseTrashed(file: FileRecord, rootType: FolderRootType | undefined): void {
+  if (folders.inTrashSection(file, rootType)) throw new DomainError('NOT_FOUND', 'file not found')
+}
+
 /** Builds the application over its dependencies (see AppContext). */
 export function createApp(ctx: AppContext): App {
   const tokens = createTokens(ctx.signingSecret)
@@ -431,13 +439,8 @@ export function createApp(ctx: AppContext): App {
         const read = isWellFormedId(fileId) ? await ctx.store.files.findWithAccess(fileId, claims.userId) : undefined
         if (!read) throw new DomainError('NOT_FOUND', 'file not found')
         const { file } = read
-        // A trashed file is gone as far as editors are concerned, until it is restored (the
-        // access policy refuses it to anyone but its owner already).
-        const gone = () => {
-          if (folders.inTrashSection(file, read.rootType)) throw new DomainError('NOT_FOUND', 'file not found')
-        }
         if (claims.link !== undefined) {
-          gone()
+          refuseTrashed(file, read.rootType)
           return linkAccess(file, claims.userId, claims.name ?? '', claims.link, claims.permission, address)
         }
         // Read on every call: a removed user's tokens stop working at once, on every instance.
@@ -452,7 +455,7 @@ export function createApp(ctx: AppContext): App {
         // writing writes only while the user's access still allows editing.
         const level = userAccessFrom(file, user.id, read)
         if (level === 'none') throw new DomainError('NOT_FOUND', 'file not found')
-        if (level === 'owner') gone()
+        if (level === 'owner') refuseTrashed(file, read.rootType)
         const permission = claims.permission === 'write' && allowsAction(level, 'edit') ? 'write' : 'read'
         const principal: Principal = { kind: 'user', user, grant: permission, address, checked: { fileId: file.id, level } }
         return { file, user, permission, principal, level }

@@ -6,7 +6,7 @@ import { candidateNames, extensionOf, normalizeFileName, validateFileName } from
 import type { ByteRange, StoredBlob } from '../ports/blob-store.js'
 import type { FileRecord, VersionRecord, VersionSource } from '../core/entities.js'
 import type { FileListQuery, FilePatch } from '../ports/metadata-store.js'
-import { compareAndSet, RETRY } from './compare-and-set.js'
+import { compareAndSet, MAX_CAS_ATTEMPTS, RETRY } from './compare-and-set.js'
 import type { AppContext } from './context.js'
 import { repairName } from './folders.js'
 import { rootFolder } from './roots.js'
@@ -229,6 +229,33 @@ async function startingRow(
 }
 
 /**
+ * One compare-and-set attempt of mutateFile on `file`: decide, then write only if the row
+ * is still at the revision decided on (`given`: see startingRow). Not an async function:
+ * the first attempt of every WOPI lock call runs here, and hands on the store's promise.
+ */
+function attemptMutation(
+  ctx: AppContext,
+  file: FileRecord,
+  decide: (file: FileRecord) => FilePatch | undefined,
+  given: boolean,
+): FileRecord | typeof RETRY | Promise<FileRecord | typeof RETRY> {
+  let patch: FilePatch | undefined
+  try {
+    patch = decide(file)
+  } catch (error) {
+    // A refusal of the caller's (possibly stale) row is decided again on a fresh read.
+    if (given) return RETRY
+    throw error
+  }
+  if (!patch) return given ? RETRY : file
+  return ctx.store.files.update(file.id, file.revision, patch).then(orRetry)
+}
+
+function orRetry(record: FileRecord | undefined): FileRecord | typeof RETRY {
+  return record ?? RETRY
+}
+
+/**
  * Runs a compare-and-set loop on one file: read, let `decide` return a patch
  * (or throw to refuse), write only if nobody changed the row meanwhile, and
  * decide again on the fresh row otherwise. The rule lives in `decide` (usually
@@ -242,19 +269,14 @@ export async function mutateFile(
   decide: (file: FileRecord) => FilePatch | undefined,
   current?: FileRecord,
 ): Promise<FileRecord> {
-  return compareAndSet(async (attempt) => {
-    const { file, given } = await startingRow(ctx, fileId, attempt, current)
-    let patch: FilePatch | undefined
-    try {
-      patch = decide(file)
-    } catch (error) {
-      // A refusal of the caller's (possibly stale) row is decided again on a fresh read.
-      if (given) return RETRY
-      throw error
-    }
-    if (!patch) return given ? RETRY : file
-    return (await ctx.store.files.update(fileId, file.revision, patch)) ?? RETRY
-  })
+  if (current === undefined) {
+    return compareAndSet(async () => attemptMutation(ctx, await getFile(ctx, fileId), decide, false))
+  }
+  if (current.id !== fileId) throw new Error(`record of file ${current.id} given for ${fileId}`)
+  const first = await attemptMutation(ctx, current, decide, true)
+  if (first !== RETRY) return first
+  // The first attempt was one of the loop's.
+  return compareAndSet(async () => attemptMutation(ctx, await getFile(ctx, fileId), decide, false), MAX_CAS_ATTEMPTS - 1)
 }
 
 export interface NewVersionInput {

@@ -1,7 +1,7 @@
 import type { FileWithAccess } from '../../ports/metadata-store.js'
 import { FILE_COLUMNS, tupleToFile, type FileTuple } from './file-rows.js'
 import { isRootType } from './folder-rows.js'
-import { tupleToUser, USER_COLUMNS, type UserTuple } from './user-rows.js'
+import { userAt, USER_COLUMNS, type UserTuple } from './user-rows.js'
 
 /**
  * FileRepository.findWithAccess as one statement, the same text in every SQL driver but
@@ -59,19 +59,18 @@ type AccessTupleRest = [...Nullable<UserTuple>, root_type: string | null, share_
  * none of the owner, folder or id returned it): the user, section and share are unchanged.
  */
 export function withFileRow(row: FileWithAccessTuple, file: FileTuple): FileWithAccessTuple {
-  return [...file, ...(row.slice(USER_START) as AccessTupleRest)]
-}
-
-/** The file's columns of a row of fileWithAccessSql. */
-export function fileOfAccessRow(row: FileWithAccessTuple): FileTuple {
-  return row.slice(0, USER_START) as FileTuple
+  // One copy, written over (spreading the two parts iterated both, on every lock call).
+  const next: unknown[] = row.slice()
+  for (let i = 0; i < USER_START; i++) next[i] = file[i]
+  return next as FileWithAccessTuple
 }
 
 /** Maps a row of fileWithAccessSql. */
 export function tupleToFileWithAccess(t: FileWithAccessTuple): FileWithAccess {
-  const file = tupleToFile(fileOfAccessRow(t))
+  // Both records are read in place from the row (no copies of its parts): every WOPI call maps one.
+  const file = tupleToFile(t)
   // users.id is NOT NULL in the table: NULL here means the LEFT JOIN found no user.
-  const user = t[USER_START] === null ? undefined : tupleToUser(t.slice(USER_START, ROOT_TYPE) as UserTuple)
+  const user = t[USER_START] === null ? undefined : userAt(t, USER_START)
   const root = t[ROOT_TYPE]
   const access = t[SHARE_ACCESS]
   return {

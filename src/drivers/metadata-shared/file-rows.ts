@@ -112,8 +112,11 @@ export type FileTuple = [
   revision: number, folder_id: string, trashed_at: number | null, origin_folder_id: string | null,
 ]
 
-/** A raw row (see FILE_COLUMNS) as a record, with the same rules as toFile. */
-export function tupleToFile(t: FileTuple): FileRecord {
+/**
+ * A raw row (see FILE_COLUMNS) as a record, with the same rules as toFile. The row may go
+ * on past the file's columns (a row of fileWithAccessSql): only they are read.
+ */
+export function tupleToFile(t: FileTuple | readonly [...FileTuple, ...unknown[]]): FileRecord {
   const lock: FileLock | null = t[12] === null || t[13] === null ? null : { lockId: t[12], expiresAt: t[13] }
   if (lock !== null && t[14] !== null) lock.holderId = t[14]
   if (lock !== null && t[15] !== null) lock.lockedAt = t[15]
@@ -154,11 +157,12 @@ export interface LockChange {
  * because every write of a file row moves its revision and ids are never reused: a row
  * read at the revision a compare-and-set then matched is the row that write changed.
  */
-export function withLockChange(file: FileTuple, change: LockChange): FileTuple {
+export function withLockChange(file: FileTuple | readonly [...FileTuple, ...unknown[]], change: LockChange): FileTuple {
   if (file[0] !== change.id || file[FILE_REVISION] !== change.expectedRevision) {
     throw new Error(`row ${file[0]} at revision ${file[FILE_REVISION]} is not the row of this lock change`)
   }
-  const next = file.slice() as FileTuple
+  // The file's columns only: `file` may be a longer row that starts with them.
+  const next = file.slice(0, FILE_COLUMNS.length) as FileTuple
   next[12] = change.lockId
   next[13] = change.expiresAt
   next[14] = change.holderId
@@ -174,9 +178,10 @@ export function withLockChange(file: FileTuple, change: LockChange): FileTuple {
  * or dates touched. undefined for any other patch.
  */
 export function lockOnlyChange(id: string, expectedRevision: number, patch: FilePatch): LockChange | undefined {
-  const { lock, ...others } = patch
+  const lock = patch.lock
   if (lock === undefined) return undefined
-  for (const value of Object.values(others)) if (value !== undefined) return undefined
+  // A loop over the keys, not a rest copy and its values: this runs on every lock call.
+  for (const key in patch) if (key !== 'lock' && patch[key as keyof FilePatch] !== undefined) return undefined
   return {
     id,
     expectedRevision,

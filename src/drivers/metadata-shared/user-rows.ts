@@ -18,16 +18,25 @@ export type UserTuple = [
 
 /** A raw row (see USER_COLUMNS) as a record. */
 export function tupleToUser(t: UserTuple): UserRecord {
+  return userAt(t, 0)
+}
+
+/**
+ * The user whose USER_COLUMNS start at `at` in a longer row (a row of fileWithAccessSql),
+ * read in place: copying them out first was a fresh array on every WOPI call. The casts
+ * stand for the column order USER_COLUMNS fixes.
+ */
+export function userAt(row: readonly unknown[], at: number): UserRecord {
   return {
-    id: t[0],
-    userName: t[1],
-    displayName: t[2],
-    email: t[3],
-    isAdmin: t[4] === 1 || t[4] === true,
-    passwordHash: t[5],
-    wopiUserInfo: t[6],
-    tokenGeneration: t[7],
-    createdAt: t[8],
-    updatedAt: t[9],
+    id: row[at] as UserTuple[0],
+    userName: row[at + 1] as UserTuple[1],
+    displayName: row[at + 2] as UserTuple[2],
+    email: row[at + 3] as UserTuple[3],
+    isAdmin: row[at + 4] === 1 || row[at + 4] === true,
+    passwordHash: row[at + 5] as UserTuple[5],
+    wopiUserInfo: row[at + 6] as UserTuple[6],
+    tokenGeneration: row[at + 7] as UserTuple[7],
+    createdAt: row[at + 8] as UserTuple[8],
+    updatedAt: row[at + 9] as UserTuple[9],
   }
 }

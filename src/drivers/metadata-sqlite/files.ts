@@ -23,7 +23,6 @@ import {
   type VersionRow,
 } from '../metadata-shared/file-rows.js'
 import {
-  fileOfAccessRow,
   fileWithAccessSql,
   tupleToFileWithAccess,
   withFileRow,
@@ -36,6 +35,12 @@ import { isUniqueViolation, toFlag } from './sqlite-errors.js'
 
 /** How many (file, user) access reads are remembered; a few hundred bytes each. */
 const MAX_REMEMBERED_ACCESS_READS = 1024
+
+/** The parameters of the lock-only UPDATE, in the order of its placeholders. */
+type LockChangeParams = [
+  lockId: string | null, expiresAt: number | null, holderId: string | null, lockedAt: number | null,
+  id: string, expectedRevision: number,
+]
 
 /** A lock change writes with one UPDATE, its last step (writeLockChange). */
 const ONE_STATEMENT: JobShape = { singleStatement: true }
@@ -277,24 +282,28 @@ export function createFileRepository(db: Database.Database, walIndex?: WalIndexH
     WHERE id = @id AND revision = @expectedRevision RETURNING *`)
   // A lock change (every Lock, RefreshLock and Unlock) writes the lock columns alone: no
   // CASE per column, and the title and updated_at index entries are left untouched.
-  const lockUpdate = `UPDATE files SET lock_id = @lockId,
-      lock_expires_at = @expiresAt, lock_user_id = @holderId,
-      lock_locked_at = @lockedAt, revision = revision + 1
-    WHERE id = @id AND revision = @expectedRevision`
-  const updateLock = db.prepare<LockChange, FileTuple>(`${lockUpdate} RETURNING ${columns}`).raw()
+  // Positional parameters (LockChangeParams): binding named ones from an object costs a
+  // property lookup each through V8's API, about 0.6 µs of a 3 µs UPDATE in a loop.
+  const lockUpdate = `UPDATE files SET lock_id = ?, lock_expires_at = ?, lock_user_id = ?,
+      lock_locked_at = ?, revision = revision + 1
+    WHERE id = ? AND revision = ?`
+  const updateLock = db.prepare<LockChangeParams, FileTuple>(`${lockUpdate} RETURNING ${columns}`).raw()
   // The same without RETURNING, for when the row at the expected revision is known (a
   // remembered read): returning the row costs about as much as the UPDATE itself.
-  const updateLockKnownRow = db.prepare<LockChange>(lockUpdate)
+  const updateLockKnownRow = db.prepare<LockChangeParams>(lockUpdate)
   /**
    * A lock change in the running write batch: the new row, or undefined if the revision
    * moved. Its one UPDATE is its last step (the new row is derived before it), so it runs
    * without a savepoint of its own (group-commit.ts, JobShape).
    */
   const writeLockChange = (change: LockChange): FileTuple | undefined => {
-    const known = recentAccess.peek(change.id)
-    if (known === undefined || known[FILE_REVISION] !== change.expectedRevision) return updateLock.get(change)
-    const changed = withLockChange(fileOfAccessRow(known), change)
-    return updateLockKnownRow.run(change).changes === 1 ? changed : undefined
+    const { lockId, expiresAt, holderId, lockedAt, id, expectedRevision } = change
+    const known = recentAccess.peek(id)
+    if (known === undefined || known[FILE_REVISION] !== expectedRevision) {
+      return updateLock.get(lockId, expiresAt, holderId, lockedAt, id, expectedRevision)
+    }
+    const changed = withLockChange(known, change)
+    return updateLockKnownRow.run(lockId, expiresAt, holderId, lockedAt, id, expectedRevision).changes === 1 ? changed : undefined
   }
   const updateHead = db.prepare<HeadParams, FileRow>(`UPDATE files SET ${PATCH_SET},
       version = @version, size = @size, sha256 = @sha256, blob_key = @blobKey
