@@ -124,7 +124,7 @@ function format(value: number): string {
 const METHOD = `## Method
 
 - Folio runs as a separate process, \`node <flags> bin/folio.js serve\` with the node flags and the built
-  \`dist/\` of \`npm start\` (\`--max-semi-space-size=1\`, as in deploy/),
+  \`dist/\` of \`npm start\` (\`--max-semi-space-size=2\` and the other flags of deploy/; README, "Deployment"),
   with a fresh temporary \`FOLIO_DATA_DIR\` on the same disk as every baseline, so its CPU is not
   shared with the load generator's and its memory can be read from \`/proc/<pid>/status\`
   (peak = \`VmHWM\`, reset before each save by writing 5 to \`/proc/<pid>/clear_refs\`, cross-checked

@@ -6,8 +6,9 @@ import { test } from 'node:test'
 const ROOT = join(import.meta.dirname, '..', '..')
 
 /**
- * Folio is started with node flags (a smaller V8 young generation, no heap shrinking after
- * a quiet spell: see BENCHMARKS.md, scenarios 2 and 7) by `npm start`, the Docker image
+ * Folio is started with node flags (a smaller V8 young generation, no optimizing compiler
+ * for start-up's one-off code, no heap shrinking after a quiet spell: see BENCHMARKS.md,
+ * scenarios 1, 2 and 7) by `npm start`, the Docker image
  * and the systemd unit; the bench takes them from `npm start`. This keeps the three
  * launchers in step.
  */
@@ -20,7 +21,8 @@ test('npm start, the Docker image and the systemd unit start Folio with the same
   assert.equal(typeof start, 'string')
   const fromNpm = /^node((?: --\S+)*) bin\/folio\.js serve$/.exec(String(start))?.[1]?.trim()
   assert.ok(fromNpm, `package.json start: ${String(start)}`)
-  assert.match(fromNpm, /--max-semi-space-size=1/)
+  assert.match(fromNpm, /--max-semi-space-size=2/)
+  assert.match(fromNpm, /--ticks-before-optimization=20 --max-bytecode-size-for-early-opt=0/)
   assert.match(fromNpm, /--no-memory-reducer/)
 
   const dockerfile = await readFile(join(ROOT, 'deploy', 'Dockerfile'), 'utf8')
