@@ -269,14 +269,13 @@ export async function mutateFile(
   decide: (file: FileRecord) => FilePatch | undefined,
   current?: FileRecord,
 ): Promise<FileRecord> {
-  if (current === undefined) {
-    return compareAndSet(async () => attemptMutation(ctx, await getFile(ctx, fileId), decide, false))
-  }
+  const onFreshRead = async () => attemptMutation(ctx, await getFile(ctx, fileId), decide, false)
+  if (current === undefined) return compareAndSet(onFreshRead)
   if (current.id !== fileId) throw new Error(`record of file ${current.id} given for ${fileId}`)
   const first = await attemptMutation(ctx, current, decide, true)
   if (first !== RETRY) return first
   // The first attempt was one of the loop's.
-  return compareAndSet(async () => attemptMutation(ctx, await getFile(ctx, fileId), decide, false), MAX_CAS_ATTEMPTS - 1)
+  return compareAndSet(onFreshRead, MAX_CAS_ATTEMPTS - 1)
 }
 
 export interface NewVersionInput {

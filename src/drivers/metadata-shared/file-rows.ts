@@ -112,11 +112,14 @@ export type FileTuple = [
   revision: number, folder_id: string, trashed_at: number | null, origin_folder_id: string | null,
 ]
 
+/** A FileTuple, or a longer row that starts with one (a row of fileWithAccessSql). */
+export type StartsWithFile = readonly [...FileTuple, ...unknown[]]
+
 /**
- * A raw row (see FILE_COLUMNS) as a record, with the same rules as toFile. The row may go
- * on past the file's columns (a row of fileWithAccessSql): only they are read.
+ * A raw row (see FILE_COLUMNS) as a record, with the same rules as toFile. Only the
+ * file's columns of a longer row are read.
  */
-export function tupleToFile(t: FileTuple | readonly [...FileTuple, ...unknown[]]): FileRecord {
+export function tupleToFile(t: StartsWithFile): FileRecord {
   const lock: FileLock | null = t[12] === null || t[13] === null ? null : { lockId: t[12], expiresAt: t[13] }
   if (lock !== null && t[14] !== null) lock.holderId = t[14]
   if (lock !== null && t[15] !== null) lock.lockedAt = t[15]
@@ -157,7 +160,7 @@ export interface LockChange {
  * because every write of a file row moves its revision and ids are never reused: a row
  * read at the revision a compare-and-set then matched is the row that write changed.
  */
-export function withLockChange(file: FileTuple | readonly [...FileTuple, ...unknown[]], change: LockChange): FileTuple {
+export function withLockChange(file: StartsWithFile, change: LockChange): FileTuple {
   if (file[0] !== change.id || file[FILE_REVISION] !== change.expectedRevision) {
     throw new Error(`row ${file[0]} at revision ${file[FILE_REVISION]} is not the row of this lock change`)
   }
