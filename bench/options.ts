@@ -12,8 +12,13 @@ export interface BenchOptions {
   only: number[]
   /** Folder for `node --cpu-prof` profiles of Folio, when profiling. */
   cpuProfDir: string | undefined
-  /** Length of one measured load run (autocannon), seconds. */
+  /** Length of one measured load run (wrk), seconds. */
   loadSeconds: number
+  /**
+   * Rounds a comparison of lock-cycle and CheckFileInfo loads is split into, the servers
+   * taken in turns (bench/rounds.ts); each round runs loadSeconds / loadRounds.
+   */
+  loadRounds: number
   /** Length of the warm-up before each load run, seconds. */
   warmupSeconds: number
   /** Concurrent connections of a load run; also the number of files locked in scenario 1. */
@@ -62,6 +67,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     only,
     cpuProfDir,
     loadSeconds: quick ? 4 : 15,
+    loadRounds: quick ? 1 : 3,
     warmupSeconds: quick ? 1 : 3,
     connections: quick ? 50 : 100,
     uploadSizes: quick ? [MiB, 100 * MiB] : [MiB, 100 * MiB, GiB],

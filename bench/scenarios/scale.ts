@@ -4,9 +4,10 @@ import type { ChildServer } from '../child.js'
 import { currentLock, uploadFile, wopiAccess, wopiPost, type WopiAccess } from '../folio-api.js'
 import { startFolioProcess, type FolioProcess } from '../folio-process.js'
 import { downloadHash, jsonCall, send } from '../http.js'
-import { describeLoad, runLoad, type LoadResult, type LoadStep } from '../load.js'
+import { describeLoad, runLoad, type LoadStep } from '../load.js'
 import { MiB } from '../options.js'
 import { ratioFigure, type Recorder } from '../results.js'
+import { alternateRounds, describeRounds, roundLength, type RoundsResult } from '../rounds.js'
 import { median, SkipScenario, type Scenario, type ScenarioContext } from '../scenario.js'
 import {
   dropSchema,
@@ -37,8 +38,8 @@ function lockCycle(access: WopiAccess, index: number): LoadStep[] {
 
 /** What one storage setup measured. */
 interface Measured {
-  lock: LoadResult
-  checkFileInfo: LoadResult
+  lock: RoundsResult
+  checkFileInfo: RoundsResult
   putMs: number[]
 }
 
@@ -75,24 +76,30 @@ export const scale: Scenario = {
 
       const localFiles = await prepare(local, ctx.options.connections)
       const sharedFiles = await prepare(a, ctx.options.connections)
-      const spec = (files: WopiAccess[]) => ({
-        connections: files.length,
-        seconds: ctx.options.loadSeconds,
-        warmupSeconds: ctx.options.warmupSeconds,
-        sequences: files.map(lockCycle),
-      })
-
-      ctx.log('lock cycle: bare server, SQLite + disk, PostgreSQL + S3')
-      const bareLock = await runLoad({ ...spec(localFiles), url: bare.url })
+      const lockSpec = (files: WopiAccess[]) => ({ connections: files.length, sequences: files.map(lockCycle) })
       const checkStep = (files: WopiAccess[]): LoadStep[][] => [[{ method: 'GET', path: files[0]?.filePath ?? '/' }]]
-      const loadSpec = { connections: ctx.options.connections, seconds: ctx.options.loadSeconds, warmupSeconds: ctx.options.warmupSeconds }
-      ctx.log('CheckFileInfo: bare server')
-      const bareInfo = await runLoad({ ...loadSpec, url: bare.url, sequences: checkStep(localFiles) })
+      const infoSpec = (files: WopiAccess[]) => ({ connections: ctx.options.connections, sequences: checkStep(files) })
+      const rounds = ctx.options.loadRounds
+      const length = (round: number) => roundLength(ctx.options, round)
 
+      ctx.log(`lock cycle: bare server, SQLite + disk, PostgreSQL + S3 in turns, ${rounds} round(s)`)
+      const lock = await alternateRounds(rounds, {
+        bare: (round) => runLoad({ ...lockSpec(localFiles), ...length(round), url: bare.url }),
+        local: (round) => runLoad({ ...lockSpec(localFiles), ...length(round), url: local.url }),
+        shared: (round) => runLoad({ ...lockSpec(sharedFiles), ...length(round), url: a.url }),
+      })
+      ctx.log(`CheckFileInfo: bare server, SQLite + disk, PostgreSQL + S3 in turns, ${rounds} round(s)`)
+      const info = await alternateRounds(rounds, {
+        bare: (round) => runLoad({ ...infoSpec(localFiles), ...length(round), url: bare.url }),
+        local: (round) => runLoad({ ...infoSpec(localFiles), ...length(round), url: local.url }),
+        shared: (round) => runLoad({ ...infoSpec(sharedFiles), ...length(round), url: a.url }),
+      })
       const results: Record<'local' | 'shared', Measured> = {
-        local: await measure(ctx, local, localFiles, spec(localFiles), loadSpec),
-        shared: await measure(ctx, a, sharedFiles, spec(sharedFiles), loadSpec),
+        local: { lock: lock.local, checkFileInfo: info.local, putMs: await measurePuts(ctx, local, localFiles) },
+        shared: { lock: lock.shared, checkFileInfo: info.shared, putMs: await measurePuts(ctx, a, sharedFiles) },
       }
+      const bareLock = lock.bare
+      const bareInfo = info.bare
       const rawMs: number[] = []
       for (let rep = 0; rep < repetitions(ctx); rep++) {
         const saved = await send(raw.url + '/', 'POST', lengthHeader(), bodyChunks(PUT_SIZE))
@@ -111,12 +118,14 @@ export const scale: Scenario = {
       }
 
       ctx.log('lock cycle over two instances (PostgreSQL + S3)')
+      const wholeLoad = { seconds: ctx.options.loadSeconds, warmupSeconds: ctx.options.warmupSeconds }
       const b = started(await startFolioProcess({ dataDir: await ctx.workDir('scale-b'), env, label: 'Folio B' }))
       const half = Math.ceil(sharedFiles.length / 2)
       const [onA, onB] = await Promise.all([
-        runLoad({ ...spec(sharedFiles.slice(0, half)), url: a.url }),
+        runLoad({ ...lockSpec(sharedFiles.slice(0, half)), ...wholeLoad, url: a.url }),
         runLoad({
-          ...spec(sharedFiles.slice(half)),
+          ...lockSpec(sharedFiles.slice(half)),
+          ...wholeLoad,
           sequences: sharedFiles.slice(half).map((file, i) => lockCycle(file, half + i)),
           url: b.url,
         }),
@@ -141,6 +150,9 @@ export const scale: Scenario = {
 
       addFigures(record, results, { bareLock, bareInfo, rawMs }, onA.rps + onB.rps)
       record.note(SCALE_NOTE)
+      for (const [what, loads] of [['Lock cycle', lock], ['CheckFileInfo', info]] as const) {
+        record.note(describeRounds(what, { 'bare node:http': loads.bare, 'SQLite + disk': loads.local, 'PostgreSQL + S3': loads.shared }))
+      }
     } finally {
       for (const server of servers.reverse()) await server.stop().catch(() => undefined)
       await dropSchema(schema).catch(() => undefined)
@@ -178,21 +190,9 @@ function lengthHeader(): Record<string, string> {
   return { 'content-type': 'application/octet-stream', 'content-length': String(PUT_SIZE) }
 }
 
-/** Lock cycle, CheckFileInfo and 100 MiB PutFiles on one instance. */
-async function measure(
-  ctx: ScenarioContext,
-  folio: FolioProcess,
-  files: WopiAccess[],
-  lockSpec: { connections: number; seconds: number; warmupSeconds: number; sequences: LoadStep[][] },
-  loadSpec: { connections: number; seconds: number; warmupSeconds: number },
-): Promise<Measured> {
-  ctx.log(`${folio.label}: lock cycle, CheckFileInfo, PutFile of 100 MiB`)
-  const lock = await runLoad({ ...lockSpec, url: folio.url })
-  const checkFileInfo = await runLoad({
-    ...loadSpec,
-    url: folio.url,
-    sequences: [[{ method: 'GET', path: files[0]?.filePath ?? '/' }]],
-  })
+/** 100 MiB PutFiles on one instance, after its load runs: the milliseconds of each. */
+async function measurePuts(ctx: ScenarioContext, folio: FolioProcess, files: WopiAccess[]): Promise<number[]> {
+  ctx.log(`${folio.label}: PutFile of 100 MiB`)
   const target = files[files.length - 1]
   const putMs: number[] = []
   if (target) {
@@ -212,7 +212,7 @@ async function measure(
     }
     await wopiPost(folio, target, 'UNLOCK', 'scale-put')
   }
-  return { lock, checkFileInfo, putMs }
+  return putMs
 }
 
 /** A 100 MiB PutFile through A is what B's GetFile returns (SHA-256). */
@@ -239,14 +239,16 @@ async function checkPutAcross(a: FolioProcess, b: FolioProcess, files: WopiAcces
 function addFigures(
   record: Recorder,
   results: Record<'local' | 'shared', Measured>,
-  baselines: { bareLock: LoadResult; bareInfo: LoadResult; rawMs: number[] },
+  baselines: { bareLock: RoundsResult; bareInfo: RoundsResult; rawMs: number[] },
   twoInstanceRps: number,
 ): void {
   const { local, shared } = results
   const pair = (metric: string, unit: string, value: number, sqlite: number, bare: number, bareName: string) => {
     // Issue 14: on PostgreSQL + S3 the lock cycle and CheckFileInfo reach half the SQLite figures.
     const target = unit === 'req/s' ? { min: 0.5 } : undefined
-    record.figure(ratioFigure({ metric: `${metric} (vs SQLite + disk)`, value, baseline: sqlite, baselineName: 'SQLite + disk, same run', unit, target }))
+    const rounds = shared.lock.perRound.length
+    const of = unit === 'req/s' && rounds > 1 ? `, median of ${rounds} rounds taken in turns` : ''
+    record.figure(ratioFigure({ metric: `${metric} (vs SQLite + disk${of})`, value, baseline: sqlite, baselineName: 'SQLite + disk, same run', unit, target }))
     record.figure(ratioFigure({ metric: `${metric} (vs ${bareName})`, value, baseline: bare, baselineName: bareName, unit }))
   }
   pair('PG + S3 lock-cycle requests/s', 'req/s', shared.lock.rps, local.lock.rps, baselines.bareLock.rps, 'bare node:http')
