@@ -143,7 +143,7 @@ const METHOD = `## Method
   2-core machine it tops out near 25-30k requests/s, below what the bare server answers with wrk
   (35-50k), so it would understate the baseline and flatter Folio's ratio. Each load run follows a
   warm-up run of the same kind; the baseline is measured right before Folio. The lock cycle and
-  CheckFileInfo of scenarios 1 and 8 are split into 3 rounds of 5 s (1 in quick mode), the servers
+  CheckFileInfo of scenarios 1, 8 and 9 are split into 3 rounds of 5 s (1 in quick mode), the servers
   taken in turns (bare, Folio, bare, Folio, ...; bench/rounds.ts), and each figure is the median of
   its rounds, whose values the scenario's notes list: on this shared VM one server's throughput
   moved by up to a third within a minute (a Folio lock cycle of 28,000 then 38,000 requests/s),
