@@ -145,9 +145,12 @@ const METHOD = `## Method
   warm-up run of the same kind; the baseline is measured right before Folio. The lock cycle and
   CheckFileInfo of scenarios 1, 8 and 9 are split into 3 rounds of 5 s (1 in quick mode), the servers
   taken in turns (bare, Folio, bare, Folio, ...; bench/rounds.ts), and each figure is the median of
-  its rounds, whose values the scenario's notes list: on this shared VM one server's throughput
+  its rounds, whose values the scenario's notes list: on a shared VM one server's throughput
   moved by up to a third within a minute (a Folio lock cycle of 28,000 then 38,000 requests/s),
   and taking the servers in turns exposes each to the same drift.
+- Each scenario's folders (data folders, saved bodies) are removed when it ends, so the next
+  runs without them in the disk cache (scenario 4's note: beside scenario 3's several GiB of
+  versions, Folio's saves took up to twice as long).
 - Saves are timed from the first byte sent to the last byte of the reply; the figure is the median
   over the repetitions (10 for 1 MiB, 3 for 100 MiB, 2 for 1 GiB), baseline and Folio interleaved.
   Before each timed save (baselines too) the bench writes, syncs and deletes a scratch file of the

@@ -44,12 +44,15 @@ async function main(): Promise<number> {
     const machine = await describeMachine(root)
     const otherLoad = watchOtherLoad()
     let folders = 0
+    // The folders of the scenario running now, removed when it ends (see below).
+    let scenarioDirs: string[] = []
     const ctx: ScenarioContext = {
       options,
       log,
       workDir: async (name) => {
         const dir = join(root, `${++folders}-${name}`)
         await mkdir(dir, { recursive: true })
+        scenarioDirs.push(dir)
         return dir
       },
     }
@@ -58,6 +61,10 @@ async function main(): Promise<number> {
     for (const scenario of selected) {
       log(`${scenario.id}. ${scenario.title}`)
       outcomes.push(await runScenario(scenario, ctx))
+      // Each scenario's files go when it ends, so the next starts with the disk and the
+      // page cache free of them (scenario 3 alone leaves several GiB of versions).
+      for (const dir of scenarioDirs) await rm(dir, { recursive: true, force: true })
+      scenarioDirs = []
     }
     const report = {
       options,
