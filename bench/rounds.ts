@@ -57,6 +57,15 @@ function summarize(loads: LoadResult[]): RoundsResult {
   }
 }
 
+/**
+ * How a figure of `result` was taken, for its metric's name: "median of 3 rounds, taken in
+ * turns", or undefined for a single run (quick mode).
+ */
+export function medianOfRounds(result: RoundsResult): string | undefined {
+  const rounds = result.perRound.length
+  return rounds > 1 ? `median of ${rounds} rounds, taken in turns` : undefined
+}
+
 /** One line naming each server's requests per second round by round, for a scenario's note. */
 export function describeRounds(what: string, results: Record<string, RoundsResult>): string {
   const servers = Object.entries(results).map(

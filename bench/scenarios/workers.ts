@@ -5,7 +5,7 @@ import { startFolioProcess, type FolioProcess } from '../folio-process.js'
 import { jsonCall } from '../http.js'
 import { describeLoad, runLoad, type LoadStep } from '../load.js'
 import { ratioFigure, type Recorder } from '../results.js'
-import { alternateRounds, describeRounds, roundLength, type RoundsResult } from '../rounds.js'
+import { alternateRounds, describeRounds, medianOfRounds, roundLength, type RoundsResult } from '../rounds.js'
 import type { Scenario, ScenarioContext } from '../scenario.js'
 
 /** Lock, RefreshLock, Unlock on a connection's own file with its own lock ID. */
@@ -110,7 +110,8 @@ export const workers: Scenario = {
 type ByServer = Record<'bare' | 'one' | 'two', RoundsResult>
 
 function addFigures(record: Recorder, lock: ByServer, info: ByServer): void {
-  const of = lock.one.perRound.length > 1 ? ` (median of ${lock.one.perRound.length} rounds, taken in turns)` : ''
+  const taken = medianOfRounds(lock.one)
+  const of = taken === undefined ? '' : ` (${taken})`
   const bareLock = lock.bare
   const bareInfo = info.bare
   const one = { lock: lock.one, checkFileInfo: info.one }

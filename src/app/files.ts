@@ -224,8 +224,13 @@ async function startingRow(
   if (attempt > 0 || current === undefined) {
     return { file: await getFile(ctx, fileId), given: false }
   }
+  return { file: givenRecord(fileId, current), given: true }
+}
+
+/** `current` as the record of `fileId`; another file's record is a caller's mistake. */
+function givenRecord(fileId: string, current: FileRecord): FileRecord {
   if (current.id !== fileId) throw new Error(`record of file ${current.id} given for ${fileId}`)
-  return { file: current, given: true }
+  return current
 }
 
 /**
@@ -271,8 +276,7 @@ export async function mutateFile(
 ): Promise<FileRecord> {
   const onFreshRead = async () => attemptMutation(ctx, await getFile(ctx, fileId), decide, false)
   if (current === undefined) return compareAndSet(onFreshRead)
-  if (current.id !== fileId) throw new Error(`record of file ${current.id} given for ${fileId}`)
-  const first = await attemptMutation(ctx, current, decide, true)
+  const first = await attemptMutation(ctx, givenRecord(fileId, current), decide, true)
   if (first !== RETRY) return first
   // The first attempt was one of the loop's.
   return compareAndSet(onFreshRead, MAX_CAS_ATTEMPTS - 1)

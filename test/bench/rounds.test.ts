@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { LoadResult } from '../../bench/load.js'
 import { parseOptions } from '../../bench/options.js'
-import { alternateRounds, describeRounds, roundLength } from '../../bench/rounds.js'
+import { alternateRounds, describeRounds, medianOfRounds, roundLength } from '../../bench/rounds.js'
 
 function load(rps: number, extra: Partial<LoadResult> = {}): LoadResult {
   return { rps, p50Ms: rps / 1000, p99Ms: rps / 100, completed: rps, failedStatus: 0, socketErrors: 0, ...extra }
@@ -32,6 +32,9 @@ describe('bench rounds', () => {
     assert.equal(result.folio.p50Ms, 0.035)
     assert.deepEqual(result.folio.perRound, [28, 38, 35])
     assert.equal(result.folio.completed, 28 + 38 + 35)
+    assert.equal(medianOfRounds(result.folio), 'median of 3 rounds, taken in turns')
+    const single = await alternateRounds(1, { folio: async () => load(30) })
+    assert.equal(medianOfRounds(single.folio), undefined, 'a single run is named as before')
   })
 
   test('a failed reply in any round is kept, whatever the median', async () => {
