@@ -1929,6 +1929,24 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.equal(new Set([...a, ...b].map((o) => o.id)).size, 20)
       }))
 
+    test('an operation finishing while it is taken is reported, running or finished, never left out', () =>
+      withStore(async (store) => {
+        for (let i = 0; i < 60; i++) {
+          const id = `op-race-${i}`
+          await store.operations.start(op({ id, startedAt: T0 + i }))
+          const [, seen] = await Promise.all([
+            store.operations.finish(id, outcome(T0 + 100 + i)),
+            store.operations.take('u-alice'),
+          ])
+          const reported = seen.find((o) => o.id === id)
+          assert.ok(reported !== undefined, `${id} is listed by the take it finished during`)
+          // Seen still running, the next take reports it finished.
+          if (reported.finishedAt === null) {
+            assert.equal((await store.operations.take('u-alice')).find((o) => o.id === id)?.finishedAt, T0 + 100 + i)
+          }
+        }
+      }))
+
     test('purge drops finished operations by their finish time and abandoned ones by their start', () =>
       withStore(async (store) => {
         await store.operations.start(op({ id: 'old-done', startedAt: T0 }))

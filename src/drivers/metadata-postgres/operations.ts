@@ -20,22 +20,23 @@ export function createOperationRepository(db: Database): FileOperationRepository
       return (result.rowCount ?? 0) > 0
     },
     async take(userId) {
-      // The finished rows are removed by the statement that returns them, so an operation
-      // is reported by one instance only, even when two ask at once.
-      return db.transaction(async (tx) => {
-        const taken = await tx.query<OperationRow>(
-          `DELETE FROM file_operations WHERE user_id = $1 AND finished_at IS NOT NULL
-            RETURNING ${OPERATION_COLUMNS}`,
-          [userId],
-        )
-        const running = await tx.query<OperationRow>(
-          `SELECT ${OPERATION_COLUMNS} FROM file_operations WHERE user_id = $1 AND finished_at IS NULL`,
-          [userId],
-        )
-        return [...taken.rows, ...running.rows]
-          .map(toOperation)
-          .sort((a, b) => a.startedAt - b.startedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      })
+      // One statement, so one snapshot: the finished rows it removes and the running rows it
+      // reads are the same moment's. As two statements (READ COMMITTED gives each its own
+      // snapshot), an operation that finished between them was in neither. The DELETE
+      // returning the finished rows also makes one instance alone report each, even when
+      // two ask at once.
+      const { rows } = await db.query<OperationRow>(
+        `WITH taken AS (
+            DELETE FROM file_operations WHERE user_id = $1 AND finished_at IS NOT NULL
+            RETURNING ${OPERATION_COLUMNS})
+          SELECT ${OPERATION_COLUMNS} FROM taken
+          UNION ALL
+          SELECT ${OPERATION_COLUMNS} FROM file_operations WHERE user_id = $1 AND finished_at IS NULL`,
+        [userId],
+      )
+      return rows
+        .map(toOperation)
+        .sort((a, b) => a.startedAt - b.startedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     },
     async purge(finishedBefore, startedBefore) {
       const result = await db.query(
