@@ -124,11 +124,18 @@ export type LockSteward = Principal | 'operator'
 
 /**
  * The file, when `by` may see and release its WOPI lock: the operator and admins for any
- * file (a lock left by a closed browser must never need the owner), otherwise the owner
- * (the access policy's 'edit'). NOT_FOUND otherwise, as for any file one may not see.
+ * file (a lock left by a closed browser must never need the owner), otherwise its owner
+ * only. Someone who cannot see the file gets NOT_FOUND, as for any file; a sharee who can
+ * (even ReadWrite) gets FORBIDDEN: the lock is the owner's editor's, not theirs to end.
  */
 async function lockedFileFor(ctx: AppContext, by: LockSteward, fileId: string): Promise<FileRecord> {
-  if (by !== 'operator' && !by.user.isAdmin) return fileFor(ctx, by, fileId, 'edit')
+  if (by !== 'operator' && !by.user.isAdmin) {
+    const file = await fileFor(ctx, by, fileId, 'read')
+    if (file.ownerId !== by.user.id || by.kind !== 'user') {
+      throw new DomainError('FORBIDDEN', 'only the owner of the file or an administrator may see or release its lock')
+    }
+    return file
+  }
   const file = await ctx.store.files.findById(fileId)
   if (!file) throw new DomainError('NOT_FOUND', 'file not found')
   return file

@@ -439,4 +439,21 @@ describe('locks stuck after a browser was closed', () => {
     const anonymous = await call(h.server.url, 'DELETE', `/api/2.0/files/file/${id}/lock`)
     assert.equal(anonymous.status, 401)
   })
+
+  test('a ReadWrite sharee may not see or release the owner\'s lock: 403, and the lock stays', async () => {
+    const id = await h.createFile('shared-lock.docx', 'x')
+    assert.equal((await h.wopi(id, { override: 'LOCK', headers: lockHeaders('owner-tab') })).status, 200)
+    const ivy = await createUser(h.server.ctx, { userName: 'ivy', password: 'ivy-password-1' })
+    const token = await signIn(h.server.url, 'ivy', 'ivy-password-1')
+    const share = await call(h.server.url, 'PUT', `/api/2.0/files/file/${id}/share`, {
+      token: h.portalToken,
+      body: { share: [{ shareTo: ivy.id, access: 1 }] },
+    })
+    assert.equal(share.status, 200, share.text)
+    for (const method of ['GET', 'DELETE']) {
+      const refused = await call(h.server.url, method, `/api/2.0/files/file/${id}/lock`, { token })
+      assert.equal(refused.status, 403, `${method} ${refused.text}`)
+    }
+    assert.equal((await h.wopi(id, { override: 'GET_LOCK' })).headers.get('x-wopi-lock'), 'owner-tab')
+  })
 })
