@@ -8,8 +8,9 @@ import {
   validateFileName,
 } from '../core/names/file-names.js'
 import { currentLock } from '../core/lock/lock-rules.js'
-import type { FileRecord, VersionSource } from '../core/entities.js'
-import { authorize, type FileAction, type Principal } from './access.js'
+import type { FileRecord, FolderRecord, VersionSource } from '../core/entities.js'
+import { allows } from '../core/sharing/access-levels.js'
+import { accessLevel, authorize, authorizeFolder, type FileAction, type Principal } from './access.js'
 import { fileSubject, principalActor, recordAudit } from './audit.js'
 import type { AppContext } from './context.js'
 import { announceRename, dropStaleEditors, prepareDrop } from './editor-notices.js'
@@ -26,6 +27,7 @@ import {
   type NewFileInput,
 } from './files.js'
 import { assertLockAllows, NO_LOCK_CLAIM, type LockClaim } from './lock-policy.js'
+import { rootFolder } from './roots.js'
 
 /**
  * The changes to a file every door shares: one rename, one delete, one "store new
@@ -173,10 +175,10 @@ export interface PutRelativeInput {
 
 /**
  * A new file from a body, next to `source` (WOPI PutRelativeFile). The source's lock comes
- * first; then the name is settled before any byte is read: a suggestion is made legal and
- * free, a specific name is used exactly (NAME_TAKEN with a suggestedName and the target's
- * lock when taken, unless overwriting, which adds a version to the existing file and is
- * refused while that file is locked).
+ * first; then the place and the name are settled before any byte is read (see
+ * settleTarget): a suggestion is made legal and free, a specific name is used exactly
+ * (NAME_TAKEN with a suggestedName and the target's lock when taken, unless overwriting,
+ * which adds a version to the existing file and is refused while that file is locked).
  */
 export async function putRelative(
   ctx: AppContext,
@@ -188,7 +190,7 @@ export async function putRelative(
   if (input.by.kind === 'link') throw new DomainError('FORBIDDEN', 'a share link does not allow saving a copy')
   assertLockAllows(source, input.claim, 'put-relative', ctx.clock.now())
   const wanted = input.target()
-  const target = await settleTarget(ctx, source, wanted)
+  const target = await settleTarget(ctx, input.by, source, wanted)
   if (target.existing) assertLockAllows(target.existing, input.claim, 'overwrite', ctx.clock.now())
   const blob = await storeBody(ctx, input.body, input.expectedSize)
   if (target.existing) {
@@ -201,8 +203,9 @@ export async function putRelative(
     })
   }
   const newFile: NewFileInput = {
-    ownerId: source.ownerId,
-    folderId: source.folderId,
+    // The file belongs to the owner of the folder it lands in; who made it is the caller.
+    ownerId: target.folder.ownerId,
+    folderId: target.folder.id,
     title: target.name,
     blob,
     source: 'wopi',
@@ -215,27 +218,73 @@ export async function putRelative(
   } catch (error) {
     // Taken after the check: a clash like any other (the blob is removed either way).
     if (!isDomainError(error) || error.code !== 'NAME_TAKEN') throw error
-    const existing = await ctx.store.files.findByTitle(source.folderId, newFile.title)
-    throw await nameTakenError(ctx, source.folderId, newFile.title, existing)
+    const existing = await ctx.store.files.findByTitle(target.folder.id, newFile.title)
+    throw await nameTakenError(ctx, target.folder.id, newFile.title, existing)
   }
 }
 
+interface RelativePlace {
+  folder: FolderRecord
+  name: string
+  /** The file a specific name with overwrite adds a version to (`by` may edit it). */
+  existing?: FileRecord
+}
+
+/**
+ * Where a relative file goes: the source's folder when `by` may create there, else his
+ * own documents (as ONLYOFFICE puts a Save As it cannot place beside the original).
+ */
+async function relativeHome(ctx: AppContext, by: Principal, source: FileRecord): Promise<FolderRecord> {
+  const folder = await ctx.store.folders.findById(source.folderId)
+  if (folder !== undefined) {
+    try {
+      await authorizeFolder(ctx, by, 'create', folder)
+      return folder
+    } catch (error) {
+      if (!isDomainError(error) || (error.code !== 'NOT_FOUND' && error.code !== 'FORBIDDEN')) throw error
+    }
+  }
+  return rootFolder(ctx, by.user.id, 'my')
+}
+
+/**
+ * The folder, name and (when overwriting) the file a relative file is written to. A name
+ * taken in the source's folder by a file `by` cannot see is not his to learn of: the file
+ * goes to his own documents under that name, answered as a free name would be (no
+ * NAME_TAKEN, no suggestion). A file he sees but may not edit is never replaced: its name
+ * counts as taken (NAME_TAKEN), overwrite or not.
+ */
 async function settleTarget(
   ctx: AppContext,
+  by: Principal,
   source: FileRecord,
   target: RelativeTarget,
-): Promise<{ name: string; existing?: FileRecord }> {
-  if (target.mode === 'suggested') return { name: repairSuggestedName(source.title, target.name) }
-  const name = normalizeFileName(target.name)
+): Promise<RelativePlace> {
+  const name = target.mode === 'suggested' ? repairSuggestedName(source.title, target.name) : specificName(target.name)
+  let folder = await relativeHome(ctx, by, source)
+  let existing = await ctx.store.files.findByTitle(folder.id, name)
+  if (existing !== undefined && (await accessLevel(ctx, by, existing)) === 'none') {
+    folder = await rootFolder(ctx, by.user.id, 'my')
+    existing = await ctx.store.files.findByTitle(folder.id, name)
+  }
+  // A suggestion never overwrites: createFileFromBlob picks the next free name.
+  if (target.mode === 'suggested' || existing === undefined) return { folder, name }
+  if (!target.overwrite || !allows(await accessLevel(ctx, by, existing), 'edit')) {
+    throw await nameTakenError(ctx, folder.id, name, existing)
+  }
+  return { folder, name, existing }
+}
+
+/** A specific name (X-WOPI-RelativeTarget), composed to NFC; NAME_INVALID when illegal. */
+function specificName(requested: string): string {
+  const name = normalizeFileName(requested)
   const check = validateFileName(name)
   if (!check.ok) {
     throw new DomainError('NAME_INVALID', `X-WOPI-RelativeTarget: ${check.reason}`, {
       field: 'X-WOPI-RelativeTarget',
     })
   }
-  const existing = await ctx.store.files.findByTitle(source.folderId, name)
-  if (existing && !target.overwrite) throw await nameTakenError(ctx, source.folderId, name, existing)
-  return existing ? { name, existing } : { name }
+  return name
 }
 
 /**

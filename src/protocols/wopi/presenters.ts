@@ -119,7 +119,9 @@ export function presentCheckFileInfo(
     SupportsUserInfo: true,
     UserCanWrite: canWrite,
     UserCanRename: canWrite,
-    // A link guest may not save copies beside the one file the link opens.
+    // A link guest may not save copies beside the one file the link opens; a signed-in user
+    // who may edit the file may: beside it when he may create in its folder, else in his
+    // own documents (app/file-changes.ts putRelative).
     UserCanNotWriteRelative: !canWrite || guest,
     ReadOnly: !canWrite,
     // Names are limited in UTF-8 bytes; this is what is left for the name before the extension.

@@ -1,5 +1,7 @@
 /**
- * PutRelativeFile (PUT_RELATIVE): a new file from the body, next to the current one.
+ * PutRelativeFile (PUT_RELATIVE): a new file from the body, next to the current one when
+ * the user may create in its folder, else in his own documents; a file he may not edit is
+ * never replaced, and a name he cannot see answers as a free one (app/file-changes.ts).
  *
  * Two modes (Microsoft's PutRelativeFile; exactly one of the two headers, else 400):
  * - suggested (X-WOPI-SuggestedTarget): '.ext' means original base + ext, anything else is
