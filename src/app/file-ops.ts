@@ -2,6 +2,7 @@ import { DomainError, isDomainError } from '../core/errors.js'
 import { newId } from '../core/ids.js'
 import { candidateNames } from '../core/names/file-names.js'
 import type { FileRecord, FolderRecord, VersionRecord } from '../core/entities.js'
+import { allows } from '../core/sharing/access-levels.js'
 import { accessLevel, authorize, authorizeFolder, folderView, type Principal } from './access.js'
 import { fileSubject, principalActor, recordAudit } from './audit.js'
 import { compareAndSet, RETRY } from './compare-and-set.js'
@@ -34,6 +35,28 @@ async function fileOf(ctx: AppContext, by: Principal, fileId: string, action: 'r
   if (file === undefined) throw new DomainError('NOT_FOUND', 'file not found')
   await authorize(ctx, by, action, file)
   return file
+}
+
+/** True when `by` may see `file` (a Restrict entry or no share hides it). */
+async function sees(ctx: AppContext, by: Principal, file: FileRecord): Promise<boolean> {
+  return file.ownerId === by.user.id || (await accessLevel(ctx, by, file)) !== 'none'
+}
+
+/** True when `by` may see `folder`. */
+async function seesFolder(ctx: AppContext, by: Principal, folder: FolderRecord): Promise<boolean> {
+  return folder.ownerId === by.user.id || (await folderView(ctx, by, folder)).level !== 'none'
+}
+
+/** True when `by` may add to `folder` now (ReadWrite or owner), read when it is reached. */
+async function mayWriteInto(ctx: AppContext, by: Principal, folder: FolderRecord): Promise<boolean> {
+  if (folder.ownerId === by.user.id && by.kind === 'user' && by.grant !== 'read') return true
+  try {
+    await authorizeFolder(ctx, by, 'create', folder)
+    return true
+  } catch (error) {
+    if (isDomainError(error) && (error.code === 'NOT_FOUND' || error.code === 'FORBIDDEN')) return false
+    throw error
+  }
 }
 
 async function destinationOf(ctx: AppContext, by: Principal, ref: FolderRef) {
@@ -174,7 +197,9 @@ async function mergeFolder(
  * The files a move or copy of `items` into `destRef` would replace with 'overwrite' (or
  * leave alone with 'skip'): files of the same name in the destination, and inside folders
  * the destination holds under the same name, the same again (Workspace's
- * `GET files/fileops/move`). Changes nothing.
+ * `GET files/fileops/move`). Changes nothing. Lists only what `by` may see, and looks
+ * only into folders `by` may see: a name inside a hidden folder, or of a hidden file,
+ * answers as a free name does.
  */
 export async function moveConflicts(
   ctx: AppContext,
@@ -190,16 +215,18 @@ export async function moveConflicts(
     for (let offset = 0; found.length < limit; offset += page.limit) {
       const files = await ctx.store.files.list({ ...page, offset, folderId: source.id })
       for (const file of files.items) {
+        if (!(await sees(ctx, by, file))) continue
         const clash = await ctx.store.files.findByTitle(target.id, file.title)
-        if (clash !== undefined) found.push(clash)
+        if (clash !== undefined && (await sees(ctx, by, clash))) found.push(clash)
       }
       if (files.items.length < page.limit) break
     }
     for (let offset = 0; found.length < limit; offset += page.limit) {
       const folders = await ctx.store.folders.list({ ...page, offset, parentId: source.id })
       for (const folder of folders.items) {
+        if (!(await seesFolder(ctx, by, folder))) continue
         const twin = await folderNamed(ctx, target.id, folder.title)
-        if (twin !== undefined && twin.id !== folder.id) await inFolder(folder, twin)
+        if (twin !== undefined && twin.id !== folder.id && (await seesFolder(ctx, by, twin))) await inFolder(folder, twin)
       }
       if (folders.items.length < page.limit) break
     }
@@ -207,12 +234,12 @@ export async function moveConflicts(
   for (const fileId of items.fileIds) {
     const file = await fileOf(ctx, by, fileId, 'read')
     const clash = await ctx.store.files.findByTitle(dest.folder.id, file.title)
-    if (clash !== undefined && clash.id !== file.id) found.push(clash)
+    if (clash !== undefined && clash.id !== file.id && (await sees(ctx, by, clash))) found.push(clash)
   }
   for (const folderId of items.folderIds) {
     const folder = await folderFor(ctx, by, folderId, 'read')
     const twin = await folderNamed(ctx, dest.folder.id, folder.title)
-    if (twin !== undefined && twin.id !== folder.id) await inFolder(folder, twin)
+    if (twin !== undefined && twin.id !== folder.id && (await seesFolder(ctx, by, twin))) await inFolder(folder, twin)
   }
   return found.slice(0, limit)
 }
@@ -263,6 +290,9 @@ async function copyFile(
   if (existing !== undefined && conflict === 'skip') return undefined
   // A copy into the file's own folder always gets a free name; no overwrite of itself.
   if (existing !== undefined && existing.id !== source.id && conflict === 'overwrite') {
+    // A file the caller may not delete (hidden from him, or not his) is left alone, and the
+    // copy is skipped: it is not replaced, and no other name tells it is there.
+    if (!(await sees(ctx, by, existing)) || !allows(await accessLevel(ctx, by, existing), 'delete')) return undefined
     await deleteForGood(ctx, by, existing)
   }
   const now = ctx.clock.now()
@@ -322,6 +352,9 @@ async function copyFolder(
   if (conflict === 'overwrite') {
     const existing = await folderNamed(ctx, destId, source.title)
     if (existing !== undefined && existing.id !== source.id) {
+      // Merged into only when the caller may add to it now: a folder marked Restrict or
+      // Read for him is not written into, and the copy of this folder is skipped.
+      if (!(await mayWriteInto(ctx, by, existing))) return undefined
       await copyContents(ctx, by, source, existing, 'overwrite')
       return existing
     }
