@@ -271,7 +271,7 @@ export function createApp(ctx: AppContext): App {
   const record = (
     by: Principal,
     kind: FileOperation['kind'],
-    run: () => Promise<fileOps.OperationResult>,
+    run: (progress: fileOps.OperationProgress) => Promise<fileOps.OperationResult>,
     untilDone = false,
   ) => runOperation(ctx, by, kind, run, untilDone ? {} : { waitMs: ctx.config.operationWaitMs, inFlight })
   const writableFolder = async (by: Principal, ref: folders.FolderRef) => {
@@ -312,13 +312,13 @@ export function createApp(ctx: AppContext): App {
         trash: await folders.folderFor(ctx, by, '@trash', 'read'),
       }),
       move: (by, items, dest, conflict) =>
-        record(by, 'move', () => fileOps.moveItems(ctx, by, items, dest, conflict)),
+        record(by, 'move', (progress) => fileOps.moveItems(ctx, by, items, dest, conflict, progress)),
       copy: (by, items, dest, conflict) =>
-        record(by, 'copy', () => fileOps.copyItems(ctx, by, items, dest, conflict)),
+        record(by, 'copy', (progress) => fileOps.copyItems(ctx, by, items, dest, conflict, progress)),
       delete: (by, items, immediately, untilDone) =>
-        record(by, 'delete', () => fileOps.deleteItems(ctx, by, items, immediately), untilDone),
-      emptyTrash: (by) => record(by, 'delete', () => fileOps.emptyTrash(ctx, by)),
-      restore: (by, items) => record(by, 'move', () => fileOps.restoreItems(ctx, by, items)),
+        record(by, 'delete', (progress) => fileOps.deleteItems(ctx, by, items, immediately, progress), untilDone),
+      emptyTrash: (by) => record(by, 'delete', (progress) => fileOps.emptyTrash(ctx, by, progress)),
+      restore: (by, items) => record(by, 'move', (progress) => fileOps.restoreItems(ctx, by, items, progress)),
       conflicts: bind(ctx, fileOps.moveConflicts),
       takeOperations: (by) => takeOperations(ctx, by),
       download: (by, items) =>

@@ -22,6 +22,22 @@ export interface ItemSelection {
   fileIds: readonly string[]
 }
 
+/**
+ * What an operation has done so far, counted as it goes: `result` holds the selected items
+ * finished (the operation's result when it ends), `files` and `folders` count every item
+ * written, moved or deleted at any depth, so one that stops early can say what it did.
+ */
+export interface OperationProgress {
+  result: OperationResult
+  files: number
+  folders: number
+}
+
+/** A progress with nothing done yet. */
+export function newProgress(): OperationProgress {
+  return { result: { files: [], folders: [], skipped: 0 }, files: 0, folders: 0 }
+}
+
 /** What an operation did: the items it left at their destination (or deleted). */
 export interface OperationResult {
   files: FileRecord[]
@@ -84,6 +100,7 @@ async function moveFile(
   file: FileRecord,
   dest: { folder: FolderRecord; inTrash: boolean },
   conflict: ConflictResolution,
+  progress: OperationProgress,
 ): Promise<FileRecord | undefined> {
   const now = ctx.clock.now()
   const place = (fresh: FileRecord, title: string) => ({
@@ -92,15 +109,19 @@ async function moveFile(
     trashedAt: dest.inTrash ? (fresh.trashedAt ?? now) : null,
     originFolderId: dest.inTrash ? (fresh.originFolderId ?? fresh.folderId) : null,
   })
-  const write = (title: string) => mutateFile(ctx, file.id, (fresh) => {
-    if (fresh.folderId === dest.folder.id && fresh.title === title) return undefined
-    return place(fresh, title)
-  })
+  const write = async (title: string) => {
+    const moved = await mutateFile(ctx, file.id, (fresh) => {
+      if (fresh.folderId === dest.folder.id && fresh.title === title) return undefined
+      return place(fresh, title)
+    })
+    progress.files++
+    return moved
+  }
   if (file.folderId === dest.folder.id) return file
   const existing = await ctx.store.files.findByTitle(dest.folder.id, file.title)
   if (existing !== undefined && conflict === 'skip') return undefined
   if (existing !== undefined && conflict === 'overwrite') {
-    await deleteForGood(ctx, by, existing)
+    await deleteForGood(ctx, by, existing, progress)
     return write(file.title)
   }
   return withFreeName(ctx, dest.folder.id, file.title, write)
@@ -133,6 +154,7 @@ async function moveFolder(
   folder: FolderRecord,
   dest: { folder: FolderRecord; inTrash: boolean },
   conflict: ConflictResolution,
+  progress: OperationProgress,
 ): Promise<FolderRecord | undefined> {
   if (folder.parentId === dest.folder.id) return folder
   if (conflict === 'skip' && (await ctx.store.folders.titleExists(dest.folder.id, folder.title))) {
@@ -140,10 +162,12 @@ async function moveFolder(
   }
   if (conflict === 'overwrite') {
     const existing = await folderNamed(ctx, dest.folder.id, folder.title)
-    if (existing !== undefined && existing.id !== folder.id) return mergeFolder(ctx, by, folder, existing, dest.inTrash)
+    if (existing !== undefined && existing.id !== folder.id) {
+      return mergeFolder(ctx, by, folder, existing, dest.inTrash, progress)
+    }
   }
   const now = ctx.clock.now()
-  return compareAndSet(async () => {
+  const moved = await compareAndSet(async () => {
     const fresh = await ctx.store.folders.findById(folder.id)
     if (fresh === undefined) throw new DomainError('NOT_FOUND', 'folder not found')
     const title = await freeFolderName(ctx, dest.folder.id, fresh.title)
@@ -160,6 +184,8 @@ async function moveFolder(
       throw error
     }
   })
+  progress.folders++
+  return moved
 }
 
 /** Moves everything in `source` into `target` with 'overwrite', then removes `source`. */
@@ -169,6 +195,7 @@ async function mergeFolder(
   source: FolderRecord,
   target: FolderRecord,
   inTrash: boolean,
+  progress: OperationProgress,
 ): Promise<FolderRecord> {
   const { path } = await pathOf(ctx, target.id)
   if (path.some((f) => f.id === source.id)) {
@@ -179,17 +206,17 @@ async function mergeFolder(
   // Each pass moves what it read out of `source`, so the next one starts at the top again.
   for (;;) {
     const files = await ctx.store.files.list({ ...page, folderId: source.id })
-    for (const file of files.items) await moveFile(ctx, by, file, into, 'overwrite')
+    for (const file of files.items) await moveFile(ctx, by, file, into, 'overwrite', progress)
     if (files.items.length < page.limit) break
   }
   for (;;) {
     const folders = await ctx.store.folders.list({ ...page, parentId: source.id })
-    for (const folder of folders.items) await moveFolder(ctx, by, folder, into, 'overwrite')
+    for (const folder of folders.items) await moveFolder(ctx, by, folder, into, 'overwrite', progress)
     if (folders.items.length < page.limit) break
   }
   // Empty now; anything that arrived meanwhile stays (the revision check refuses).
   const emptied = await ctx.store.folders.findById(source.id)
-  if (emptied !== undefined) await deleteFolderForGood(ctx, emptied, true)
+  if (emptied !== undefined) await deleteFolderForGood(ctx, emptied, progress, true)
   return target
 }
 
@@ -251,6 +278,7 @@ export async function moveItems(
   items: ItemSelection,
   destRef: FolderRef,
   conflict: ConflictResolution,
+  progress: OperationProgress = newProgress(),
 ): Promise<OperationResult> {
   const dest = await destinationOf(ctx, by, destRef)
   // Only owners move (see access-levels), and never into another person's tree, where the
@@ -258,16 +286,16 @@ export async function moveItems(
   if (dest.folder.ownerId !== by.user.id) {
     throw new DomainError('FORBIDDEN', 'items can only be moved into your own folders; copy them instead')
   }
-  const result: OperationResult = { files: [], folders: [], skipped: 0 }
+  const { result } = progress
   for (const folderId of items.folderIds) {
     const folder = await folderFor(ctx, by, folderId, 'move')
-    const moved = await moveFolder(ctx, by, folder, dest, conflict)
+    const moved = await moveFolder(ctx, by, folder, dest, conflict, progress)
     if (moved === undefined) result.skipped++
     else result.folders.push(moved)
   }
   for (const fileId of items.fileIds) {
     const file = await fileOf(ctx, by, fileId, 'delete')
-    const moved = await moveFile(ctx, by, file, dest, conflict)
+    const moved = await moveFile(ctx, by, file, dest, conflict, progress)
     if (moved === undefined) result.skipped++
     else result.files.push(moved)
   }
@@ -284,6 +312,7 @@ async function copyFile(
   source: FileRecord,
   dest: FolderRecord,
   conflict: ConflictResolution,
+  progress: OperationProgress,
 ): Promise<FileRecord | undefined> {
   const destId = dest.id
   const existing = await ctx.store.files.findByTitle(destId, source.title)
@@ -293,7 +322,7 @@ async function copyFile(
     // A file the caller may not delete (hidden from him, or not his) is left alone, and the
     // copy is skipped: it is not replaced, and no other name tells it is there.
     if (!(await sees(ctx, by, existing)) || !allows(await accessLevel(ctx, by, existing), 'delete')) return undefined
-    await deleteForGood(ctx, by, existing)
+    await deleteForGood(ctx, by, existing, progress)
   }
   const now = ctx.clock.now()
   const create = async (title: string) => {
@@ -330,6 +359,7 @@ async function copyFile(
       meta: { copiedFrom: source.id, copiedVersion: source.version },
     }
     await ctx.store.files.create(file, version)
+    progress.files++
     return file
   }
   return withFreeName(ctx, destId, source.title, create)
@@ -346,6 +376,7 @@ async function copyFolder(
   source: FolderRecord,
   dest: FolderRecord,
   conflict: ConflictResolution,
+  progress: OperationProgress,
 ): Promise<FolderRecord | undefined> {
   const destId = dest.id
   if (conflict === 'skip' && (await ctx.store.folders.titleExists(destId, source.title))) return undefined
@@ -355,7 +386,7 @@ async function copyFolder(
       // Merged into only when the caller may add to it now: a folder marked Restrict or
       // Read for him is not written into, and the copy of this folder is skipped.
       if (!(await mayWriteInto(ctx, by, existing))) return undefined
-      await copyContents(ctx, by, source, existing, 'overwrite')
+      await copyContents(ctx, by, source, existing, 'overwrite', progress)
       return existing
     }
   }
@@ -375,7 +406,8 @@ async function copyFolder(
     originFolderId: null,
   }
   await ctx.store.folders.create(copy)
-  await copyContents(ctx, by, source, copy, 'duplicate')
+  progress.folders++
+  await copyContents(ctx, by, source, copy, 'duplicate', progress)
   return copy
 }
 
@@ -386,16 +418,29 @@ async function copyContents(
   source: FolderRecord,
   into: FolderRecord,
   conflict: ConflictResolution,
+  progress: OperationProgress,
 ): Promise<void> {
   const page = 500
+  // Decided again at every item, as access may end mid-way: the folder written into must
+  // still take the caller's items (NOT_FOUND or FORBIDDEN stops the copy), and an item he
+  // cannot see is skipped when a Restrict entry hides it, or stops the copy when his access
+  // to the folder it comes from has ended.
+  const stillWritable = async () => {
+    if (into.ownerId !== by.user.id) await authorizeFolder(ctx, by, 'create', into)
+  }
+  const hiddenOrRevoked = () => authorizeFolder(ctx, by, 'read', source)
   for (let offset = 0; ; offset += page) {
     const files = await ctx.store.files.list({
       folderId: source.id, offset, limit: page, sortBy: 'title', descending: false,
     })
     for (const file of files.items) {
       // A sharee copies only what they can see (a Restrict entry hides a file).
-      if (file.ownerId !== by.user.id && (await accessLevel(ctx, by, file)) === 'none') continue
-      await copyFile(ctx, by, file, into, conflict)
+      if (!(await sees(ctx, by, file))) {
+        await hiddenOrRevoked()
+        continue
+      }
+      await stillWritable()
+      await copyFile(ctx, by, file, into, conflict, progress)
     }
     if (files.items.length < page) break
   }
@@ -405,8 +450,12 @@ async function copyContents(
     })
     for (const folder of folders.items) {
       if (folder.id === into.id) continue
-      if (folder.ownerId !== by.user.id && (await folderView(ctx, by, folder)).level === 'none') continue
-      await copyFolder(ctx, by, folder, into, conflict)
+      if (!(await seesFolder(ctx, by, folder))) {
+        await hiddenOrRevoked()
+        continue
+      }
+      await stillWritable()
+      await copyFolder(ctx, by, folder, into, conflict, progress)
     }
     if (folders.items.length < page) break
   }
@@ -419,23 +468,24 @@ export async function copyItems(
   items: ItemSelection,
   destRef: FolderRef,
   conflict: ConflictResolution,
+  progress: OperationProgress = newProgress(),
 ): Promise<OperationResult> {
   const dest = await destinationOf(ctx, by, destRef)
   if (dest.inTrash) throw new DomainError('INVALID_INPUT', 'items cannot be copied into the trash')
-  const result: OperationResult = { files: [], folders: [], skipped: 0 }
+  const { result } = progress
   for (const folderId of items.folderIds) {
     const folder = await folderFor(ctx, by, folderId, 'read')
     const { path } = await pathOf(ctx, dest.folder.id)
     if (path.some((f) => f.id === folder.id)) {
       throw new DomainError('INVALID_INPUT', 'a folder cannot be copied into itself or its sub-folders')
     }
-    const copy = await copyFolder(ctx, by, folder, dest.folder, conflict)
+    const copy = await copyFolder(ctx, by, folder, dest.folder, conflict, progress)
     if (copy === undefined) result.skipped++
     else result.folders.push(copy)
   }
   for (const fileId of items.fileIds) {
     const file = await fileOf(ctx, by, fileId, 'read')
-    const copy = await copyFile(ctx, by, file, dest.folder, conflict)
+    const copy = await copyFile(ctx, by, file, dest.folder, conflict, progress)
     if (copy === undefined) result.skipped++
     else result.files.push(copy)
   }
@@ -443,12 +493,18 @@ export async function copyItems(
 }
 
 /** Deletes a file, its versions and the bytes no other file uses, for good. */
-async function deleteForGood(ctx: AppContext, by: Principal, file: FileRecord): Promise<void> {
+async function deleteForGood(
+  ctx: AppContext,
+  by: Principal,
+  file: FileRecord,
+  progress: OperationProgress,
+): Promise<void> {
   await authorize(ctx, by, 'delete', file)
   const dropEditors = await prepareDrop(ctx, file)
   await removeFile(ctx, file.id, {
     precondition: (fresh) => assertLockAllows(fresh, NO_LOCK_CLAIM, 'delete', ctx.clock.now()),
   })
+  progress.files++
   dropEditors()
   await recordAudit(ctx, 'file-deleted', principalActor(by), fileSubject(file))
 }
@@ -457,9 +513,16 @@ async function deleteForGood(ctx: AppContext, by: Principal, file: FileRecord): 
  * Deletes a folder's tree, its files and the bytes no other file uses, for good. With
  * `onlyAsRead` nothing goes if the folder changed since it was read (say, restored).
  */
-async function deleteFolderForGood(ctx: AppContext, folder: FolderRecord, onlyAsRead = false): Promise<void> {
+async function deleteFolderForGood(
+  ctx: AppContext,
+  folder: FolderRecord,
+  progress: OperationProgress,
+  onlyAsRead = false,
+): Promise<void> {
   const deletion = await ctx.store.folders.delete(folder.id, onlyAsRead ? folder.revision : undefined)
-  if (deletion.outcome === 'deleted') await deleteBlobsOf(ctx, deletion.blobKeys)
+  if (deletion.outcome !== 'deleted') return
+  progress.folders++
+  await deleteBlobsOf(ctx, deletion.blobKeys)
 }
 
 /**
@@ -484,11 +547,16 @@ async function prepareFolderDrop(ctx: AppContext, folder: FolderRecord): Promise
  * (a portal delete is not refused by a WOPI lock; the file keeps it, and WOPI answers 404
  * until it is restored). Editors that have it open are told it is gone.
  */
-async function trashFile(ctx: AppContext, by: Principal, file: FileRecord): Promise<FileRecord> {
+async function trashFile(
+  ctx: AppContext,
+  by: Principal,
+  file: FileRecord,
+  progress: OperationProgress,
+): Promise<FileRecord> {
   assertLockAllows(file, NO_LOCK_CLAIM, 'delete', ctx.clock.now())
   const trash = { folder: await rootFolder(ctx, file.ownerId, 'trash'), inTrash: true }
   const dropEditors = await prepareDrop(ctx, file)
-  const moved = await moveFile(ctx, by, file, trash, 'duplicate')
+  const moved = await moveFile(ctx, by, file, trash, 'duplicate', progress)
   if (moved === undefined) throw new Error('a move into the trash was skipped')
   dropEditors()
   await recordAudit(ctx, 'file-deleted', principalActor(by), fileSubject(moved), 'to the trash')
@@ -504,19 +572,20 @@ export async function deleteItems(
   by: Principal,
   items: ItemSelection,
   immediately: boolean,
+  progress: OperationProgress = newProgress(),
 ): Promise<OperationResult> {
-  const result: OperationResult = { files: [], folders: [], skipped: 0 }
+  const { result } = progress
   for (const folderId of items.folderIds) {
     const folder = await folderFor(ctx, by, folderId, 'delete')
     if (folder.parentId === null) throw new DomainError('INVALID_INPUT', 'a root folder cannot be deleted')
     const { rootType } = await pathOf(ctx, folder.id)
     const dropEditors = await prepareFolderDrop(ctx, folder)
     if (immediately || rootType === 'trash') {
-      await deleteFolderForGood(ctx, folder)
+      await deleteFolderForGood(ctx, folder, progress)
       result.folders.push(folder)
     } else {
       const trash = { folder: await rootFolder(ctx, folder.ownerId, 'trash'), inTrash: true }
-      const moved = await moveFolder(ctx, by, folder, trash, 'duplicate')
+      const moved = await moveFolder(ctx, by, folder, trash, 'duplicate', progress)
       if (moved !== undefined) result.folders.push(moved)
     }
     dropEditors()
@@ -525,25 +594,29 @@ export async function deleteItems(
     const file = await fileOf(ctx, by, fileId, 'delete')
     const inTrash = file.trashedAt !== null || (await pathOf(ctx, file.folderId)).rootType === 'trash'
     if (immediately || inTrash) {
-      await deleteForGood(ctx, by, file)
+      await deleteForGood(ctx, by, file, progress)
       result.files.push(file)
     } else {
-      result.files.push(await trashFile(ctx, by, file))
+      result.files.push(await trashFile(ctx, by, file, progress))
     }
   }
   return result
 }
 
 /** Deletes everything in `by`'s trash for good. */
-export async function emptyTrash(ctx: AppContext, by: Principal): Promise<OperationResult> {
+export async function emptyTrash(
+  ctx: AppContext,
+  by: Principal,
+  progress: OperationProgress = newProgress(),
+): Promise<OperationResult> {
   const trash = await rootFolder(ctx, by.user.id, 'trash')
   await authorizeFolder(ctx, by, 'delete', trash)
-  const result: OperationResult = { files: [], folders: [], skipped: 0 }
+  const { result } = progress
   const page = { offset: 0, limit: 500, sortBy: 'title', descending: false } as const
   for (;;) {
     const folders = await ctx.store.folders.list({ ...page, parentId: trash.id })
     for (const folder of folders.items) {
-      await deleteFolderForGood(ctx, folder)
+      await deleteFolderForGood(ctx, folder, progress)
       result.folders.push(folder)
     }
     if (folders.items.length < page.limit) break
@@ -553,7 +626,7 @@ export async function emptyTrash(ctx: AppContext, by: Principal): Promise<Operat
     let progressed = false
     for (const file of files.items) {
       try {
-        await deleteForGood(ctx, by, file)
+        await deleteForGood(ctx, by, file, progress)
         result.files.push(file)
         progressed = true
       } catch (error) {
@@ -571,8 +644,13 @@ export async function emptyTrash(ctx: AppContext, by: Principal): Promise<Operat
  * Puts trashed items back where they came from: their origin folder when it still exists
  * outside a trash, else the owner's 'my' root (a free name when the old one is taken).
  */
-export async function restoreItems(ctx: AppContext, by: Principal, items: ItemSelection): Promise<OperationResult> {
-  const result: OperationResult = { files: [], folders: [], skipped: 0 }
+export async function restoreItems(
+  ctx: AppContext,
+  by: Principal,
+  items: ItemSelection,
+  progress: OperationProgress = newProgress(),
+): Promise<OperationResult> {
+  const { result } = progress
   const targetOf = async (ownerId: string, originId: string | null) => {
     if (originId !== null) {
       const origin = await ctx.store.folders.findById(originId)
@@ -585,12 +663,13 @@ export async function restoreItems(ctx: AppContext, by: Principal, items: ItemSe
   }
   for (const folderId of items.folderIds) {
     const folder = await folderFor(ctx, by, folderId, 'move')
-    const moved = await moveFolder(ctx, by, folder, await targetOf(folder.ownerId, folder.originFolderId), 'duplicate')
+    const target = await targetOf(folder.ownerId, folder.originFolderId)
+    const moved = await moveFolder(ctx, by, folder, target, 'duplicate', progress)
     if (moved !== undefined) result.folders.push(moved)
   }
   for (const fileId of items.fileIds) {
     const file = await fileOf(ctx, by, fileId, 'delete')
-    const moved = await moveFile(ctx, by, file, await targetOf(file.ownerId, file.originFolderId), 'duplicate')
+    const moved = await moveFile(ctx, by, file, await targetOf(file.ownerId, file.originFolderId), 'duplicate', progress)
     if (moved !== undefined) result.files.push(moved)
   }
   return result

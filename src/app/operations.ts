@@ -1,9 +1,9 @@
-import { isDomainError } from '../core/errors.js'
+import { DomainError, isDomainError } from '../core/errors.js'
 import { newId } from '../core/ids.js'
 import type { FileOperationKind, FileOperationRecord, OperationItem } from '../core/entities.js'
 import type { Principal } from './access.js'
 import type { AppContext } from './context.js'
-import type { OperationResult } from './file-ops.js'
+import { newProgress, type OperationProgress, type OperationResult } from './file-ops.js'
 
 /**
  * An operation a call started, with the records it left (for the reply of that call);
@@ -79,7 +79,7 @@ export async function runOperation(
   ctx: AppContext,
   by: Principal,
   kind: FileOperationKind,
-  run: () => Promise<OperationResult>,
+  run: (progress: OperationProgress) => Promise<OperationResult>,
   wait: OperationWait = {},
 ): Promise<StartedOperation> {
   const startedAt = ctx.clock.now()
@@ -105,14 +105,19 @@ export async function runOperation(
   let failureRecorded = false
   const ended = (async (): Promise<StartedOperation> => {
     let result: OperationResult
+    const progress = newProgress()
     try {
-      result = await run()
+      result = await run(progress)
     } catch (error) {
-      // Only a refusal's message is the user's to read; anything else goes to the log.
-      const message = isDomainError(error) ? error.message : 'the operation failed'
-      await ctx.store.operations.finish(op.id, { finishedAt: ctx.clock.now(), error: message, files: [], folders: [] })
+      const stopped = stoppedError(kind, error, progress)
+      await ctx.store.operations.finish(op.id, {
+        finishedAt: ctx.clock.now(),
+        error: stopped.message,
+        files: itemsOf(progress.result.files),
+        folders: itemsOf(progress.result.folders),
+      })
       failureRecorded = true
-      throw error
+      throw stopped === error || !isDomainError(error) ? error : stopped
     }
     const outcome = {
       finishedAt: ctx.clock.now(),
@@ -144,6 +149,22 @@ export async function runOperation(
     .finally(() => wait.inFlight?.delete(onItsOwn))
   wait.inFlight?.add(onItsOwn)
   return op
+}
+
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`
+
+/**
+ * The error an operation that failed part-way reports: it stopped, what it had done (every
+ * file and folder at any depth, the finished selected items listed beside it) and why; an
+ * operation that did nothing reports its refusal as it was. Only a refusal's message is
+ * the user's to read; anything else goes to the log.
+ */
+function stoppedError(kind: FileOperationKind, error: unknown, progress: OperationProgress): Error {
+  const reason = isDomainError(error) ? error.message : 'the operation failed'
+  const done = progress.files + progress.folders
+  if (done === 0) return isDomainError(error) ? error : new Error(reason)
+  const message = `the ${kind} stopped after ${count(progress.files, 'file')} and ${count(progress.folders, 'folder')}: ${reason}`
+  return isDomainError(error) ? new DomainError(error.code, message, error.details) : new Error(message)
 }
 
 /**

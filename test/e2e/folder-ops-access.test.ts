@@ -105,4 +105,42 @@ describe('folder operations decide access on every folder they write into', () =
     assert.equal(takenFile.status, 200, takenFile.text)
     assert.deepEqual(takenFile.json.response, freeName.json.response)
   })
+
+  test('a copy cut short by a revoked share says it stopped and what it did, not progress 100 and no error', async () => {
+    const big = await folder(alice, '@my', 'Big')
+    for (let i = 0; i < 12; i++) await file(alice, big, `f${String(i).padStart(2, '0')}.txt`, `file ${i}`)
+    await shareWithBob('folder', big, 2)
+    // Alice removes the share once two copies are made: the copy is then mid-way.
+    const files = server.ctx.store.files
+    const create = files.create.bind(files)
+    let made = 0
+    files.create = async (...args: Parameters<typeof create>) => {
+      const created = await create(...args)
+      made++
+      if (made === 2) await shareWithBob('folder', big, 0)
+      return created
+    }
+    let reply: ApiReply
+    try {
+      reply = await api(bob.token, 'PUT', '/files/fileops/copy', {
+        destFolderId: '@my', folderIds: [big], fileIds: [], conflictResolveType: 2,
+      })
+    } finally {
+      files.create = create
+    }
+    // The refusal that stopped it answers the call, with what was done before.
+    assert.equal(reply.status, 404, reply.text)
+    assert.match(reply.json.error.message, /stopped after 2 files and 1 folder/)
+    const ops = (await api(bob.token, 'GET', '/files/fileops')).json.response
+    const copy = ops.find((op: { operation: number }) => op.operation === 1)
+    assert.ok(copy, JSON.stringify(ops))
+    assert.equal(copy.finished, true)
+    assert.notEqual(copy.error, '', 'it says it stopped')
+    assert.match(copy.error, /stopped/)
+    assert.match(copy.error, /2 files/)
+    const mine = (await api(bob.token, 'GET', '/files/@my')).json.response
+    const copied = mine.folders.find((f: { title: string }) => f.title === 'Big')
+    assert.ok(copied)
+    assert.equal((await api(bob.token, 'GET', `/files/${copied.id}`)).json.response.files.length, 2)
+  })
 })
