@@ -137,6 +137,23 @@ export async function authorize(
   return level
 }
 
+/**
+ * The file `fileId` names, when `by` may do `action` on it: the one way a use case reads a
+ * file it acts on by id (NOT_FOUND for a missing file and for one `by` may not see, alike;
+ * FORBIDDEN when `by` sees it but may not do this).
+ */
+export async function fileFor(
+  ctx: AppContext,
+  by: Principal,
+  fileId: string,
+  action: FileAction,
+): Promise<FileRecord> {
+  const file = await ctx.store.files.findById(fileId)
+  if (!file) throw new DomainError('NOT_FOUND', 'file not found')
+  await authorize(ctx, by, action, file)
+  return file
+}
+
 /** What a principal may want to do with a folder. */
 export type FolderAction = 'read' | 'create' | 'rename' | 'delete' | 'move'
 

@@ -9,7 +9,7 @@ import type { Clock } from '../ports/clock.js'
 import type { Logger } from '../ports/logger.js'
 import type { FileOperationRecord, FileRecord, FolderRootType, UserRecord, VersionRecord } from '../core/entities.js'
 import type { FileListQuery } from '../ports/metadata-store.js'
-import { authorize, userAccessFrom, type AccessLevel, type FileAction, type Principal } from './access.js'
+import { authorize, fileFor, userAccessFrom, type AccessLevel, type FileAction, type Principal } from './access.js'
 import * as accounts from './accounts.js'
 import * as archive from './archive.js'
 import { fileSubject, listAudit, principalActor, recordAudit } from './audit.js'
@@ -265,7 +265,7 @@ function refuseTrashed(file: FileRecord, rootType: FolderRootType | undefined): 
 export function createApp(ctx: AppContext): App {
   const tokens = createTokens(ctx.signingSecret)
   const get = (by: Principal, fileId: string, action: FileAction = 'read') =>
-    changes.fileFor(ctx, by, fileId, action)
+    fileFor(ctx, by, fileId, action)
   // Operations still running after their call was answered (see operations.ts).
   const inFlight = new Set<Promise<unknown>>()
   const record = (

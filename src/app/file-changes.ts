@@ -10,7 +10,7 @@ import {
 import { currentLock } from '../core/lock/lock-rules.js'
 import type { FileRecord, FolderRecord, VersionSource } from '../core/entities.js'
 import { allows } from '../core/sharing/access-levels.js'
-import { accessLevel, authorize, authorizeFolder, type FileAction, type Principal } from './access.js'
+import { accessLevel, authorize, authorizeFolder, fileFor, type Principal } from './access.js'
 import { fileSubject, principalActor, recordAudit } from './audit.js'
 import type { AppContext } from './context.js'
 import { announceRename, dropStaleEditors, prepareDrop } from './editor-notices.js'
@@ -35,18 +35,7 @@ import { rootFolder } from './roots.js'
  * policy for its claim and tells open editors about renames and deletes.
  */
 
-/** Reads a file and asks the access policy whether `by` may do `action` on it. */
-export async function fileFor(
-  ctx: AppContext,
-  by: Principal,
-  fileId: string,
-  action: FileAction,
-): Promise<FileRecord> {
-  const file = await ctx.store.files.findById(fileId)
-  if (!file) throw new DomainError('NOT_FOUND', 'file not found')
-  await authorize(ctx, by, action, file)
-  return file
-}
+export { fileFor } from './access.js'
 
 /** How a rename treats a name the owner has already. */
 export type NameClash = 'refuse' | 'next-free'

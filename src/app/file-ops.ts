@@ -3,7 +3,7 @@ import { newId } from '../core/ids.js'
 import { candidateNames } from '../core/names/file-names.js'
 import type { FileRecord, FolderRecord, VersionRecord } from '../core/entities.js'
 import { allows } from '../core/sharing/access-levels.js'
-import { accessLevel, authorize, authorizeFolder, folderView, type Principal } from './access.js'
+import { accessLevel, authorize, authorizeFolder, fileFor, folderView, type Principal } from './access.js'
 import { fileSubject, principalActor, recordAudit } from './audit.js'
 import { compareAndSet, RETRY } from './compare-and-set.js'
 import type { AppContext } from './context.js'
@@ -44,13 +44,6 @@ export interface OperationResult {
   folders: FolderRecord[]
   /** Items it left alone (a name clash under 'skip'). */
   skipped: number
-}
-
-async function fileOf(ctx: AppContext, by: Principal, fileId: string, action: 'read' | 'delete'): Promise<FileRecord> {
-  const file = await ctx.store.files.findById(fileId)
-  if (file === undefined) throw new DomainError('NOT_FOUND', 'file not found')
-  await authorize(ctx, by, action, file)
-  return file
 }
 
 /** True when `by` may see `file` (a Restrict entry or no share hides it). */
@@ -259,7 +252,7 @@ export async function moveConflicts(
     }
   }
   for (const fileId of items.fileIds) {
-    const file = await fileOf(ctx, by, fileId, 'read')
+    const file = await fileFor(ctx, by, fileId, 'read')
     const clash = await ctx.store.files.findByTitle(dest.folder.id, file.title)
     if (clash !== undefined && clash.id !== file.id && (await sees(ctx, by, clash))) found.push(clash)
   }
@@ -294,7 +287,7 @@ export async function moveItems(
     else result.folders.push(moved)
   }
   for (const fileId of items.fileIds) {
-    const file = await fileOf(ctx, by, fileId, 'delete')
+    const file = await fileFor(ctx, by, fileId, 'delete')
     const moved = await moveFile(ctx, by, file, dest, conflict, progress)
     if (moved === undefined) result.skipped++
     else result.files.push(moved)
@@ -484,7 +477,7 @@ export async function copyItems(
     else result.folders.push(copy)
   }
   for (const fileId of items.fileIds) {
-    const file = await fileOf(ctx, by, fileId, 'read')
+    const file = await fileFor(ctx, by, fileId, 'read')
     const copy = await copyFile(ctx, by, file, dest.folder, conflict, progress)
     if (copy === undefined) result.skipped++
     else result.files.push(copy)
@@ -591,7 +584,7 @@ export async function deleteItems(
     dropEditors()
   }
   for (const fileId of items.fileIds) {
-    const file = await fileOf(ctx, by, fileId, 'delete')
+    const file = await fileFor(ctx, by, fileId, 'delete')
     const inTrash = file.trashedAt !== null || (await pathOf(ctx, file.folderId)).rootType === 'trash'
     if (immediately || inTrash) {
       await deleteForGood(ctx, by, file, progress)
@@ -668,7 +661,7 @@ export async function restoreItems(
     if (moved !== undefined) result.folders.push(moved)
   }
   for (const fileId of items.fileIds) {
-    const file = await fileOf(ctx, by, fileId, 'delete')
+    const file = await fileFor(ctx, by, fileId, 'delete')
     const moved = await moveFile(ctx, by, file, await targetOf(file.ownerId, file.originFolderId), 'duplicate', progress)
     if (moved !== undefined) result.files.push(moved)
   }

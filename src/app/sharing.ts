@@ -8,7 +8,7 @@ import {
   levelOfShare,
   type AccessLevel,
 } from '../core/sharing/access-levels.js'
-import { accessLevel, authorize, userPrincipal, type Principal } from './access.js'
+import { accessLevel, fileFor, userPrincipal, type Principal } from './access.js'
 import type { AppContext } from './context.js'
 import { fileSubject, principalActor, recordAudit } from './audit.js'
 import { getFile } from './files.js'
@@ -33,8 +33,7 @@ export interface ShareChange {
  * file, NOT_FOUND for everyone else).
  */
 export async function listFileShares(ctx: AppContext, by: Principal, fileId: string): Promise<ShareEntry[]> {
-  const file = await getFile(ctx, fileId)
-  await authorize(ctx, by, 'share', file)
+  const file = await fileFor(ctx, by, fileId, 'share')
   return sharesOf(ctx, { kind: 'file', id: file.id, ownerId: file.ownerId, title: file.title })
 }
 
@@ -102,8 +101,7 @@ export async function setFileShares(
   fileId: string,
   changes: readonly ShareChange[],
 ): Promise<ShareEntry[]> {
-  const file = await getFile(ctx, fileId)
-  await authorize(ctx, by, 'share', file)
+  const file = await fileFor(ctx, by, fileId, 'share')
   return applyShares(ctx, by, { kind: 'file', id: file.id, ownerId: file.ownerId, title: file.title }, changes)
 }
 
@@ -210,8 +208,7 @@ function present(ctx: AppContext, link: ShareLinkRecord | undefined): ShareLink 
 
 /** The file's working link, or undefined (owner and admins only). */
 export async function getShareLink(ctx: AppContext, by: Principal, fileId: string): Promise<ShareLink | undefined> {
-  const file = await getFile(ctx, fileId)
-  await authorize(ctx, by, 'share', file)
+  const file = await fileFor(ctx, by, fileId, 'share')
   return present(ctx, await ctx.store.shareLinks.find(file.id))
 }
 
@@ -226,8 +223,7 @@ export async function setShareLink(
   fileId: string,
   access: number,
 ): Promise<ShareLink | undefined> {
-  const file = await getFile(ctx, fileId)
-  await authorize(ctx, by, 'share', file)
+  const file = await fileFor(ctx, by, fileId, 'share')
   if (access === FILE_SHARE.None) {
     await ctx.store.shareLinks.revoke(file.id, ctx.clock.now())
     await recordAudit(ctx, 'link-changed', principalActor(by), fileSubject(file), 'link turned off')
