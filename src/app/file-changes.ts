@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream'
 import { DomainError, isDomainError } from '../core/errors.js'
 import {
+  candidateNames,
   normalizeFileName,
   resolveSuggestedTarget,
   sanitizeFileName,
@@ -19,7 +20,6 @@ import {
   commitNewVersion,
   createFileFromBlob,
   deleteFile as removeFile,
-  firstFreeName,
   getFile,
   mutateFile,
   storeBody,
@@ -208,7 +208,7 @@ export async function putRelative(
     // Taken after the check: a clash like any other (the blob is removed either way).
     if (!isDomainError(error) || error.code !== 'NAME_TAKEN') throw error
     const existing = await ctx.store.files.findByTitle(target.folder.id, newFile.title)
-    throw await nameTakenError(ctx, target.folder.id, newFile.title, existing)
+    throw await nameTakenError(ctx, input.by, target.folder.id, newFile.title, existing)
   }
 }
 
@@ -249,8 +249,10 @@ async function settleTarget(
   source: FileRecord,
   target: RelativeTarget,
 ): Promise<RelativePlace> {
-  const name = target.mode === 'suggested' ? repairSuggestedName(source.title, target.name) : specificName(target.name)
   let folder = await relativeHome(ctx, by, source)
+  const requested = target.mode === 'suggested' ? repairSuggestedName(source.title, target.name) : specificName(target.name)
+  // A suggestion takes the first name of its series `by` sees free (see firstNameFreeFor).
+  const name = target.mode === 'suggested' ? ((await firstNameFreeFor(ctx, by, folder.id, requested)) ?? requested) : requested
   let existing = await ctx.store.files.findByTitle(folder.id, name)
   if (existing !== undefined && (await accessLevel(ctx, by, existing)) === 'none') {
     folder = await rootFolder(ctx, by.user.id, 'my')
@@ -259,7 +261,7 @@ async function settleTarget(
   // A suggestion never overwrites: createFileFromBlob picks the next free name.
   if (target.mode === 'suggested' || existing === undefined) return { folder, name }
   if (!target.overwrite || !allows(await accessLevel(ctx, by, existing), 'edit')) {
-    throw await nameTakenError(ctx, folder.id, name, existing)
+    throw await nameTakenError(ctx, by, folder.id, name, existing)
   }
   return { folder, name, existing }
 }
@@ -290,14 +292,34 @@ function repairSuggestedName(sourceTitle: string, suggested: string): string {
   })
 }
 
-/** NAME_TAKEN for a taken specific name, suggesting the first free variant and its lock. */
+/**
+ * The first name of `wanted`'s series ('Report.docx', 'Report (2).docx'...) that `by` sees
+ * free in `folderId`. A name taken by a file he cannot see counts as free, so that neither
+ * a suggestion nor NAME_TAKEN's suggestedName skips over it and tells it is there (such a
+ * name then sends the file to his own documents, see settleTarget).
+ */
+async function firstNameFreeFor(
+  ctx: AppContext,
+  by: Principal,
+  folderId: string,
+  wanted: string,
+): Promise<string | undefined> {
+  for (const candidate of candidateNames(wanted)) {
+    const existing = await ctx.store.files.findByTitle(folderId, candidate)
+    if (existing === undefined || (await accessLevel(ctx, by, existing)) === 'none') return candidate
+  }
+  return undefined
+}
+
+/** NAME_TAKEN for a taken specific name, suggesting the first variant `by` sees free and its lock. */
 async function nameTakenError(
   ctx: AppContext,
+  by: Principal,
   folderId: string,
   name: string,
   existing: FileRecord | undefined,
 ): Promise<DomainError> {
-  const suggestedName = await firstFreeName(ctx, folderId, name)
+  const suggestedName = await firstNameFreeFor(ctx, by, folderId, name)
   const lock = existing ? currentLock(existing.lock, ctx.clock.now()) : undefined
   return new DomainError('NAME_TAKEN', `a file named ${JSON.stringify(name)} exists`, {
     ...(suggestedName !== undefined ? { suggestedName } : {}),

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createUser } from '../../src/app/accounts.js'
+import { encodeUtf7 } from '../../src/core/names/utf7.js'
 import { call, signIn, type ApiReply } from '../support/portal-client.js'
 import { contentOf, recordOf, startWopiHarness, type WopiHarness } from './wopi-support.js'
 
@@ -133,5 +134,26 @@ describe('WOPI PutRelativeFile decides access on the folder and the file it writ
     const view = await api(bob.token, 'POST', `/files/file/${doc}/wopi?mode=view`)
     const viewInfo = await h.wopi(doc, { method: 'GET', token: view.json.response.accessToken })
     assert.equal(viewInfo.json.UserCanNotWriteRelative, true)
+  })
+
+  test('a suggestion or a 409\'s ValidRelativeTarget never skips over a name he cannot see', async () => {
+    const team = await folder('Reports')
+    const doc = await upload(team, 'Report.docx', 'report')
+    const hidden = await upload(team, 'Report (2).docx', 'hidden second')
+    await share('folder', team, 1)
+    await share('file', hidden, 3)
+    const taken = await putRelative(doc, 'Report.docx', false)
+    assert.equal(taken.status, 409, taken.text)
+    assert.equal(taken.headers.get('x-wopi-validrelativetarget'), encodeUtf7('Report (2).docx'))
+    const suggested = await h.wopi(doc, {
+      token: await bobsToken(doc),
+      override: 'PUT_RELATIVE',
+      headers: { 'X-WOPI-SuggestedTarget': 'Report.docx' },
+      body: 'bob bytes',
+    })
+    assert.equal(suggested.status, 200, suggested.text)
+    assert.equal(suggested.json.Name, 'Report (2).docx')
+    assert.equal(await contentOf(h, hidden), 'hidden second')
+    assert.equal(await folderOf(suggested), bobMy)
   })
 })
