@@ -14,8 +14,7 @@ import { NO_LOCK_CLAIM } from './lock-policy.js'
  * Every use case of the App, walked by principals who may do nothing with Alice's files and
  * folders: Bob, signed in with no shares, and a guest of a link to Carol's file. Each call
  * aimed at Alice's things is refused (NOT_FOUND, FORBIDDEN...) or returns nothing of hers,
- * and her files, folders, versions, shares, link, lock and the stored bytes stay as they
- * were. The App's services are enumerated at run time: a use case added without an entry
+ * and what the store holds for every account, and the stored bytes, stay as they were. The App's services are enumerated at run time: a use case added without an entry
  * here (a walk, or an exemption with its reason) fails this test.
  */
 
@@ -70,6 +69,7 @@ describe('a powerless principal walks every use case and gets nothing', () => {
     carolKeyHash = guest.kind === 'link' ? guest.keyHash : ''
 
     const bobFile = await app.files.upload(bob, 'bob.docx', Readable.from([Buffer.from('bob')]))
+    await app.folders.roots(bob)
     bobToken = (await app.wopi.launch(bob, bobFile.id, 'write')).accessToken
   })
   after(() => dispose())
@@ -207,7 +207,11 @@ describe('a powerless principal walks every use case and gets nothing', () => {
     return names.sort()
   }
 
-  /** Alice's world as stored: her folders, files, versions, shares, link, lock and all stored bytes. */
+  /**
+   * What the store holds for every account (Alice's, Bob's and Carol's records, folders,
+   * files, versions, shares, links and locks) and every stored blob. Left out: the
+   * operations the walk itself ran (each caller's own record of a refused operation).
+   */
   async function snapshot(): Promise<string> {
     const out: unknown[] = []
     const walkFolder = async (folder: FolderRecord): Promise<void> => {
@@ -219,9 +223,13 @@ describe('a powerless principal walks every use case and gets nothing', () => {
       }
       for (const child of (await ctx.store.folders.list({ ...page, limit: 1000, parentId: folder.id })).items) await walkFolder(child)
     }
-    for (const rootType of ['my', 'trash'] as const) {
-      const root = await ctx.store.folders.findRoot(alice.user.id, rootType)
-      if (root) await walkFolder(root)
+    for (const user of await ctx.store.users.list()) {
+      out.push(user)
+      for (const rootType of ['my', 'trash'] as const) {
+        const root = await ctx.store.folders.findRoot(user.id, rootType)
+        out.push(root?.id ?? null)
+        if (root) await walkFolder(root)
+      }
     }
     const blobs: unknown[] = []
     for await (const blob of ctx.blobs.list()) blobs.push(blob)
@@ -255,7 +263,7 @@ describe('a powerless principal walks every use case and gets nothing', () => {
         }
       }
       await app.drain()
-      assert.equal(await snapshot(), before, 'nothing of Alice\'s changed')
+      assert.equal(await snapshot(), before, 'nothing stored changed')
     })
   }
 })
