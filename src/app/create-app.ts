@@ -330,7 +330,10 @@ export function createApp(ctx: AppContext): App {
     },
     files: {
       get,
-      list: (by, query) => files.listFiles(ctx, by.user.id, query),
+      list: async (by, query) => {
+        await folders.ownRoot(ctx, by, 'my')
+        return files.listFiles(ctx, by.user.id, query)
+      },
       createBlank: async (by, title, folder = '@my') => {
         const target = await writableFolder(by, folder)
         // The file belongs to the folder's owner; who made it is the caller (a sharee, say).

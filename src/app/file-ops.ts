@@ -9,7 +9,7 @@ import { compareAndSet, RETRY } from './compare-and-set.js'
 import type { AppContext } from './context.js'
 import { prepareDrop } from './editor-notices.js'
 import { deleteBlobsOf, deleteFile as removeFile, mutateFile, withFreeName } from './files.js'
-import { folderFor, pathOf, type FolderRef } from './folders.js'
+import { folderFor, ownRoot, pathOf, type FolderRef } from './folders.js'
 import { assertLockAllows, NO_LOCK_CLAIM } from './lock-policy.js'
 import { rootFolder } from './roots.js'
 
@@ -602,7 +602,7 @@ export async function emptyTrash(
   by: Principal,
   progress: OperationProgress = newProgress(),
 ): Promise<OperationResult> {
-  const trash = await rootFolder(ctx, by.user.id, 'trash')
+  const trash = await ownRoot(ctx, by, 'trash')
   await authorizeFolder(ctx, by, 'delete', trash)
   const { result } = progress
   const page = { offset: 0, limit: 500, sortBy: 'title', descending: false } as const

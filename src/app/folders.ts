@@ -67,6 +67,15 @@ export function assertLegalName(title: string, field = 'title'): void {
   if (!check.ok) throw new DomainError('NAME_INVALID', `invalid name: ${check.reason}`, { field })
 }
 
+/**
+ * The caller's own root folder of that section, made on first use. A link guest has no
+ * folders: NOT_FOUND, and none is made for him.
+ */
+export async function ownRoot(ctx: AppContext, by: Principal, rootType: FolderRootType): Promise<FolderRecord> {
+  if (by.kind !== 'user') throw new DomainError('NOT_FOUND', 'folder not found')
+  return rootFolder(ctx, by.user.id, rootType)
+}
+
 /** The folder `ref` names, when `by` may do `action` on it; NOT_FOUND otherwise. */
 export async function folderFor(
   ctx: AppContext,
@@ -85,8 +94,8 @@ export async function viewFolder(
   action: FolderAction,
 ): Promise<{ folder: FolderRecord; view: FolderView }> {
   let folder: FolderRecord | undefined
-  if (ref === '@my') folder = await rootFolder(ctx, by.user.id, 'my')
-  else if (ref === '@trash') folder = await rootFolder(ctx, by.user.id, 'trash')
+  if (ref === '@my') folder = await ownRoot(ctx, by, 'my')
+  else if (ref === '@trash') folder = await ownRoot(ctx, by, 'trash')
   else folder = await ctx.store.folders.findById(ref)
   if (folder === undefined) throw new DomainError('NOT_FOUND', 'folder not found')
   return { folder, view: await authorizeFolder(ctx, by, action, folder) }

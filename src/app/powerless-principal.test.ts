@@ -264,6 +264,10 @@ describe('a powerless principal walks every use case and gets nothing', () => {
       }
       await app.drain()
       assert.equal(await snapshot(), before, 'nothing stored changed')
+      // A link guest has no folders of his own: none is made for him on the way.
+      for (const rootType of ['my', 'trash'] as const) {
+        assert.equal(await ctx.store.folders.findRoot(guest.user.id, rootType), undefined, `a ${rootType} root for the guest`)
+      }
     })
   }
 })
