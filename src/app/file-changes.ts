@@ -250,9 +250,14 @@ async function settleTarget(
   target: RelativeTarget,
 ): Promise<RelativePlace> {
   let folder = await relativeHome(ctx, by, source)
-  const requested = target.mode === 'suggested' ? repairSuggestedName(source.title, target.name) : specificName(target.name)
-  // A suggestion takes the first name of its series `by` sees free (see firstNameFreeFor).
-  const name = target.mode === 'suggested' ? ((await firstNameFreeFor(ctx, by, folder.id, requested)) ?? requested) : requested
+  let name: string
+  if (target.mode === 'suggested') {
+    // A suggestion takes the first name of its series `by` sees free (see firstNameFreeFor).
+    const repaired = repairSuggestedName(source.title, target.name)
+    name = (await firstNameFreeFor(ctx, by, folder.id, repaired)) ?? repaired
+  } else {
+    name = specificName(target.name)
+  }
   let existing = await ctx.store.files.findByTitle(folder.id, name)
   if (existing !== undefined && (await accessLevel(ctx, by, existing)) === 'none') {
     folder = await rootFolder(ctx, by.user.id, 'my')

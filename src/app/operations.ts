@@ -161,9 +161,9 @@ const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`
  */
 function stoppedError(kind: FileOperationKind, error: unknown, progress: OperationProgress): Error {
   const reason = isDomainError(error) ? error.message : 'the operation failed'
-  const done = progress.files + progress.folders
-  if (done === 0) return isDomainError(error) ? error : new Error(reason)
-  const message = `the ${kind} stopped after ${count(progress.files, 'file')} and ${count(progress.folders, 'folder')}: ${reason}`
+  if (progress.files + progress.folders === 0) return isDomainError(error) ? error : new Error(reason)
+  const done = `${count(progress.files, 'file')} and ${count(progress.folders, 'folder')}`
+  const message = `the ${kind} stopped after ${done}: ${reason}`
   return isDomainError(error) ? new DomainError(error.code, message, error.details) : new Error(message)
 }
 

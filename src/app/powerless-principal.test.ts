@@ -14,7 +14,8 @@ import { NO_LOCK_CLAIM } from './lock-policy.js'
  * Every use case of the App, walked by principals who may do nothing with Alice's files and
  * folders: Bob, signed in with no shares, and a guest of a link to Carol's file. Each call
  * aimed at Alice's things is refused (NOT_FOUND, FORBIDDEN...) or returns nothing of hers,
- * and what the store holds for every account, and the stored bytes, stay as they were. The App's services are enumerated at run time: a use case added without an entry
+ * and what the store holds for every account, and the stored bytes, stay as they were.
+ * The App's services are enumerated at run time: a use case added without an entry
  * here (a walk, or an exemption with its reason) fails this test.
  */
 
@@ -51,14 +52,16 @@ describe('a powerless principal walks every use case and gets nothing', () => {
     const carol = userPrincipal(await createUser(ctx, { userName: 'carol', password: 'carol-password-1' }))
 
     aliceFolder = await app.folders.create(alice, '@my', 'Private')
-    aliceFile = await app.files.upload(alice, 'secret.docx', Readable.from([Buffer.from('alice secret')]), undefined, aliceFolder.id)
-    aliceFile = await app.files.storeNewContents(aliceFile.id, { by: alice, body: Readable.from([Buffer.from('second')]), source: 'upload' })
+    const bytes = (text: string) => Readable.from([Buffer.from(text)])
+    aliceFile = await app.files.upload(alice, 'secret.docx', bytes('alice secret'), undefined, aliceFolder.id)
+    aliceFile = await app.files.storeNewContents(aliceFile.id, { by: alice, body: bytes('second'), source: 'upload' })
     aliceRootFile = await app.files.upload(alice, 'root.docx', Readable.from([Buffer.from('root')]))
     trashedFile = await app.files.upload(alice, 'trashed.docx', Readable.from([Buffer.from('trashed')]))
     await app.folders.delete(alice, { folderIds: [], fileIds: [trashedFile.id] }, false, true)
     await app.sharing.setLink(alice, aliceFile.id, 2)
     aliceFile = await app.locks.lock(alice, await app.files.get(alice, aliceFile.id), 'alice-tab')
-    secrets.push(aliceFolder.id, aliceFile.id, aliceRootFile.id, trashedFile.id, 'secret.docx', 'Private', 'root.docx', 'trashed.docx')
+    secrets.push(aliceFolder.id, aliceFile.id, aliceRootFile.id, trashedFile.id)
+    secrets.push('secret.docx', 'Private', 'root.docx', 'trashed.docx')
 
     const carolFile = await app.files.upload(carol, 'carol.docx', Readable.from([Buffer.from('carol')]))
     const link = await app.sharing.setLink(carol, carolFile.id, 1)
@@ -87,9 +90,22 @@ describe('a powerless principal walks every use case and gets nothing', () => {
       'files.list': { walks: [(p) => app.files.list(p, page)] },
       'files.createBlank': { walks: [(p) => app.files.createBlank(p, 'x.docx', aliceFolder.id)] },
       'files.upload': { walks: [(p) => app.files.upload(p, 'x.docx', body(), undefined, aliceFolder.id)] },
-      'files.rename': { walks: [(p) => app.files.rename(aliceFile.id, { by: p, title: 'pwned.docx', onClash: 'refuse' })] },
-      'files.delete': { walks: [(p) => app.files.delete(aliceFile.id, { by: p }), (p) => app.files.delete(trashedFile.id, { by: p })] },
-      'files.storeNewContents': { walks: [(p) => app.files.storeNewContents(aliceFile.id, { by: p, body: body(), source: 'upload' })] },
+      'files.rename': {
+        walks: [
+          (p) => app.files.rename(aliceFile.id, { by: p, title: 'pwned.docx', onClash: 'refuse' }),
+        ],
+      },
+      'files.delete': {
+        walks: [
+          (p) => app.files.delete(aliceFile.id, { by: p }),
+          (p) => app.files.delete(trashedFile.id, { by: p }),
+        ],
+      },
+      'files.storeNewContents': {
+        walks: [
+          (p) => app.files.storeNewContents(aliceFile.id, { by: p, body: body(), source: 'upload' }),
+        ],
+      },
       'files.putRelative': {
         walks: [
           (p) =>
@@ -105,19 +121,40 @@ describe('a powerless principal walks every use case and gets nothing', () => {
       'files.versions': { walks: [(p) => app.files.versions(p, aliceFile.id)] },
       'files.version': { walks: [(p) => app.files.version(p, aliceFile.id, 1)] },
       'files.restore': { walks: [(p) => app.files.restore(p, aliceFile.id, 1)] },
-      'files.openBlob': { exempt: 'bytes by blob key: keys come only from records a use case has authorized, never from a request' },
+      'files.openBlob': {
+        exempt: 'bytes by blob key: keys come only from records a use case has authorized, never from a request',
+      },
       'files.readSmallBlob': { exempt: 'bytes by blob key, as openBlob' },
-      'files.forLink': { exempt: 'the signed download link is the capability; its adapter verifies it (tokens.verify) first' },
+      'files.forLink': {
+        exempt: 'the signed download link is the capability; its adapter verifies it (tokens.verify) first',
+      },
 
       'folders.list': { walks: [(p) => app.folders.list(p, aliceFolder.id, listQuery)] },
       'folders.get': { walks: [(p) => app.folders.get(p, aliceFolder.id)] },
       'folders.create': { walks: [(p) => app.folders.create(p, aliceFolder.id, 'Intruder')] },
       'folders.rename': { walks: [(p) => app.folders.rename(p, aliceFolder.id, 'Renamed')] },
-      'folders.isInTrash': { exempt: 'a fact about a record the caller already holds (the WOPI and editor gates, after authorize)' },
+      'folders.isInTrash': {
+        exempt: 'a fact about a record the caller already holds (the WOPI and editor gates, after authorize)',
+      },
       'folders.roots': { walks: [(p) => app.folders.roots(p)] },
-      'folders.move': { walks: [(p) => app.folders.move(p, items, aliceFolder.id, 'overwrite'), (p) => app.folders.move(p, items, '@my', 'overwrite')] },
-      'folders.copy': { walks: [(p) => app.folders.copy(p, items, aliceFolder.id, 'overwrite'), (p) => app.folders.copy(p, items, '@my', 'overwrite')] },
-      'folders.delete': { walks: [(p) => app.folders.delete(p, items, true, true), (p) => app.folders.delete(p, items, false, true)] },
+      'folders.move': {
+        walks: [
+          (p) => app.folders.move(p, items, aliceFolder.id, 'overwrite'),
+          (p) => app.folders.move(p, items, '@my', 'overwrite'),
+        ],
+      },
+      'folders.copy': {
+        walks: [
+          (p) => app.folders.copy(p, items, aliceFolder.id, 'overwrite'),
+          (p) => app.folders.copy(p, items, '@my', 'overwrite'),
+        ],
+      },
+      'folders.delete': {
+        walks: [
+          (p) => app.folders.delete(p, items, true, true),
+          (p) => app.folders.delete(p, items, false, true),
+        ],
+      },
       'folders.emptyTrash': { walks: [(p) => app.folders.emptyTrash(p)] },
       'folders.conflicts': { walks: [(p) => app.folders.conflicts(p, items, aliceFolder.id)] },
       'folders.restore': { walks: [(p) => app.folders.restore(p, { folderIds: [], fileIds: [trashedFile.id] })] },
@@ -143,9 +180,13 @@ describe('a powerless principal walks every use case and gets nothing', () => {
       'editing.saveCopy': {
         walks: [
           (p) =>
-            app.editing.saveCopy(p, { sourceFileId: aliceFile.id, title: 'copy.docx', fileType: 'docx', url: 'http://docs/x' }, () => {
-              throw new Error('no fetch may happen')
-            }),
+            app.editing.saveCopy(
+              p,
+              { sourceFileId: aliceFile.id, title: 'copy.docx', fileType: 'docx', url: 'http://docs/x' },
+              () => {
+                throw new Error('no fetch may happen')
+              },
+            ),
         ],
       },
       'editing.changesOf': { exempt: 'a pure reading of a version record' },
@@ -166,29 +207,64 @@ describe('a powerless principal walks every use case and gets nothing', () => {
       'accounts.updateUser': { exempt: ADMIN },
       'accounts.removeUserById': { exempt: ADMIN },
       'accounts.unlockUser': { exempt: ADMIN },
-      'accounts.displayNames': { exempt: 'display names of user ids the caller already holds (anyone may find people)' },
+      'accounts.displayNames': {
+        exempt: 'display names of user ids the caller already holds (anyone may find people)',
+      },
 
-      'wopi.launch': { walks: [(p) => app.wopi.launch(p, aliceFile.id, 'write'), (p) => app.wopi.launch(p, aliceFile.id, 'read')] },
-      'wopi.launchByLink': { walks: [() => app.wopi.launchByLink(aliceFile.id, carolKey, { id: 'g1', name: 'Guest' }, 'read')] },
-      'wopi.issueToken': { exempt: 'a token only: every WOPI call with it decides access from the stored shares (wopi.access)' },
+      'wopi.launch': {
+        walks: [
+          (p) => app.wopi.launch(p, aliceFile.id, 'write'),
+          (p) => app.wopi.launch(p, aliceFile.id, 'read'),
+        ],
+      },
+      'wopi.launchByLink': {
+        walks: [
+          () => app.wopi.launchByLink(aliceFile.id, carolKey, { id: 'g1', name: 'Guest' }, 'read'),
+        ],
+      },
+      'wopi.issueToken': {
+        exempt: 'a token only: every WOPI call with it decides access from the stored shares (wopi.access)',
+      },
       'wopi.access': { walks: [() => app.wopi.access(bobToken, aliceFile.id)] },
 
       'sharing.list': { walks: [(p) => app.sharing.list(p, aliceFile.id)] },
       'sharing.set': { walks: [(p) => app.sharing.set(p, aliceFile.id, [{ userId: p.user.id, access: 1 }])] },
       'sharing.listFolder': { walks: [(p) => app.sharing.listFolder(p, aliceFolder.id)] },
-      'sharing.setFolder': { walks: [(p) => app.sharing.setFolder(p, aliceFolder.id, [{ userId: p.user.id, access: 1 }])] },
+      'sharing.setFolder': {
+        walks: [
+          (p) => app.sharing.setFolder(p, aliceFolder.id, [{ userId: p.user.id, access: 1 }]),
+        ],
+      },
       'sharing.sharedWith': { walks: [(p) => app.sharing.sharedWith(p)] },
       'sharing.sharedPage': { walks: [(p) => app.sharing.sharedPage(p, listQuery)] },
       'sharing.getLink': { walks: [(p) => app.sharing.getLink(p, aliceFile.id)] },
-      'sharing.setLink': { walks: [(p) => app.sharing.setLink(p, aliceFile.id, 1), (p) => app.sharing.setLink(p, aliceFile.id, 0)] },
-      'sharing.linkPrincipal': { walks: [() => app.sharing.linkPrincipal(aliceFile.id, carolKey, { id: 'g1', name: 'Guest' })] },
+      'sharing.setLink': {
+        walks: [
+          (p) => app.sharing.setLink(p, aliceFile.id, 1),
+          (p) => app.sharing.setLink(p, aliceFile.id, 0),
+        ],
+      },
+      'sharing.linkPrincipal': {
+        walks: [
+          () => app.sharing.linkPrincipal(aliceFile.id, carolKey, { id: 'g1', name: 'Guest' }),
+        ],
+      },
       'sharing.findPeople': { exempt: 'people search: any signed-in user may find people (names only), by design' },
-      'sharing.linkAccess': { walks: [async () => assert.equal(await app.sharing.linkAccess(aliceFile.id, carolKeyHash), 'none')] },
+      'sharing.linkAccess': {
+        walks: [
+          async () => assert.equal(await app.sharing.linkAccess(aliceFile.id, carolKeyHash), 'none'),
+        ],
+      },
 
       'tokens.sign': { exempt: 'signs claims; no principal, no storage' },
       'tokens.verify': { exempt: 'checks a token\'s signature; no storage' },
       'tokens.verifyWopi': { exempt: 'checks a token\'s signature; no storage' },
-      authorize: { walks: [(p) => app.authorize(p, 'read', aliceFile), (p) => app.authorize(p, 'edit', aliceRootFile)] },
+      authorize: {
+        walks: [
+          (p) => app.authorize(p, 'read', aliceFile),
+          (p) => app.authorize(p, 'edit', aliceRootFile),
+        ],
+      },
       'audit.list': { walks: [(p) => app.audit.list(p.user, { offset: 0, limit: 10 })] },
       'maintenance.runHousekeeping': { exempt: 'operator housekeeping (folio gc): no principal' },
       drain: { exempt: 'waits for running operations: acts on nothing' },
@@ -221,7 +297,8 @@ describe('a powerless principal walks every use case and gets nothing', () => {
         out.push(file, await ctx.store.files.listVersions(file.id))
         out.push(await ctx.store.shares.listForItem('file', file.id), await ctx.store.shareLinks.find(file.id))
       }
-      for (const child of (await ctx.store.folders.list({ ...page, limit: 1000, parentId: folder.id })).items) await walkFolder(child)
+      const children = await ctx.store.folders.list({ ...page, limit: 1000, parentId: folder.id })
+      for (const child of children.items) await walkFolder(child)
     }
     for (const user of await ctx.store.users.list()) {
       out.push(user)
@@ -245,7 +322,11 @@ describe('a powerless principal walks every use case and gets nothing', () => {
     assert.deepEqual(stale, [], 'walk entries for use cases that no longer exist')
   })
 
-  for (const [label, who] of [['a signed-in user with no shares', () => bob], ['a guest of an unrelated link', () => guest]] as const) {
+  const walkers = [
+    ['a signed-in user with no shares', () => bob],
+    ['a guest of an unrelated link', () => guest],
+  ] as const
+  for (const [label, who] of walkers) {
     test(`${label}: every call on Alice's things is refused or returns nothing of hers, and nothing changes`, async () => {
       const before = await snapshot()
       for (const [name, entry] of Object.entries(table())) {
@@ -266,7 +347,8 @@ describe('a powerless principal walks every use case and gets nothing', () => {
       assert.equal(await snapshot(), before, 'nothing stored changed')
       // A link guest has no folders of his own: none is made for him on the way.
       for (const rootType of ['my', 'trash'] as const) {
-        assert.equal(await ctx.store.folders.findRoot(guest.user.id, rootType), undefined, `a ${rootType} root for the guest`)
+        const root = await ctx.store.folders.findRoot(guest.user.id, rootType)
+        assert.equal(root, undefined, `a ${rootType} root for the guest`)
       }
     })
   }
