@@ -186,7 +186,7 @@ describe('ONLYOFFICE callbacks with the JWT in a custom header', () => {
     const callbackUrl = await h.callbackUrl(file.id)
     const key = new TextEncoder().encode(JWT_SECRET)
     const sign = (claims: Record<string, unknown>) =>
-      new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().sign(key)
+      new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(key)
     const token = await sign({ key: session.key, status: 1, users: ['from-body-token'] })
     const header = await sign({ payload: { key: session.key, status: 1, users: ['from-header'] } })
     const sent = await call(callbackUrl, 'POST', '', {
