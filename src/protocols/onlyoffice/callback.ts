@@ -4,6 +4,8 @@ import { parseDocumentKey } from '../../core/documents/document-key.js'
 import { editsInEditor } from '../../core/sharing/access-levels.js'
 import { DomainError, isDomainError } from '../../core/errors.js'
 import { errorMessage } from '../../core/ids.js'
+import type { TokenClaims } from '../../core/tokens/signed-token.js'
+import { READS_BODY_WHOLE } from '../http/body-timeouts.js'
 import { parseCallbackBody, type CallbackBody } from './callback-body.js'
 import type { DocsFetcher } from './docs-fetch.js'
 import { toInternalDocsUrl } from './docs-url.js'
@@ -36,7 +38,11 @@ import { sendCallbackError, sendCallbackReply } from './replies.js'
  * (replies.ts) is the one table that turns them into these answers.
  */
 
-/** Docs may send long histories in the body; far more than any real callback. */
+/**
+ * Docs may send long histories in the body; far more than any real callback. Whatever its
+ * Content-Type, the body is read whole as JSON, so it has this limit and the body deadline
+ * of JSON bodies (READS_BODY_WHOLE), and it is read only once the URL token is good.
+ */
 const CALLBACK_BODY_LIMIT = 16 * 1024 * 1024
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -61,6 +67,9 @@ export function callbackRoutes(ctx: AdapterContext, fetch: DocsFetcher) {
     )
     // The one place a thrown error becomes a callback answer (CALLBACK_STATUS).
     app.setErrorHandler((error, request, reply) => {
+      // Refused before its body was read (a bad URL token): the connection is closed, so
+      // the sender need not send the rest and nothing waits for it.
+      if (!request.raw.complete) reply.header('Connection', 'close')
       if (isDomainError(error)) return sendCallbackError(reply, error)
       const status = isRecord(error) && typeof error.statusCode === 'number' ? error.statusCode : 500
       if (status >= 400 && status < 500) return sendCallbackReply(reply, status, errorMessage(error))
@@ -68,11 +77,54 @@ export function callbackRoutes(ctx: AdapterContext, fetch: DocsFetcher) {
       return sendCallbackReply(reply, 500, 'internal error')
     })
 
-    app.post(`${ONLYOFFICE_PATHS.callback}/:fileId`, async (request, reply) => {
-      await handleCallback(ctx, fetch, request)
-      return sendCallbackReply(reply, 200)
-    })
+    // The URL token is checked before a byte of the body is read (onRequest runs before
+    // the body is parsed): anyone can reach this route, and only Folio's links may make it
+    // read a body.
+    const issuedTo = new WeakMap<FastifyRequest, TokenClaims>()
+    app.post(
+      `${ONLYOFFICE_PATHS.callback}/:fileId`,
+      {
+        config: READS_BODY_WHOLE,
+        onRequest: async (request) => {
+          issuedTo.set(request, await checkCallbackUrl(ctx, request))
+        },
+      },
+      async (request, reply) => {
+        const claims = issuedTo.get(request)
+        if (!claims) throw new DomainError('FORBIDDEN', 'callback refused')
+        await handleCallback(ctx, fetch, request, claims)
+        return sendCallbackReply(reply, 200)
+      },
+    )
   }
+}
+
+function fileIdOf(request: FastifyRequest): string {
+  return isRecord(request.params) ? firstString(request.params.fileId) ?? '' : ''
+}
+
+/** A refusal, logged with why (the answer says only 'callback refused'). */
+function refusal(ctx: AdapterContext, fileId: string, reason: string): DomainError {
+  ctx.logger.warn({ fileId, reason }, 'refused an ONLYOFFICE callback')
+  return new DomainError('FORBIDDEN', 'callback refused')
+}
+
+/**
+ * Step 1, before the body: the URL is one Folio issued, for this file, and an editor
+ * opened through a share link saves only while that link still allows changes.
+ */
+async function checkCallbackUrl(ctx: AdapterContext, request: FastifyRequest): Promise<TokenClaims> {
+  if (!ctx.config.docs) throw new DomainError('FORBIDDEN', 'ONLYOFFICE Docs is not configured')
+  const fileId = fileIdOf(request)
+  const urlToken = isRecord(request.query) ? firstString(request.query.token) : undefined
+  const issued = ctx.app.tokens.verify(urlToken ?? '', 'callback', ctx.clock.now())
+  if (!issued.ok) throw refusal(ctx, fileId, `callback URL token: ${issued.reason}`)
+  if (issued.claims.fileId !== fileId) throw refusal(ctx, fileId, 'callback URL token is for another file')
+  const link = issued.claims.link
+  if (link !== undefined && !editsInEditor(await ctx.app.sharing.linkAccess(fileId, link))) {
+    throw refusal(ctx, fileId, 'the share link of this editing session is off or no longer allows changes')
+  }
+  return issued.claims
 }
 
 /** Settles one callback; returns when it is handled, throws a DomainError to refuse it. */
@@ -80,27 +132,15 @@ async function handleCallback(
   ctx: AdapterContext,
   fetch: DocsFetcher,
   request: FastifyRequest,
+  issued: TokenClaims,
 ): Promise<void> {
   const docs = ctx.config.docs
   if (!docs) throw new DomainError('FORBIDDEN', 'ONLYOFFICE Docs is not configured')
-  const fileId = isRecord(request.params) ? firstString(request.params.fileId) ?? '' : ''
-  const refuse = (reason: string): DomainError => {
-    ctx.logger.warn({ fileId, reason }, 'refused an ONLYOFFICE callback')
-    return new DomainError('FORBIDDEN', 'callback refused')
-  }
+  const fileId = fileIdOf(request)
+  const refuse = (reason: string): DomainError => refusal(ctx, fileId, reason)
   const now = ctx.clock.now()
 
-  // 1. The URL: Folio issued it, for this file.
-  const urlToken = isRecord(request.query) ? firstString(request.query.token) : undefined
-  const issued = ctx.app.tokens.verify(urlToken ?? '', 'callback', now)
-  if (!issued.ok) throw refuse(`callback URL token: ${issued.reason}`)
-  if (issued.claims.fileId !== fileId) throw refuse('callback URL token is for another file')
-  // An editor opened through a share link saves only while that link still allows changes.
-  const link = issued.claims.link
-  if (link !== undefined && !editsInEditor(await ctx.app.sharing.linkAccess(fileId, link))) {
-    throw refuse('the share link of this editing session is off or no longer allows changes')
-  }
-
+  // 1. The URL was checked before the body was read (checkCallbackUrl).
   // 2. The body: JSON, then the fields the JWT vouches for.
   let parsed: unknown
   try {
@@ -122,7 +162,7 @@ async function handleCallback(
   if (parseDocumentKey(body.key)?.fileId !== fileId) throw refuse('the key is not this file\'s')
 
   try {
-    await applyCallback(ctx, fetch, fileId, issued.claims.userId, body)
+    await applyCallback(ctx, fetch, fileId, issued.userId, body)
   } catch (error) {
     // The file was deleted while open: nothing left to update (answered 200, no retry).
     if (isDomainError(error) && error.code === 'NOT_FOUND') {
