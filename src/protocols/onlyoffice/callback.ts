@@ -162,7 +162,7 @@ async function handleCallback(
   if (parseDocumentKey(body.key)?.fileId !== fileId) throw refuse('the key is not this file\'s')
 
   try {
-    await applyCallback(ctx, fetch, fileId, issued.userId, body)
+    await applyCallback(ctx, fetch, fileId, issued, body)
   } catch (error) {
     // The file was deleted while open: nothing left to update (answered 200, no retry).
     if (isDomainError(error) && error.code === 'NOT_FOUND') {
@@ -176,7 +176,7 @@ async function applyCallback(
   ctx: AdapterContext,
   fetch: DocsFetcher,
   fileId: string,
-  issuedTo: string,
+  issued: TokenClaims,
   body: CallbackBody,
 ): Promise<void> {
   switch (body.status) {
@@ -188,7 +188,7 @@ async function applyCallback(
       return
     case 2:
     case 6:
-      return save(ctx, fetch, fileId, issuedTo, body, body.status)
+      return save(ctx, fetch, fileId, issued, body, body.status)
     case 3:
     case 7: {
       const message = body.status === 3
@@ -208,7 +208,7 @@ async function save(
   ctx: AdapterContext,
   fetch: DocsFetcher,
   fileId: string,
-  issuedTo: string,
+  issued: TokenClaims,
   body: CallbackBody,
   status: 2 | 6,
 ): Promise<void> {
@@ -231,7 +231,7 @@ async function save(
     throw new DomainError('FORBIDDEN', 'callback refused')
   }
   try {
-    const authorId = await ctx.app.editing.resolveAuthor(body.users, issuedTo)
+    const authorId = await ctx.app.editing.resolveAuthor(body.users, issued.userId)
     const outcome = await ctx.app.editing.saveFromEditor(
       {
         fileId,
@@ -242,6 +242,7 @@ async function save(
         originalUrl: body.url,
         authorId,
         users: body.users,
+        ...(issued.link === undefined ? {} : { sessionLink: issued.link }),
         lastsave: body.lastsave,
         notmodified: body.notmodified,
         forcesavetype: body.forcesavetype,
@@ -255,6 +256,13 @@ async function save(
     }
   } catch (error) {
     if (isDomainError(error) && error.code === 'NOT_FOUND') throw error
+    // Refused because a user of the session may no longer change the file: 403, so Docs
+    // keeps the document as "forgotten" (a retry would be refused alike).
+    if (isDomainError(error) && error.code === 'FORBIDDEN') {
+      ctx.logger.warn({ fileId, key: body.key, status }, error.message)
+      await noteError(`the save was refused: ${error.message}`)
+      throw error
+    }
     const message = `could not store the saved document: ${errorMessage(error)}`
     ctx.logger.error({ err: error, fileId, key: body.key, status }, message)
     await noteError(message)
