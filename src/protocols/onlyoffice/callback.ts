@@ -25,8 +25,10 @@ import { sendCallbackError, sendCallbackReply } from './replies.js'
  * - 400 `{"error":1}`: the body is not a JSON object, lacks key or status, or a save
  *   (2/6) has no url. Nothing changes.
  * - 403 `{"error":1}`: refused. The callbackUrl token is missing, bad, expired or for
- *   another file; the JWT is required (a secret is set) but missing or bad; the key is
- *   not this file's; or url/changesurl are not on the Docs server (nothing is fetched).
+ *   another file (checked before the body is read); the JWT is required (a secret is
+ *   set) but missing, bad or without exp; the key is not this file's; url/changesurl
+ *   are not in the Docs server's file cache (nothing is fetched); or a save (2/6) is for
+ *   a user who may no longer change the file (share removed or lowered, user removed).
  *   403, not 401: no credential the sender could add would help. Docs does not retry a
  *   4xx and keeps the edited file as "forgotten", so a misconfigured secret loses nothing.
  * - 413 `{"error":1}`: the saved file is larger than FOLIO_MAX_FILE_SIZE (a retry
