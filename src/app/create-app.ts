@@ -14,6 +14,7 @@ import * as accounts from './accounts.js'
 import * as archive from './archive.js'
 import { fileSubject, listAudit, principalActor, recordAudit } from './audit.js'
 import type { AppContext } from './context.js'
+import { readByDocsLink } from './docs-links.js'
 import * as editing from './editing.js'
 import * as changes from './file-changes.js'
 import * as files from './files.js'
@@ -72,10 +73,11 @@ export interface FilesService {
   /** A small blob's bytes whole, or undefined when they must be streamed with openBlob. */
   readSmallBlob(blobKey: string): Promise<Buffer | undefined>
   /**
-   * The file and version a signed link names (the link is the capability: it was issued
-   * to the owner); undefined when either no longer exists.
+   * The file and version a signed Docs download link names, decided from the access and
+   * the file as they are now (see docs-links.readByDocsLink): FORBIDDEN once its holder
+   * may no longer read it, NOT_FOUND when it is gone or trashed.
    */
-  forLink(fileId: string, version?: number): Promise<{ file: FileRecord; version: VersionRecord } | undefined>
+  forLink: Bound<typeof readByDocsLink>
 }
 
 /** A file operation as `GET files/fileops` reports it (see operations.ts). */
@@ -369,12 +371,7 @@ export function createApp(ctx: AppContext): App {
       },
       openBlob: (blobKey, range) => files.openBlob(ctx, blobKey, range),
       readSmallBlob: (blobKey) => files.readSmallBlob(ctx, blobKey),
-      forLink: async (fileId, version) => {
-        const file = await ctx.store.files.findById(fileId)
-        if (!file) return undefined
-        const record = await ctx.store.files.getVersion(fileId, version ?? file.version)
-        return record ? { file, version: record } : undefined
-      },
+      forLink: bind(ctx, readByDocsLink),
     },
     locks: {
       lock: bind(ctx, locks.lockFile),

@@ -6,8 +6,11 @@ import { extensionOf, sanitizeFileName } from '../core/names/file-names.js'
 import type { StoredBlob } from '../ports/blob-store.js'
 import type { EditingState, FileRecord, VersionRecord } from '../core/entities.js'
 import { compareAndSet, RETRY } from './compare-and-set.js'
+import { editsInEditor, levelOfShare } from '../core/sharing/access-levels.js'
+import { accessLevel, userPrincipal } from './access.js'
 import type { AppContext } from './context.js'
 import { dropStaleEditors } from './editor-notices.js'
+import { GUEST_ID_PREFIX, linkAccess } from './sharing.js'
 import { assertNoWopiSession } from './lock-policy.js'
 import {
   commitNewVersion,
@@ -103,6 +106,8 @@ export interface EditorSave {
   originalUrl: string
   authorId: string
   users: string[]
+  /** The share link's key hash when the session's callback URL was made for a link's editor. */
+  sessionLink?: string
   lastsave?: string
   notmodified?: boolean
   forcesavetype?: number
@@ -150,6 +155,13 @@ export async function saveFromEditor(
   })
   const since = parseDocumentKey(save.documentKey)?.keyVersion ?? 0
   const started = performance.now()
+  try {
+    await assertSaversMayEdit(ctx, await getFile(ctx, save.fileId), save)
+  } catch (error) {
+    // After a status 2 Docs closes the session whatever the answer: nobody edits it now.
+    if (save.status === 2) await endEditingSession(ctx, save.fileId, save.documentKey).catch(() => undefined)
+    throw error
+  }
   return compareAndSet(async () => {
     const file = await getFile(ctx, save.fileId)
     const versions = await ctx.store.files.listVersions(save.fileId)
@@ -188,6 +200,37 @@ export async function saveFromEditor(
     await afterSave(ctx, save, saved)
     return { kind: 'saved', file: saved } as const
   }, MAX_SAVE_ATTEMPTS)
+}
+
+/**
+ * A save is stored only while everyone it is made for may still change the document in
+ * the editor now, whatever they could when the editor opened: each user Docs names in
+ * `users` (the author when it names none) must be a Folio user whose access allows
+ * editing, reviewing, commenting or filling forms; a link guest counts while the file's
+ * share link (the session's own, when it was opened through one) still allows changes.
+ * Otherwise FORBIDDEN: the callback answers 403 and Docs keeps the document as "forgotten".
+ */
+async function assertSaversMayEdit(ctx: AppContext, file: FileRecord, save: EditorSave): Promise<void> {
+  const savers = new Set(save.users.length > 0 ? save.users : [save.authorId])
+  for (const id of savers) {
+    if (id.startsWith(GUEST_ID_PREFIX)) {
+      if (!editsInEditor(await guestLinkAccess(ctx, file, save.sessionLink))) {
+        throw new DomainError('FORBIDDEN', 'the share link of this editing session no longer allows changes')
+      }
+      continue
+    }
+    const user = await ctx.store.users.findById(id)
+    if (!user || !editsInEditor(await accessLevel(ctx, userPrincipal(user), file))) {
+      throw new DomainError('FORBIDDEN', `a user of this editing session (${id}) may no longer change the file`)
+    }
+  }
+}
+
+/** What a link guest may do now: through the session's link, else the file's working link. */
+async function guestLinkAccess(ctx: AppContext, file: FileRecord, sessionLink: string | undefined) {
+  if (sessionLink !== undefined) return linkAccess(ctx, file.id, sessionLink)
+  const link = await ctx.store.shareLinks.find(file.id)
+  return !link || link.revokedAt !== null ? 'none' : levelOfShare(link.access)
 }
 
 /**

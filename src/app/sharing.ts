@@ -11,6 +11,7 @@ import {
 import { accessLevel, fileFor, userPrincipal, type Principal } from './access.js'
 import type { AppContext } from './context.js'
 import { fileSubject, principalActor, recordAudit } from './audit.js'
+import { prepareShareDrop } from './editor-notices.js'
 import { getFile } from './files.js'
 
 /** One line of a file's sharing list. */
@@ -125,6 +126,8 @@ async function applyShares(
     }
   }
   const now = ctx.clock.now()
+  // Editors open for someone whose access this lowers are dropped once it is stored.
+  const dropLowered = await prepareShareDrop(ctx, item, changes.map((change) => change.userId))
   for (const change of changes) {
     if (change.access === FILE_SHARE.None) {
       await ctx.store.shares.remove(item.kind, item.id, change.userId)
@@ -139,6 +142,7 @@ async function applyShares(
       })
     }
   }
+  dropLowered()
   if (changes.length > 0) {
     const detail = changes.map((change) => `${change.userId}: ${change.access}`).join(', ')
     const subject = { targetType: item.kind, targetId: item.id, targetName: item.title }

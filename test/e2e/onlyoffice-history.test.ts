@@ -125,6 +125,15 @@ describe('ONLYOFFICE history', () => {
       fileType: 'docx',
     })
     assert.equal(elsewhere.status, 400)
+    // On the Docs server but outside its file cache (here its health check): not fetched.
+    const before = h.sim.requests.length
+    for (const outside of [`${h.sim.url}/healthcheck`, `${h.sim.url}/cache/other`, `${h.sim.url}/cache/files/../../healthcheck`]) {
+      const reply = await h.api('POST', `/files/file/${file.id}/saveas`, { url: outside, title: 'Probe', fileType: 'docx' })
+      assert.equal(reply.status, 400, outside)
+    }
+    assert.deepEqual(h.sim.requests.slice(before), [])
+    const listing = await h.api('GET', '/files/@my?count=500')
+    assert.equal(JSON.stringify(listing.json).includes('Probe.docx'), false)
     await session.disconnect()
   })
 

@@ -118,6 +118,9 @@ describe('ONLYOFFICE exit saves', () => {
   test('co-editors: the version is credited to the last author (users[0])', async () => {
     const file = await h.upload('Team.docx', 'team v1')
     const dora = await h.createUser('dora')
+    // Only someone who may edit the file now has her saves stored.
+    const shared = await h.api('PUT', `/files/file/${file.id}/share`, { share: [{ shareTo: dora.id, access: 1 }], notify: false })
+    assert.equal(shared.status, 200, shared.text)
     const mine = await h.openEditor(file.id)
     const hers = await h.sim.openEditor(await h.configFor(file.id, dora))
     mine.edit(bytes('team v2 by admin'))
@@ -186,7 +189,7 @@ describe('ONLYOFFICE callbacks with the JWT in a custom header', () => {
     const callbackUrl = await h.callbackUrl(file.id)
     const key = new TextEncoder().encode(JWT_SECRET)
     const sign = (claims: Record<string, unknown>) =>
-      new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().sign(key)
+      new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(key)
     const token = await sign({ key: session.key, status: 1, users: ['from-body-token'] })
     const header = await sign({ payload: { key: session.key, status: 1, users: ['from-header'] } })
     const sent = await call(callbackUrl, 'POST', '', {

@@ -121,6 +121,7 @@ describe('ONLYOFFICE forged callbacks (JWT on)', () => {
     const token = await new SignJWT({ key: session.key, status: 4 })
       .setProtectedHeader({ alg: 'HS256' })
       .setIssuedAt()
+      .setExpirationTime('5m')
       .sign(new TextEncoder().encode(JWT_SECRET))
     const reply = await call(callbackUrl, 'POST', '', {
       body: { ...saveBody(session.key, h.admin.id, `${recorder.url}/evil.docx`), token },
@@ -132,7 +133,7 @@ describe('ONLYOFFICE forged callbacks (JWT on)', () => {
     await session.disconnect()
   })
 
-  test('a token signed with another algorithm or secret, or expired, is refused', async () => {
+  test('a token signed with another algorithm or secret, expired or without exp, is refused', async () => {
     const file = await h.upload('Alg.docx', 'alg v1')
     const session = await h.openEditor(file.id)
     const callbackUrl = await h.callbackUrl(file.id)
@@ -145,7 +146,14 @@ describe('ONLYOFFICE forged callbacks (JWT on)', () => {
       .setExpirationTime(Math.floor(Date.now() / 1000) - 600)
       .sign(key)
     const unsecured = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`
-    for (const token of [hs512, expired, unsecured]) {
+    // Docs signs with an expiry; a token without one would be good for ever.
+    const endless = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().sign(key)
+    const endlessHeader = await new SignJWT({ payload: claims }).setProtectedHeader({ alg: 'HS256' }).sign(key)
+    assert.equal((await call(callbackUrl, 'POST', '', {
+      body: claims,
+      headers: { Authorization: `Bearer ${endlessHeader}` },
+    })).status, 403)
+    for (const token of [hs512, expired, unsecured, endless]) {
       const reply = await call(callbackUrl, 'POST', '', { body: { ...claims, token } })
       assert.equal(reply.status, 403)
     }

@@ -179,6 +179,8 @@ export interface RecordedCommand {
   key?: string
   /** The JSON body (or query) as received. */
   body: unknown
+  /** The verified `users` parameter (drop, forcesave...), when one was given. */
+  users?: string[]
   /** The `error` the simulator answered. */
   error: number
 }
@@ -1390,10 +1392,12 @@ class Simulator implements DocsSimulator {
     const keyOptional = ['version', 'license', 'getForgottenList'].includes(c)
     if (authError === CMD_OK && !keyOptional && typeof params.key !== 'string') output.error = CMD_KEY
     if (output.error === CMD_OK) await this.runCommand(c, params, output)
+    const listed = typeof params.users === 'string' ? safeJson(params.users) : params.users
     this.commands.push({
       c,
       key: typeof params.key === 'string' ? params.key : undefined,
       body: received ?? Object.fromEntries(url.searchParams),
+      ...(Array.isArray(listed) ? { users: listed.map(String) } : {}),
       error: typeof output.error === 'number' ? output.error : -1,
     })
     return JSON.stringify(output)

@@ -22,6 +22,18 @@ export class BodyTimeoutError extends Error {
 /** Bodies Folio reads whole into memory (small by the body limit): they get a deadline. */
 const PARSED_TYPE = /^\s*(?:application\/(?:[\w.+-]*\+)?json|application\/x-www-form-urlencoded|text\/)/i
 
+/**
+ * The route config of a route that reads every body whole into memory whatever its
+ * Content-Type says (the ONLYOFFICE callback): its bodies get the whole-body deadline too,
+ * so a label cannot buy a body more time than its size deserves.
+ */
+export const READS_BODY_WHOLE = { readsBodyWhole: true } as const
+
+function readsBodyWhole(request: FastifyRequest): boolean {
+  const config: unknown = request.routeOptions.config
+  return typeof config === 'object' && config !== null && 'readsBodyWhole' in config && config.readsBodyWhole === true
+}
+
 function expectsBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length']
   if (length !== undefined) return length.trim() !== '0'
@@ -30,7 +42,8 @@ function expectsBody(req: IncomingMessage): boolean {
 
 /**
  * Guards every request with a body against clients that send it slowly (slowloris):
- * a small parsed body (JSON, form, text) must arrive whole within bodyTimeoutMs, and
+ * a small parsed body (JSON, form, text, or any body of a READS_BODY_WHOLE route) must
+ * arrive whole within bodyTimeoutMs, and
  * any body must not pause for uploadIdleTimeoutMs (a large upload may take as long as
  * it needs while bytes keep coming). Either way the client gets 408 and the connection
  * is closed. Nothing runs once the body has been read. A client that closes the
@@ -43,7 +56,8 @@ export function guardBodyTimes(app: FastifyInstance, timeouts: BodyTimeouts): vo
       done()
       return
     }
-    const parsed = PARSED_TYPE.test(req.headers['content-type'] ?? '')
+    // A body read whole has a deadline, by its Content-Type or by its route's say-so.
+    const parsed = PARSED_TYPE.test(req.headers['content-type'] ?? '') || readsBodyWhole(request)
     // Without the query: it may hold a token.
     const facts = { method: req.method, path: request.url.split('?')[0] }
     watchBody(req, reply.raw, {

@@ -4,6 +4,8 @@ import { parseDocumentKey } from '../../core/documents/document-key.js'
 import { editsInEditor } from '../../core/sharing/access-levels.js'
 import { DomainError, isDomainError } from '../../core/errors.js'
 import { errorMessage } from '../../core/ids.js'
+import type { TokenClaims } from '../../core/tokens/signed-token.js'
+import { READS_BODY_WHOLE } from '../http/body-timeouts.js'
 import { parseCallbackBody, type CallbackBody } from './callback-body.js'
 import type { DocsFetcher } from './docs-fetch.js'
 import { toInternalDocsUrl } from './docs-url.js'
@@ -23,8 +25,10 @@ import { sendCallbackError, sendCallbackReply } from './replies.js'
  * - 400 `{"error":1}`: the body is not a JSON object, lacks key or status, or a save
  *   (2/6) has no url. Nothing changes.
  * - 403 `{"error":1}`: refused. The callbackUrl token is missing, bad, expired or for
- *   another file; the JWT is required (a secret is set) but missing or bad; the key is
- *   not this file's; or url/changesurl are not on the Docs server (nothing is fetched).
+ *   another file (checked before the body is read); the JWT is required (a secret is
+ *   set) but missing, bad or without exp; the key is not this file's; url/changesurl
+ *   are not in the Docs server's file cache (nothing is fetched); or a save (2/6) is for
+ *   a user who may no longer change the file (share removed or lowered, user removed).
  *   403, not 401: no credential the sender could add would help. Docs does not retry a
  *   4xx and keeps the edited file as "forgotten", so a misconfigured secret loses nothing.
  * - 413 `{"error":1}`: the saved file is larger than FOLIO_MAX_FILE_SIZE (a retry
@@ -36,7 +40,11 @@ import { sendCallbackError, sendCallbackReply } from './replies.js'
  * (replies.ts) is the one table that turns them into these answers.
  */
 
-/** Docs may send long histories in the body; far more than any real callback. */
+/**
+ * Docs may send long histories in the body; far more than any real callback. Whatever its
+ * Content-Type, the body is read whole as JSON, so it has this limit and the body deadline
+ * of JSON bodies (READS_BODY_WHOLE), and it is read only once the URL token is good.
+ */
 const CALLBACK_BODY_LIMIT = 16 * 1024 * 1024
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -61,6 +69,9 @@ export function callbackRoutes(ctx: AdapterContext, fetch: DocsFetcher) {
     )
     // The one place a thrown error becomes a callback answer (CALLBACK_STATUS).
     app.setErrorHandler((error, request, reply) => {
+      // Refused before its body was read (a bad URL token): the connection is closed, so
+      // the sender need not send the rest and nothing waits for it.
+      if (!request.raw.complete) reply.header('Connection', 'close')
       if (isDomainError(error)) return sendCallbackError(reply, error)
       const status = isRecord(error) && typeof error.statusCode === 'number' ? error.statusCode : 500
       if (status >= 400 && status < 500) return sendCallbackReply(reply, status, errorMessage(error))
@@ -68,11 +79,54 @@ export function callbackRoutes(ctx: AdapterContext, fetch: DocsFetcher) {
       return sendCallbackReply(reply, 500, 'internal error')
     })
 
-    app.post(`${ONLYOFFICE_PATHS.callback}/:fileId`, async (request, reply) => {
-      await handleCallback(ctx, fetch, request)
-      return sendCallbackReply(reply, 200)
-    })
+    // The URL token is checked before a byte of the body is read (onRequest runs before
+    // the body is parsed): anyone can reach this route, and only Folio's links may make it
+    // read a body.
+    const issuedTo = new WeakMap<FastifyRequest, TokenClaims>()
+    app.post(
+      `${ONLYOFFICE_PATHS.callback}/:fileId`,
+      {
+        config: READS_BODY_WHOLE,
+        onRequest: async (request) => {
+          issuedTo.set(request, await checkCallbackUrl(ctx, request))
+        },
+      },
+      async (request, reply) => {
+        const claims = issuedTo.get(request)
+        if (!claims) throw new DomainError('FORBIDDEN', 'callback refused')
+        await handleCallback(ctx, fetch, request, claims)
+        return sendCallbackReply(reply, 200)
+      },
+    )
   }
+}
+
+function fileIdOf(request: FastifyRequest): string {
+  return isRecord(request.params) ? firstString(request.params.fileId) ?? '' : ''
+}
+
+/** A refusal, logged with why (the answer says only 'callback refused'). */
+function refusal(ctx: AdapterContext, fileId: string, reason: string): DomainError {
+  ctx.logger.warn({ fileId, reason }, 'refused an ONLYOFFICE callback')
+  return new DomainError('FORBIDDEN', 'callback refused')
+}
+
+/**
+ * Step 1, before the body: the URL is one Folio issued, for this file, and an editor
+ * opened through a share link saves only while that link still allows changes.
+ */
+async function checkCallbackUrl(ctx: AdapterContext, request: FastifyRequest): Promise<TokenClaims> {
+  if (!ctx.config.docs) throw new DomainError('FORBIDDEN', 'ONLYOFFICE Docs is not configured')
+  const fileId = fileIdOf(request)
+  const urlToken = isRecord(request.query) ? firstString(request.query.token) : undefined
+  const issued = ctx.app.tokens.verify(urlToken ?? '', 'callback', ctx.clock.now())
+  if (!issued.ok) throw refusal(ctx, fileId, `callback URL token: ${issued.reason}`)
+  if (issued.claims.fileId !== fileId) throw refusal(ctx, fileId, 'callback URL token is for another file')
+  const link = issued.claims.link
+  if (link !== undefined && !editsInEditor(await ctx.app.sharing.linkAccess(fileId, link))) {
+    throw refusal(ctx, fileId, 'the share link of this editing session is off or no longer allows changes')
+  }
+  return issued.claims
 }
 
 /** Settles one callback; returns when it is handled, throws a DomainError to refuse it. */
@@ -80,27 +134,15 @@ async function handleCallback(
   ctx: AdapterContext,
   fetch: DocsFetcher,
   request: FastifyRequest,
+  issued: TokenClaims,
 ): Promise<void> {
   const docs = ctx.config.docs
   if (!docs) throw new DomainError('FORBIDDEN', 'ONLYOFFICE Docs is not configured')
-  const fileId = isRecord(request.params) ? firstString(request.params.fileId) ?? '' : ''
-  const refuse = (reason: string): DomainError => {
-    ctx.logger.warn({ fileId, reason }, 'refused an ONLYOFFICE callback')
-    return new DomainError('FORBIDDEN', 'callback refused')
-  }
+  const fileId = fileIdOf(request)
+  const refuse = (reason: string): DomainError => refusal(ctx, fileId, reason)
   const now = ctx.clock.now()
 
-  // 1. The URL: Folio issued it, for this file.
-  const urlToken = isRecord(request.query) ? firstString(request.query.token) : undefined
-  const issued = ctx.app.tokens.verify(urlToken ?? '', 'callback', now)
-  if (!issued.ok) throw refuse(`callback URL token: ${issued.reason}`)
-  if (issued.claims.fileId !== fileId) throw refuse('callback URL token is for another file')
-  // An editor opened through a share link saves only while that link still allows changes.
-  const link = issued.claims.link
-  if (link !== undefined && !editsInEditor(await ctx.app.sharing.linkAccess(fileId, link))) {
-    throw refuse('the share link of this editing session is off or no longer allows changes')
-  }
-
+  // 1. The URL was checked before the body was read (checkCallbackUrl).
   // 2. The body: JSON, then the fields the JWT vouches for.
   let parsed: unknown
   try {
@@ -122,7 +164,7 @@ async function handleCallback(
   if (parseDocumentKey(body.key)?.fileId !== fileId) throw refuse('the key is not this file\'s')
 
   try {
-    await applyCallback(ctx, fetch, fileId, issued.claims.userId, body)
+    await applyCallback(ctx, fetch, fileId, issued, body)
   } catch (error) {
     // The file was deleted while open: nothing left to update (answered 200, no retry).
     if (isDomainError(error) && error.code === 'NOT_FOUND') {
@@ -136,7 +178,7 @@ async function applyCallback(
   ctx: AdapterContext,
   fetch: DocsFetcher,
   fileId: string,
-  issuedTo: string,
+  issued: TokenClaims,
   body: CallbackBody,
 ): Promise<void> {
   switch (body.status) {
@@ -148,7 +190,7 @@ async function applyCallback(
       return
     case 2:
     case 6:
-      return save(ctx, fetch, fileId, issuedTo, body, body.status)
+      return save(ctx, fetch, fileId, issued, body, body.status)
     case 3:
     case 7: {
       const message = body.status === 3
@@ -168,7 +210,7 @@ async function save(
   ctx: AdapterContext,
   fetch: DocsFetcher,
   fileId: string,
-  issuedTo: string,
+  issued: TokenClaims,
   body: CallbackBody,
   status: 2 | 6,
 ): Promise<void> {
@@ -191,7 +233,7 @@ async function save(
     throw new DomainError('FORBIDDEN', 'callback refused')
   }
   try {
-    const authorId = await ctx.app.editing.resolveAuthor(body.users, issuedTo)
+    const authorId = await ctx.app.editing.resolveAuthor(body.users, issued.userId)
     const outcome = await ctx.app.editing.saveFromEditor(
       {
         fileId,
@@ -202,6 +244,7 @@ async function save(
         originalUrl: body.url,
         authorId,
         users: body.users,
+        ...(issued.link === undefined ? {} : { sessionLink: issued.link }),
         lastsave: body.lastsave,
         notmodified: body.notmodified,
         forcesavetype: body.forcesavetype,
@@ -215,6 +258,13 @@ async function save(
     }
   } catch (error) {
     if (isDomainError(error) && error.code === 'NOT_FOUND') throw error
+    // Refused because a user of the session may no longer change the file: 403, so Docs
+    // keeps the document as "forgotten" (a retry would be refused alike).
+    if (isDomainError(error) && error.code === 'FORBIDDEN') {
+      ctx.logger.warn({ fileId, key: body.key, status }, error.message)
+      await noteError(`the save was refused: ${error.message}`)
+      throw error
+    }
     const message = `could not store the saved document: ${errorMessage(error)}`
     ctx.logger.error({ err: error, fileId, key: body.key, status }, message)
     await noteError(message)

@@ -18,6 +18,20 @@ describe('toInternalDocsUrl', () => {
     assert.equal(toInternalDocsUrl(internal, DOCS), internal)
   })
 
+  test('only Docs\' file cache is fetched, never another path of the Docs server', () => {
+    for (const link of [
+      'https://docs.example.com/healthcheck',
+      'https://docs.example.com/command?c=info',
+      'https://docs.example.com/cache/other/x',
+      'https://docs.example.com/cache/files',
+      'https://docs.example.com/cache/files/../../healthcheck',
+      'https://docs.example.com/cache/files/%2e%2e/%2e%2e/healthcheck',
+      'https://docs.example.com/web-apps/apps/api/documents/api.js',
+    ]) {
+      assert.equal(toInternalDocsUrl(link, DOCS), undefined, link)
+    }
+  })
+
   test('path prefixes are honoured on both sides', () => {
     const docs = { url: 'https://example.com/docs', internalUrl: 'http://10.0.0.5:8080/ds-vpath/' }
     assert.equal(

@@ -13,7 +13,10 @@ import { DOWNLOAD_STATUS, sendDownloadRefusal } from './replies.js'
  * `Bearer` JWT with `{payload: {url}}` when JWT is on; that header is no portal
  * credential and is never refused. When it verifies and names this very link, it also
  * stands in for the link's expiry, so Docs can still fetch a link it was given in time
- * (its signature and file are checked all the same).
+ * (its signature and file are checked all the same). Whatever the token says, each use is
+ * decided by the application from the access and the file as they are now
+ * (files.forLink): a removed share, user or share link, a password change or a trashed
+ * file ends the link at once.
  */
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -52,10 +55,6 @@ async function authorize(
     claims = again.ok ? again.claims : undefined
   }
   if (claims?.fileId !== fileId) return undefined
-  // Links of an editor opened through a share link work only while that link is on.
-  if (claims.link !== undefined && (await ctx.app.sharing.linkAccess(fileId, claims.link)) === 'none') {
-    return undefined
-  }
   return claims
 }
 
@@ -80,9 +79,7 @@ export function downloadRoutes(ctx: AdapterContext) {
       const fileId = fileIdOf(request)
       const claims = await authorize(ctx, request, fileId)
       if (!claims) throw invalidLink()
-      const found = await ctx.app.files.forLink(fileId, claims.version)
-      if (!found) throw gone()
-      const { file, version } = found
+      const { file, version } = await ctx.app.files.forLink(claims)
       return sendContent(ctx, request, reply, {
         blobKey: version.blobKey,
         size: version.size,
@@ -98,9 +95,9 @@ export function downloadRoutes(ctx: AdapterContext) {
       if (!claims || claims.version === undefined) {
         throw invalidLink()
       }
-      const version = (await ctx.app.files.forLink(fileId, claims.version))?.version
-      const changes = version ? ctx.app.editing.changesOf(version) : undefined
-      if (!version || !changes) throw gone()
+      const { version } = await ctx.app.files.forLink(claims)
+      const changes = ctx.app.editing.changesOf(version)
+      if (!changes) throw gone()
       return sendContent(ctx, request, reply, {
         blobKey: changes.blobKey,
         size: changes.size,

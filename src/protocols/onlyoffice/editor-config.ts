@@ -150,7 +150,7 @@ export async function signEditorConfig(
 export async function editorConfigFor(
   ctx: AdapterContext,
   file: FileRecord,
-  user: Pick<UserRecord, 'id' | 'displayName'>,
+  user: Pick<UserRecord, 'id' | 'displayName' | 'tokenGeneration'>,
   requestedMode: EditorMode,
   access: AccessLevel,
   /** The share link's key hash when opened through a link (its links are tied to it). */
@@ -164,7 +164,7 @@ export async function editorConfigFor(
     requestedMode,
     access,
     // Pinned to the version being opened: the key and the bytes belong together.
-    downloadUrl: downloadLink(ctx, file.id, user.id, file.version, link),
+    downloadUrl: downloadLink(ctx, file.id, user, file.version, link),
     callbackUrl: callbackLink(ctx, file.id, user.id, link),
     lang: 'en',
   })

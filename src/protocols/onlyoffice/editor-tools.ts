@@ -8,6 +8,7 @@ import type { DocsFetcher } from './docs-fetch.js'
 import { toInternalDocsUrl } from './docs-url.js'
 import { editorConfigFor, type EditorConfig, type EditorMode } from './editor-config.js'
 import { historyData, refreshHistoryData, type HistoryData, type RefreshHistoryData } from './history.js'
+import type { LinkHolder } from './links.js'
 import { requireDocsSettings } from './services.js'
 
 /** The ONLYOFFICE pieces the portal's editor routes present (the composition root hands them over). */
@@ -16,7 +17,7 @@ export interface OnlyofficeEditorTools {
   editorConfig(file: FileRecord, user: UserRecord, mode: EditorMode, access: AccessLevel, link?: string): Promise<EditorConfig>
   forcesave(file: FileRecord): Promise<{ key: string; result: 'requested' | 'not-modified' }>
   refreshHistoryData(file: FileRecord, versions: VersionRecord[], names: Map<string, string>): RefreshHistoryData
-  historyData(file: FileRecord, version: VersionRecord, userId: string): Promise<HistoryData>
+  historyData(file: FileRecord, version: VersionRecord, holder: LinkHolder): Promise<HistoryData>
   vetDocsLink(url: string): string | undefined
   fetch: DocsFetcher
 }
@@ -44,7 +45,7 @@ export function onlyofficeEditorTools(
       throw new DomainError('UPSTREAM_FAILED', `ONLYOFFICE Docs refused the force save (error ${reply.error})`)
     },
     refreshHistoryData,
-    historyData: (file, version, userId) => historyData(ctx, file, version, userId),
+    historyData: (file, version, holder) => historyData(ctx, file, version, holder),
     vetDocsLink: (url) => toInternalDocsUrl(url, requireDocsSettings(ctx)),
     fetch,
   }

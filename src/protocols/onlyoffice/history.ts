@@ -4,7 +4,7 @@ import { documentKey } from '../../core/documents/document-key.js'
 import { extensionOf } from '../../core/names/file-names.js'
 import type { FileRecord, VersionRecord } from '../../core/entities.js'
 import { signDocsToken } from './jwt.js'
-import { changesLink, downloadLink } from './links.js'
+import { changesLink, downloadLink, type LinkHolder } from './links.js'
 
 /**
  * What the editor's history pane needs: the argument of `refreshHistory` (all versions)
@@ -84,22 +84,22 @@ export async function historyData(
   ctx: AdapterContext,
   file: FileRecord,
   version: VersionRecord,
-  userId: string,
+  holder: LinkHolder,
 ): Promise<HistoryData> {
   const fileType = extensionOf(file.title)
   const data: HistoryData = {
     version: version.version,
     key: documentKey(file.id, version.version),
-    url: downloadLink(ctx, file.id, userId, version.version),
+    url: downloadLink(ctx, file.id, holder, version.version),
     fileType,
   }
   const base = version.meta.baseVersion
   if (changesOf(version)) {
-    data.changesUrl = changesLink(ctx, file.id, userId, version.version)
+    data.changesUrl = changesLink(ctx, file.id, holder, version.version)
     if (typeof base === 'number' && base >= 1 && base < version.version) {
       data.previous = {
         key: documentKey(file.id, base),
-        url: downloadLink(ctx, file.id, userId, base),
+        url: downloadLink(ctx, file.id, holder, base),
         fileType,
       }
     }

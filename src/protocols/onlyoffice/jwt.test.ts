@@ -6,10 +6,14 @@ import { authenticateCallback, bearerToken, signDocsToken, verifyDocsToken } fro
 const SECRET = 'unit-secret'
 const NOW = Date.UTC(2024, 5, 1, 12, 0, 0)
 
-function sign(claims: Record<string, unknown>, options: { secret?: string; iat?: number; exp?: number } = {}) {
+/** Signs as Docs does: with an expiry (5 minutes unless given; null leaves `exp` out). */
+function sign(
+  claims: Record<string, unknown>,
+  options: { secret?: string; iat?: number; exp?: number | null } = {},
+) {
   const iat = options.iat ?? Math.floor(NOW / 1000)
   const jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(iat)
-  if (options.exp !== undefined) jwt.setExpirationTime(options.exp)
+  if (options.exp !== null) jwt.setExpirationTime(options.exp ?? iat + 300)
   return jwt.sign(new TextEncoder().encode(options.secret ?? SECRET))
 }
 
@@ -23,6 +27,12 @@ describe('verifyDocsToken', () => {
     assert.equal(await verifyDocsToken(expired, SECRET, NOW), undefined)
     assert.equal(await verifyDocsToken(token, 'other', NOW), undefined)
     assert.equal(await verifyDocsToken('garbage', SECRET, NOW), undefined)
+  })
+
+  test('a token without exp is refused: it would never expire', async () => {
+    assert.equal(await verifyDocsToken(await sign({ a: 1 }, { exp: null }), SECRET, NOW), undefined)
+    const forever = await signDocsToken({ a: 1 }, SECRET, NOW)
+    assert.equal(await verifyDocsToken(forever, SECRET, NOW), undefined)
   })
 })
 
@@ -69,6 +79,8 @@ describe('authenticateCallback', () => {
       [plain, `Bearer ${await sign({ payload: { key: 'k' } }, { secret: 'wrong' })}`],
       [{ ...plain, token: await sign({ key: 'k' }, { secret: 'wrong' }) }, goodHeader],
       [{ ...plain, token: 'not.a.jwt' }, goodHeader],
+      [{ ...plain, token: await sign({ key: 'k', status: 4 }, { exp: null }) }, goodHeader],
+      [plain, `Bearer ${await sign({ payload: { key: 'k', status: 1 } }, { exp: null })}`],
     ]
     for (const [body, header] of cases) {
       const auth = await authenticateCallback(body, header, SECRET, NOW)

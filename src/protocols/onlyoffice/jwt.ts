@@ -36,7 +36,11 @@ export async function signDocsToken(
   return jwt.sign(keyOf(secret))
 }
 
-/** The verified claims (without iat/exp/nbf), or undefined for any bad, expired or non-HS256 token. */
+/**
+ * The verified claims (without iat/exp/nbf), or undefined for any bad, expired or non-HS256
+ * token, and for one without `exp`: Docs always signs with an expiry, and a token without
+ * one would be good for ever once it leaked.
+ */
 export async function verifyDocsToken(
   token: string,
   secret: string,
@@ -48,6 +52,7 @@ export async function verifyDocsToken(
       algorithms: ['HS256'],
       clockTolerance: CLOCK_TOLERANCE_SECONDS,
       currentDate: new Date(now),
+      requiredClaims: ['exp'],
     })
     const { iat: _iat, exp: _exp, nbf: _nbf, ...claims } = payload
     return claims

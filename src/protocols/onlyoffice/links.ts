@@ -1,4 +1,5 @@
 import type { AdapterContext } from '../../app/create-app.js'
+import type { UserRecord } from '../../core/entities.js'
 
 /**
  * The links Folio hands to ONLYOFFICE Docs. Each carries a signed token (HMAC with the
@@ -28,22 +29,30 @@ export const ONLYOFFICE_PATHS = {
   changes: '/onlyoffice/changes',
 } as const
 
-/** A signed read link to one version's bytes under one of the download routes. */
+/** Who a download link is made for: the user and their token generation now. */
+export type LinkHolder = Pick<UserRecord, 'id' | 'tokenGeneration'>
+
+/**
+ * A signed read link to one version's bytes under one of the download routes. It carries
+ * the holder's token generation, so a password change ends it; every use is checked
+ * against the holder's access now (app/docs-links.ts).
+ */
 function versionLink(
   ctx: AdapterContext,
   path: string,
   fileId: string,
-  userId: string,
+  holder: LinkHolder,
   version: number,
   link?: string,
 ): string {
   const token = ctx.app.tokens.sign({
     scope: 'download',
     fileId,
-    userId,
+    userId: holder.id,
     permission: 'read',
     expiresAt: ctx.clock.now() + DOWNLOAD_LINK_TTL_MS,
     version,
+    generation: holder.tokenGeneration,
     ...(link === undefined ? {} : { link }),
   })
   return `${ctx.config.internalUrl}${path}/${fileId}?token=${token}`
@@ -56,16 +65,16 @@ function versionLink(
 export function downloadLink(
   ctx: AdapterContext,
   fileId: string,
-  userId: string,
+  holder: LinkHolder,
   version: number,
   link?: string,
 ): string {
-  return versionLink(ctx, ONLYOFFICE_PATHS.download, fileId, userId, version, link)
+  return versionLink(ctx, ONLYOFFICE_PATHS.download, fileId, holder, version, link)
 }
 
 /** The changes.zip kept with one version (same token kind as its download link). */
-export function changesLink(ctx: AdapterContext, fileId: string, userId: string, version: number): string {
-  return versionLink(ctx, ONLYOFFICE_PATHS.changes, fileId, userId, version)
+export function changesLink(ctx: AdapterContext, fileId: string, holder: LinkHolder, version: number): string {
+  return versionLink(ctx, ONLYOFFICE_PATHS.changes, fileId, holder, version)
 }
 
 /**

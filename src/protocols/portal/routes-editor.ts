@@ -32,7 +32,7 @@ export interface EditorTools {
   /** The history pane's list of versions. */
   refreshHistoryData(file: FileRecord, versions: VersionRecord[], names: Map<string, string>): unknown
   /** The history pane's data of one version (NOT_SUPPORTED without Docs). */
-  historyData(file: FileRecord, version: VersionRecord, userId: string): Promise<unknown>
+  historyData(file: FileRecord, version: VersionRecord, holder: Pick<UserRecord, 'id' | 'tokenGeneration'>): Promise<unknown>
   /**
    * A link the browser handed over, rewritten to the Docs server's internal address;
    * undefined when it is not on the Docs server; NOT_SUPPORTED without Docs.
@@ -120,7 +120,7 @@ export function editorRoutes(ctx: AdapterContext, tools: EditorTools) {
       const user = me(request)
       const file = await ctx.app.files.get(user, fileId)
       const record = await ctx.app.files.version(user, fileId, version)
-      return success(await tools.historyData(file, record, user.user.id))
+      return success(await tools.historyData(file, record, user.user))
     })
 
     app.post('/files/file/:fileId/restore', async (request) => {
