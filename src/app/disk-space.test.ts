@@ -117,6 +117,16 @@ describe('the reserve of free space', () => {
     assert.ok(cause instanceof Error && 'code' in cause && cause.code === 'ENOSPC')
   })
 
+  test('a request closed before its end without an error fails the put as cut short, not a hang', async () => {
+    const disk = { freeBytes: 100 * MiB, reads: 0 }
+    const { blobs } = withSpaceReserve(doubleStore(disk, nowhere), { reserveBytes: 8 * MiB, clock, logger: recordingLogger() })
+    const request = new Readable({ read() {} })
+    request.push(Buffer.alloc(1024))
+    const put = blobs.put(request, { maxBytes: MiB })
+    setImmediate(() => request.destroy())
+    await assert.rejects(put, { code: 'ECONNRESET' })
+  })
+
   test('the report says how much is free and whether it is below the reserve', async () => {
     const disk = { freeBytes: 5 * MiB, reads: 0 }
     const { space } = withSpaceReserve(doubleStore(disk, nowhere), { reserveBytes: 8 * MiB, clock, logger: recordingLogger() })

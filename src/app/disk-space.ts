@@ -170,9 +170,16 @@ function shielded(source: Readable, spend: ((bytes: number) => void) | undefined
           },
         })
   const onError = (error: Error) => shield.destroy(error)
+  // A request that closes before its end without an error (a destroyed stream) would
+  // leave the store waiting for bytes that never come: it fails as a cut connection.
+  const onClose = () => {
+    if (!source.readableEnded) shield.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }))
+  }
   source.once('error', onError)
+  source.once('close', onClose)
   shield.once('close', () => {
     source.removeListener('error', onError)
+    source.removeListener('close', onClose)
     if (!source.readableEnded) source.unpipe(shield)
   })
   return source.pipe(shield)
