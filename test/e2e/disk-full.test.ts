@@ -166,6 +166,8 @@ describe('a full disk does not lock the API', { skip }, () => {
     const putFile = await wopi(fileId, wopiToken, undefined, { 'X-WOPI-Lock': 'lock-1' }, 'new content')
     assert.equal(putFile.status, 507, putFile.text)
     assert.match(putFile.text, /disk space/)
+    const relative = await wopi(fileId, wopiToken, 'PUT_RELATIVE', { 'X-WOPI-SuggestedTarget': 'Copy.docx' }, 'a copy')
+    assert.equal(relative.status, 507, relative.text)
     const content = await call(server.url, 'GET', `/api/2.0/files/file/${fileId}/download`, { token })
     assert.equal(content.text, 'old content')
     assert.equal(await readdir(join(server.dataDir, 'files', 'tmp')).then((names) => names.length), 0)
