@@ -27,6 +27,7 @@ import {
 } from './protocols/ops/index.js'
 import { checkStorageReadiness } from './app/readiness.js'
 import { withStorageErrorReports } from './app/storage-errors.js'
+import { withSpaceReserve } from './app/disk-space.js'
 import { onlyofficeEditorTools } from './protocols/onlyoffice/editor-tools.js'
 import { onlyofficeIntegration } from './protocols/onlyoffice/index.js'
 import { commandClientFor, createDocsFetcher } from './protocols/onlyoffice/services.js'
@@ -247,11 +248,19 @@ export async function createContext(
   )
   // With metrics on, every storage failure reaching the application is counted.
   const watched = options.telemetry ? withStorageErrorReports(storage, options.telemetry) : storage
+  const clock = options.clock ?? systemClock
+  // Writes of file contents keep FOLIO_MIN_FREE_SPACE free on the data folder's disk.
+  const reserved = withSpaceReserve(watched.blobs, {
+    reserveBytes: config.minFreeSpace,
+    clock,
+    logger: options.logger,
+  })
   return {
     config,
     store: watched.store,
-    blobs: watched.blobs,
-    clock: options.clock ?? systemClock,
+    blobs: reserved.blobs,
+    space: reserved.space,
+    clock,
     logger: options.logger,
     signingSecret: Buffer.from(secret, 'base64'),
     ...(options.docsCommands ? { docsCommands: options.docsCommands } : {}),
@@ -286,10 +295,13 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
   const discovery = createWopiDiscovery({ config, clock, logger, client })
   // The lock count is read at scrape time through the application, made just below.
   let lockCount: (() => Promise<number>) | undefined
+  let space: AppContext['space'] | undefined
   // prom-client is loaded only when metrics are on.
   const processMetrics = config.metrics.enabled
     ? (await import('./protocols/ops/metrics.js')).createFolioMetrics({
         lockCount: () => lockCount?.() ?? Promise.resolve(0),
+        // File contents on S3 have no disk of their own to report.
+        ...(config.s3 ? {} : { space: () => space?.() ?? Promise.resolve(undefined) }),
       })
     : undefined
   // A worker's scrape reports every worker's figures, collected by the primary.
@@ -309,10 +321,11 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
   const adapters: AdapterContext = { app: services, config, clock, logger }
   const editorTools = onlyofficeEditorTools(adapters, docsCommands, docsFetch)
   lockCount = () => services.locks.held()
+  space = ctx.space
   // Each adapter owns its URL prefix; health and metrics first.
   const plugins: HttpPlugin[] = [
     opsRoutes({
-      ready: () => checkStorageReadiness({ ...storage, logger }),
+      ready: () => checkStorageReadiness({ ...storage, logger, space: ctx.space }),
       metrics,
       metricsOnMainServer: config.metrics.address === undefined,
       metricsToken: config.metrics.token,

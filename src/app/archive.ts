@@ -1,8 +1,10 @@
+import type { Readable } from 'node:stream'
 import { DomainError, isDomainError } from '../core/errors.js'
 import type { FileRecord, FolderRecord } from '../core/entities.js'
 import { authorize, folderView, type Principal } from './access.js'
 import type { AppContext } from './context.js'
 import type { ItemSelection } from './file-ops.js'
+import { openBlob } from './files.js'
 import { folderFor } from './folders.js'
 
 /** The most items one download may hold: the plan is kept in memory before any byte goes out. */
@@ -103,4 +105,21 @@ async function addFolder(
     }
     if (page.items.length < PAGE) break
   }
+}
+
+/**
+ * The bytes of one planned file, opened when the archive reaches it. The file is read
+ * again and the access policy asked again at that moment: a download takes minutes, and
+ * a share removed, a file trashed or deleted meanwhile must keep that file's bytes from
+ * the caller as it would keep a download of the file alone. Undefined when refused. The
+ * bytes are the planned version's (its size is already in the archive's length).
+ */
+export async function openArchiveEntry(
+  ctx: AppContext,
+  by: Principal,
+  planned: FileRecord,
+): Promise<Readable | undefined> {
+  const current = await ctx.store.files.findById(planned.id)
+  if (current === undefined || !(await mayDownload(ctx, by, current))) return undefined
+  return openBlob(ctx, planned.blobKey)
 }

@@ -6,6 +6,7 @@ import type { Logger } from '../ports/logger.js'
 import type { MetadataStore } from '../ports/metadata-store.js'
 import type { Telemetry } from '../ports/telemetry.js'
 import type { WopiActions } from '../ports/wopi-actions.js'
+import type { SpaceReport } from './disk-space.js'
 
 /** The setting holding the signing secret, made by the first start on a store. */
 export const SIGNING_SECRET_SETTING = 'signing-secret'
@@ -28,4 +29,9 @@ export interface AppContext {
   wopiActions?: WopiActions
   /** Where saves and storage failures are reported, when metrics are on. */
   telemetry?: Telemetry
+  /**
+   * The free space of the data folder's disk and the reserve kept on it (`blobs` refuses
+   * writes of file contents below it); undefined for a store without a local disk (S3).
+   */
+  space(): Promise<SpaceReport | undefined>
 }

@@ -118,6 +118,8 @@ export interface FoldersService {
   download(by: Principal, items: fileOps.ItemSelection): Promise<StartedOperation>
   /** What a download of several items holds now, re-checked on every download. */
   planArchive: Bound<typeof archive.planArchive>
+  /** One planned file's bytes, access checked again now; undefined when refused now. */
+  openArchiveEntry: Bound<typeof archive.openArchiveEntry>
 }
 
 /** The WOPI lock table and the WOPI user's stored info. */
@@ -329,6 +331,7 @@ export function createApp(ctx: AppContext): App {
           return { files: plan.files, folders: plan.folders, skipped: 0 }
         }),
       planArchive: bind(ctx, archive.planArchive),
+      openArchiveEntry: bind(ctx, archive.openArchiveEntry),
     },
     files: {
       get,

@@ -17,6 +17,7 @@ const BAD_VALUES: Record<string, unknown> = {
   FOLIO_LOG_LEVEL: 'loud',
   FOLIO_LOG_FORMAT: 'fancy',
   FOLIO_MAX_FILE_SIZE: 'huge',
+  FOLIO_MIN_FREE_SPACE: 'plenty',
   FOLIO_SESSION_TTL: 'soon',
   FOLIO_WOPI_TOKEN_TTL: '-5m',
   FOLIO_LOGIN_MAX_FAILURES: '0',

@@ -13,6 +13,7 @@ export const EXPECTATIONS: Record<string, string> = {
   FOLIO_LOG_LEVEL: 'one of fatal, error, warn, info, debug, trace, silent',
   FOLIO_LOG_FORMAT: 'json or pretty',
   FOLIO_MAX_FILE_SIZE: 'a size above zero (for example 100MiB or 1GiB)',
+  FOLIO_MIN_FREE_SPACE: 'a size (for example 256MiB or 2GiB), or 0 to keep no reserve',
   FOLIO_SESSION_TTL: 'a duration above zero (for example 30m, 10h, 7d)',
   FOLIO_WOPI_TOKEN_TTL: 'a duration above zero (for example 30m, 10h, 7d)',
   FOLIO_LOGIN_MAX_FAILURES: 'a whole number of at least 1',

@@ -26,6 +26,8 @@ export interface Config {
   /** json for collectors, pretty for a terminal. */
   logFormat: Settings['FOLIO_LOG_FORMAT']
   maxFileSize: number
+  /** Bytes of the data folder's disk that writes of file contents leave free (0: none kept). */
+  minFreeSpace: number
   sessionTtlMs: number
   wopiTokenTtlMs: number
   loginMaxFailures: number
@@ -139,6 +141,7 @@ export function buildConfig(raw: Record<string, unknown>): Config {
     logLevel: s.FOLIO_LOG_LEVEL,
     logFormat: s.FOLIO_LOG_FORMAT,
     maxFileSize: s.FOLIO_MAX_FILE_SIZE,
+    minFreeSpace: s.FOLIO_MIN_FREE_SPACE,
     sessionTtlMs: s.FOLIO_SESSION_TTL,
     wopiTokenTtlMs: s.FOLIO_WOPI_TOKEN_TTL,
     loginMaxFailures: s.FOLIO_LOGIN_MAX_FAILURES,

@@ -20,6 +20,16 @@ const byteSize = z.pipe(z.union([z.number().check(z.int(), z.positive()), z.stri
   return bytes
 }))
 
+/** As byteSize, and 0 (or '0') allowed: a setting that 0 turns off. */
+const byteSizeOrZero = z.pipe(z.union([z.number().check(z.int(), z.gte(0)), z.string()]), z.transform((value, ctx) => {
+  const bytes = typeof value === 'number' ? value : parseByteSize(value)
+  if (bytes === undefined) {
+    ctx.issues.push({ code: 'custom', message: `not a size (try 256MiB or 0): ${value}`, input: value })
+    return z.NEVER
+  }
+  return bytes
+}))
+
 const duration = z.pipe(z.union([z.number().check(z.int(), z.positive()), z.string()]), z.transform((value, ctx) => {
   const ms = typeof value === 'number' ? value * 1000 : parseDuration(value)
   if (ms === undefined || ms <= 0) {
@@ -119,6 +129,18 @@ export const settingsSchema = z.object({
   FOLIO_LOG_FORMAT: z._default(z.enum(['json', 'pretty']), 'json'),
   /** Largest file accepted by upload, PutFile and editor saves. */
   FOLIO_MAX_FILE_SIZE: z._default(byteSize, 1024 ** 3),
+  /**
+   * Free space kept on the disk of the data folder: a write of file contents (upload,
+   * WOPI PutFile and PutRelativeFile, an editor save) that would leave less is refused
+   * with 507, so that sign-ins, renames, locks and deletes, which write only small
+   * metadata, always find room, and deleting can free space. A fixed size rather than a
+   * share of the disk: what these writes need (SQLite's write-ahead log between two
+   * checkpoints, some 4 MiB, a few log lines) does not grow with the disk, and a
+   * percentage would hold back tens of GiB on a large one. 256 MiB covers that many times
+   * over and is little on any disk meant for documents. 0 turns the reserve off; with S3
+   * for file contents it does not apply (the bucket has no free-space figure).
+   */
+  FOLIO_MIN_FREE_SPACE: z._default(byteSizeOrZero, 256 * 1024 ** 2),
   /** Lifetime of a portal token from authentication.json. */
   FOLIO_SESSION_TTL: z._default(duration, 24 * 3_600_000),
   /** Lifetime of a WOPI access token (long: exit saves use the last author's token). */

@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   'NOT_SUPPORTED',
   'CONCURRENT_UPDATE',
   'UPSTREAM_FAILED',
+  'INSUFFICIENT_STORAGE',
 ] as const
 
 export type ErrorCode = (typeof ERROR_CODES)[number]

@@ -34,6 +34,13 @@ export interface BlobListing {
   size: number
 }
 
+/** The free space of the disk a store writes to, when it writes to a local disk. */
+export interface DiskSpace {
+  /** Bytes an unprivileged writer may still use. */
+  freeBytes: number
+  totalBytes: number
+}
+
 /** What a sweep of temporary files removed. */
 export interface SweepReport {
   files: number
@@ -43,7 +50,8 @@ export interface SweepReport {
 /**
  * File contents. Every put is atomic and durable before it resolves: a reader
  * sees either nothing or the whole blob, never a torn one, even across a crash.
- * Blobs are immutable once written; a new version is a new blob.
+ * Blobs are immutable once written; a new version is a new blob. A put that finds no room
+ * (a full disk, a bucket over its quota) throws INSUFFICIENT_STORAGE and keeps nothing.
  */
 export interface BlobStore {
   put(source: Readable, options: PutOptions): Promise<StoredBlob>
@@ -80,6 +88,11 @@ export interface BlobStore {
    * still in progress is newer than that. A store without such leftovers reports zero.
    */
   sweepTemporary(olderThan: number): Promise<SweepReport>
+  /**
+   * The free space of the local disk the blobs go to (one statfs); absent for a store
+   * without one (S3), where no reserve of free space applies.
+   */
+  freeSpace?(): Promise<DiskSpace>
   /** Releases connections the store holds; it is not used afterwards. */
   close?(): Promise<void>
 }

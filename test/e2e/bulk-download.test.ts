@@ -169,3 +169,75 @@ describe('bulk download of files and folders as a zip archive', () => {
     assert.equal((await call(server.url, 'GET', '/healthz')).status, 200)
   })
 })
+
+/**
+ * A download of several files takes a while; a share removed while it runs must keep the
+ * files the archive has not reached yet from the downloader (each file's access is asked
+ * when its bytes are read, not only when the download starts).
+ */
+describe('bulk download while a share is removed', () => {
+  let server: TestServer
+  after(() => server?.dispose())
+
+  test('files reached after the share is removed are not sent, and the download ends short', async () => {
+    server = await startTestServer()
+    const owner = await signIn(server.url)
+    const { createUser } = await import('../../src/app/accounts.js')
+    const bob = await createUser(server.ctx, { userName: 'bob', password: 'bob-password-1' })
+    const bobToken = await signIn(server.url, 'bob', 'bob-password-1')
+    const my = (await call(server.url, 'GET', '/api/2.0/files/@my', { token: owner })).json.response.current.id
+    const made = await call(server.url, 'POST', `/api/2.0/files/folder/${my}`, { token: owner, body: { title: 'Many' } })
+    const folder = made.json.response.id
+    // 48 files of 1 MiB: far more than the socket buffers hold, so most are read after the revocation.
+    const count = 48
+    const names = Array.from({ length: count }, (_, i) => `File-${String(i).padStart(2, '0')}.bin`)
+    for (const name of names) {
+      const reply = await call(server.url, 'POST', `/api/2.0/files/${folder}/upload?title=${name}`, {
+        token: owner,
+        raw: new Uint8Array(Buffer.alloc(1024 * 1024, 'x')),
+        headers: { 'Content-Type': 'application/octet-stream' },
+      })
+      assert.equal(reply.status, 201, reply.text)
+    }
+    const shared = await call(server.url, 'PUT', `/api/2.0/files/folder/${folder}/share`, {
+      token: owner,
+      body: { share: [{ shareTo: bob.id, access: 2 }] },
+    })
+    assert.equal(shared.status, 200, shared.text)
+
+    // Bob starts the download and reads its first bytes, then stops reading (a slow reader).
+    const { request } = await import('node:http')
+    const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+      request(`${server.url}/api/2.0/files/fileops/bulkdownload?folderIds=${folder}`, {
+        headers: { Authorization: bobToken },
+      }, resolve).on('error', reject).end()
+    })
+    assert.equal(response.statusCode, 200)
+    const declared = Number(response.headers['content-length'])
+    const received: Buffer[] = []
+    const first = await new Promise<Buffer>((resolve) => response.once('data', resolve))
+    received.push(first)
+    response.pause()
+
+    const removed = await call(server.url, 'PUT', `/api/2.0/files/folder/${folder}/share`, {
+      token: owner,
+      body: { share: [{ shareTo: bob.id, access: 0 }] },
+    })
+    assert.equal(removed.status, 200, removed.text)
+
+    let cut = false
+    try {
+      for await (const chunk of response) received.push(chunk)
+    } catch {
+      cut = true
+    }
+    const body = Buffer.concat(received)
+    const sentNames = names.filter((name) => body.includes(Buffer.from(`Many/${name}`)))
+    assert.ok(cut || body.length < declared, `the download ends short (${body.length} of ${declared} bytes)`)
+    assert.ok(sentNames.length < count / 2, `most files were reached after the revocation, yet ${sentNames.length} of ${count} were sent`)
+    assert.deepEqual(sentNames, names.slice(0, sentNames.length), 'the files sent are the first ones, in order')
+    // Bob's next download is refused outright: the folder is no longer his to see.
+    const again = await call(server.url, 'GET', `/api/2.0/files/fileops/bulkdownload?folderIds=${folder}`, { token: bobToken })
+    assert.equal(again.status, 404)
+  })
+})

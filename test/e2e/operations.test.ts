@@ -27,7 +27,16 @@ describe('health and readiness', () => {
     assert.deepEqual(health.json, { status: 'ok' })
     const ready = await call(server.url, 'GET', '/readyz')
     assert.equal(ready.status, 200)
-    assert.deepEqual(ready.json, { status: 'ready', checks: { database: 'ok', blobs: 'ok'} })
+    const { space, ...rest } = ready.json
+    assert.deepEqual(rest, { status: 'ready', checks: { database: 'ok', blobs: 'ok'} })
+    if (testBlobsInS3()) {
+      assert.equal(space, undefined)
+    } else {
+      // The data folder's disk, and the default reserve of 256 MiB.
+      assert.equal(space.reserveBytes, 256 * 1024 * 1024)
+      assert.ok(space.freeBytes > 0 && space.freeBytes <= space.totalBytes, ready.text)
+      assert.equal(space.low, space.freeBytes < space.reserveBytes)
+    }
   })
 
   // Makes the local blob folder unwritable; with the contents in S3 (npm run test:scale) there is none.
@@ -45,7 +54,10 @@ describe('health and readiness', () => {
     try {
       const ready = await call(server.url, 'GET', '/readyz')
       assert.equal(ready.status, 503)
-      assert.deepEqual(ready.json, { status: 'unavailable', checks: { database: 'ok', blobs: 'failed'} })
+      assert.deepEqual(
+        { status: ready.json.status, checks: ready.json.checks },
+        { status: 'unavailable', checks: { database: 'ok', blobs: 'failed'} },
+      )
       // The process itself still answers.
       assert.equal((await call(server.url, 'GET', '/healthz')).status, 200)
     } finally {
@@ -145,6 +157,13 @@ describe('metrics with a bearer token', () => {
       'nodejs_heap_size_used_bytes',
     ]
     for (const line of expected) assert.ok(text.includes(line), `missing ${line}\n${text.split("\n").filter((l) => l.startsWith("folio_onlyoffice")).join("\n")}`)
+    if (!testBlobsInS3()) {
+      // The data folder's disk: its free space and size, and the reserve kept on it.
+      assert.ok(text.includes(`\nfolio_data_reserve_bytes ${256 * 1024 * 1024}\n`), 'the reserve')
+      const free = Number(/\nfolio_data_free_bytes (\d+)\n/.exec(text)?.[1])
+      const size = Number(/\nfolio_data_size_bytes (\d+)\n/.exec(text)?.[1])
+      assert.ok(free > 0 && free <= size, `free ${free} of ${size}`)
+    }
     assert.ok(!text.includes(accessToken), 'a WOPI token in the metrics')
     assert.ok(!text.includes(file.id), 'a file id in a label')
   })

@@ -43,6 +43,8 @@ export interface HarnessOptions {
   clock?: FakeClock
   /** Folio's logger (silent by default); tests that read the log pass their own. */
   logger?: Logger
+  /** Folio's data folder (a fresh temporary one by default). */
+  dataDir?: string
 }
 
 export interface Harness {
@@ -120,6 +122,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     folio = await startTestServer(settings, {
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     })
   } catch (error) {
     await sim.close()

@@ -5,7 +5,7 @@ import {
   open as openCallback,
   read as readCallback,
 } from 'node:fs'
-import { mkdir, open, opendir, readdir, rename, stat, unlink } from 'node:fs/promises'
+import { mkdir, open, opendir, readdir, rename, stat, statfs, unlink } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { Readable, Writable } from 'node:stream'
@@ -17,6 +17,7 @@ import {
   type BlobListing,
   type BlobStore,
   type ByteRange,
+  type DiskSpace,
   type PutOptions,
   type StoredBlob,
   type SweepReport,
@@ -29,6 +30,7 @@ import {
   checkRangeShape,
   KEY_PATTERN,
   newBlobKey,
+  noSpace,
   notFound,
   rangeNotSatisfiable,
   tooLarge,
@@ -109,6 +111,8 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
       await handle?.close().catch(() => undefined)
       await unlinkIfPresent(tmpPath)
       if (watch.bodyFailed()) throw bodyEndedEarly()
+      // Out of room part-way: the temp file is gone again, and the caller is told so plainly.
+      if (hasCode(error, 'ENOSPC') || hasCode(error, 'EDQUOT')) throw noSpace(error)
       throw error
     } finally {
       watch.stop()
@@ -184,6 +188,12 @@ export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<Blob
 
     async sweepTemporary(olderThan: number): Promise<SweepReport> {
       return sweepTemps(tmpDir, olderThan)
+    },
+
+    async freeSpace(): Promise<DiskSpace> {
+      const figures = await statfs(options.root)
+      // bavail, not bfree: the blocks a filesystem keeps for root are not Folio's to use.
+      return { freeBytes: figures.bavail * figures.bsize, totalBytes: figures.blocks * figures.bsize }
     },
   }
 }

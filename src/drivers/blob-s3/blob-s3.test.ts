@@ -188,3 +188,17 @@ if ('unreachable' in server) {
     })
   })
 }
+
+test('a server refusing for its quota or a full disk is INSUFFICIENT_STORAGE; other refusals are not', async () => {
+  const { S3ServiceException } = await import('@aws-sdk/client-s3')
+  const { isQuotaRefusal } = await import('./index.js')
+  const refusal = (name: string, httpStatusCode: number) =>
+    new S3ServiceException({ name, $fault: 'client', $metadata: { httpStatusCode }, message: name })
+  assert.equal(isQuotaRefusal(refusal('QuotaExceeded', 403)), true)
+  assert.equal(isQuotaRefusal(refusal('XMinioStorageFull', 507)), true)
+  assert.equal(isQuotaRefusal(refusal('EntityTooLarge', 400)), true)
+  assert.equal(isQuotaRefusal(refusal('InternalError', 507)), true)
+  assert.equal(isQuotaRefusal(refusal('AccessDenied', 403)), false)
+  assert.equal(isQuotaRefusal(refusal('SlowDown', 503)), false)
+  assert.equal(isQuotaRefusal(new Error('ENOSPC')), false)
+})

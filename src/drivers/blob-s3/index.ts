@@ -31,6 +31,7 @@ import {
   checkRangeShape,
   KEY_PATTERN,
   newBlobKey,
+  noSpace,
   notFound,
   rangeNotSatisfiable,
   tooLarge,
@@ -130,7 +131,8 @@ export async function openS3BlobStore(options: S3BlobStoreOptions): Promise<Blob
       // The upload failed on its own: stop reading the source so the feeding ends.
       meter.stream.destroy()
       await feeding
-      throw bodyFailed ? bodyEndedEarly() : failure
+      if (bodyFailed) throw bodyEndedEarly()
+      throw isQuotaRefusal(failure) ? noSpace(failure) : failure
     }
     await feeding
     watch.stop()
@@ -271,6 +273,18 @@ async function deleteObject(client: S3Client, bucket: string, key: string): Prom
     // S3 answers 204 for a missing key; some compatible servers answer 404.
     if (!isS3Error(error, ['NoSuchKey', 'NotFound'], 404)) throw error
   }
+}
+
+/**
+ * True for a server's refusal to store more: a quota (Ceph's QuotaExceeded, MinIO's
+ * XMinioStorageFull and XMinioAdminBucketQuotaExceeded) or 507 Insufficient Storage.
+ * EntityTooLarge counts too: Folio holds every object to FOLIO_MAX_FILE_SIZE itself and
+ * sends parts far below S3's limits, so a server saying so is applying a quota (Swift
+ * answers a full container's quota that way).
+ */
+export function isQuotaRefusal(error: unknown): boolean {
+  const names = ['QuotaExceeded', 'XMinioStorageFull', 'XMinioAdminBucketQuotaExceeded', 'EntityTooLarge', 'InsufficientStorage']
+  return isS3Error(error, names, 507)
 }
 
 /** True for an S3 error with one of these names, or this HTTP status (HEAD has no body). */

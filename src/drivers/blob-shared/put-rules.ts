@@ -108,6 +108,16 @@ export function tooLarge(maxBytes: number): DomainError {
   return new DomainError('PAYLOAD_TOO_LARGE', `body is larger than ${maxBytes} bytes`)
 }
 
+/**
+ * The store had no room for the blob (a full disk, a bucket over its quota); `cause` is
+ * the store's own error, kept for the log.
+ */
+export function noSpace(cause?: unknown): DomainError {
+  const error = new DomainError('INSUFFICIENT_STORAGE', 'there is no room left to store the file; delete files or empty the trash, or ask an admin')
+  if (cause !== undefined) error.cause = cause
+  return error
+}
+
 export function sizeMismatch(expectedSize: number): DomainError {
   return new DomainError('INVALID_INPUT', `body length differs from the declared ${expectedSize}`)
 }

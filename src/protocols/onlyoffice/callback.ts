@@ -271,6 +271,8 @@ async function save(
     if (isDomainError(error) && error.code === 'PAYLOAD_TOO_LARGE') {
       throw new DomainError('PAYLOAD_TOO_LARGE', 'the saved document is larger than the size limit')
     }
+    // 507: Docs retries, then keeps the document; the message says why.
+    if (isDomainError(error) && error.code === 'INSUFFICIENT_STORAGE') throw error
     throw new DomainError('UPSTREAM_FAILED', 'could not store the saved document; retry')
   }
 }

@@ -12,7 +12,9 @@ import type { DomainError, ErrorCode } from '../../core/errors.js'
  * - refusals no retry can mend are 4xx: a bad body 400, a bad credential or link 403, a
  *   file over the size limit 413;
  * - a file deleted while open is 200: there is nothing left to save, nor to retry;
- * - failures a retry may mend (fetching or storing the save, contention) are 500.
+ * - failures a retry may mend (fetching or storing the save, contention) are 500;
+ * - no room to store the save is 507: a 5xx, so Docs retries (space may be freed
+ *   meanwhile) and then keeps the document rather than dropping it.
  */
 export const CALLBACK_STATUS: Record<ErrorCode, number> = {
   INVALID_INPUT: 400,
@@ -32,6 +34,7 @@ export const CALLBACK_STATUS: Record<ErrorCode, number> = {
   NOT_SUPPORTED: 403,
   CONCURRENT_UPDATE: 500,
   UPSTREAM_FAILED: 500,
+  INSUFFICIENT_STORAGE: 507,
 }
 
 /** A callback answer: `{"error":0}` for a 2xx, else `{"error":1,"message":...}`. */
@@ -67,6 +70,7 @@ export const DOWNLOAD_STATUS: Record<ErrorCode, number> = {
   NOT_SUPPORTED: 500,
   CONCURRENT_UPDATE: 500,
   UPSTREAM_FAILED: 500,
+  INSUFFICIENT_STORAGE: 500,
 }
 
 /** Plain texts of the download answers; nothing about the file is told. */

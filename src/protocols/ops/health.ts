@@ -3,8 +3,13 @@ import type { FastifyInstance } from 'fastify'
 /** The outcome of one readiness check, per dependency. */
 export interface ReadinessReport {
   ready: boolean
-  /** 'ok' or 'failed' per dependency (database, blobs); the reasons go to the log only. */
-  checks: Record<string, 'ok' | 'failed'>
+  /**
+   * 'ok' or 'failed' per dependency (database, blobs), or 'full' for blobs with no room
+   * (still ready); the reasons go to the log only.
+   */
+  checks: Record<string, 'ok' | 'failed' | 'full'>
+  /** Free space of the data folder's disk and the reserve, in bytes (a local disk only). */
+  space?: { freeBytes: number; totalBytes: number; reserveBytes: number; low: boolean }
 }
 
 /** Asks the storage whether it can serve; provided by the composition root. */
@@ -14,7 +19,9 @@ export type ReadinessCheck = () => Promise<ReadinessReport>
  * GET /healthz: 200 {"status":"ok"} while the process answers (no I/O); with several
  * processes (FOLIO_WORKERS) also `worker`, the number of the one that answered.
  * GET /readyz: 200 {"status":"ready", checks} when the checks pass, else 503
- * {"status":"unavailable", checks}. Concurrent /readyz calls share one run of the checks.
+ * {"status":"unavailable", checks}; both with `space` (free, total and reserved bytes of the
+ * data folder's disk, `low` below the reserve) when the blobs are on a local disk.
+ * Concurrent /readyz calls share one run of the checks.
  */
 export function healthRoutes(check: ReadinessCheck, worker?: number) {
   let running: Promise<ReadinessReport> | undefined
@@ -33,7 +40,8 @@ export function healthRoutes(check: ReadinessCheck, worker?: number) {
       const report = await once()
       reply.header('cache-control', 'no-store')
       reply.code(report.ready ? 200 : 503)
-      return { status: report.ready ? 'ready' : 'unavailable', checks: report.checks }
+      const status = report.ready ? 'ready' : 'unavailable'
+      return report.space ? { status, checks: report.checks, space: report.space } : { status, checks: report.checks }
     })
   }
 }

@@ -28,6 +28,8 @@ export interface FolioMetrics {
 export interface MetricsSources {
   /** Files holding an unexpired WOPI lock now (one indexed count per scrape). */
   lockCount?: () => Promise<number>
+  /** The data folder's free space and reserve (undefined with blobs on S3), read at scrape time. */
+  space?: () => Promise<{ freeBytes: number; totalBytes: number; reserveBytes: number } | undefined>
 }
 
 /** Sizes of saved files in bytes, 1 KiB to 1 GiB. */
@@ -57,6 +59,36 @@ export function createFolioMetrics(sources: MetricsSources = {}): FolioMetrics {
         }
       : {}),
   })
+  const { space } = sources
+  // One statfs per scrape serves the three gauges.
+  let spaceReading: Promise<{ freeBytes: number; totalBytes: number; reserveBytes: number } | undefined> | undefined
+  const readSpace = () => {
+    spaceReading ??= (space?.() ?? Promise.resolve(undefined)).finally(() => {
+      setImmediate(() => {
+        spaceReading = undefined
+      })
+    })
+    return spaceReading
+  }
+  const spaceGauge = (name: string, help: string, pick: (figures: { freeBytes: number; totalBytes: number; reserveBytes: number }) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      // Every worker reads the same disk.
+      aggregator: 'max',
+      ...(space
+        ? {
+            async collect(this: Gauge) {
+              const figures = await readSpace().catch(() => undefined)
+              if (figures) this.set(pick(figures))
+            },
+          }
+        : {}),
+    })
+  spaceGauge('folio_data_free_bytes', 'Free bytes of the data folder\'s disk (absent with file contents on S3)', (f) => f.freeBytes)
+  spaceGauge('folio_data_size_bytes', 'Size in bytes of the data folder\'s disk', (f) => f.totalBytes)
+  spaceGauge('folio_data_reserve_bytes', 'Free space kept for metadata and deletes (FOLIO_MIN_FREE_SPACE); writes of file contents are refused below it', (f) => f.reserveBytes)
   const saves = new Counter({
     name: 'folio_onlyoffice_saves_total',
     help: 'ONLYOFFICE Docs saves stored, by kind (exit: status 2, force: status 6)',

@@ -1,6 +1,7 @@
 import { create as contentDisposition } from 'content-disposition'
 import type { FastifyReply } from 'fastify'
 import type { ArchivePlan } from '../../app/archive.js'
+import type { Principal } from '../../app/access.js'
 import type { AdapterContext } from '../../app/create-app.js'
 
 /**
@@ -10,8 +11,19 @@ import type { AdapterContext } from '../../app/create-app.js'
  * documents, PDFs and images are compressed already, and storing lets the archive's
  * exact length be known before the first byte (Content-Length, so browsers show
  * progress). yazl writes ZIP64 records where an entry or the archive passes 4 GiB.
+ *
+ * Each file's access is asked again when the archive reaches it. A file `by` may no
+ * longer download (a share removed, the file trashed meanwhile) stops the archive before
+ * any byte of it: its length is declared, so a client sees the download fail rather than
+ * a zip that looks whole and silently lacks files, and downloading again plans an archive
+ * of what `by` may read then. The log says which entry stopped it and how far it got.
  */
-export async function sendArchive(ctx: AdapterContext, reply: FastifyReply, plan: ArchivePlan): Promise<FastifyReply> {
+export async function sendArchive(
+  ctx: AdapterContext,
+  reply: FastifyReply,
+  by: Principal,
+  plan: ArchivePlan,
+): Promise<FastifyReply> {
   // Loaded on the first download of several items: most processes never need it.
   const { ZipFile } = await import('yazl')
   const zip = new ZipFile()
@@ -25,6 +37,8 @@ export async function sendArchive(ctx: AdapterContext, reply: FastifyReply, plan
     zip.outputStream.destroy(error instanceof Error ? error : new Error(String(error)))
   }
   zip.on('error', fail)
+  const files = plan.entries.filter((entry) => entry.kind === 'file').length
+  let sent = 0
   for (const entry of plan.entries) {
     if (entry.kind === 'folder') {
       zip.addEmptyDirectory(entry.path, { mtime: new Date() })
@@ -32,7 +46,18 @@ export async function sendArchive(ctx: AdapterContext, reply: FastifyReply, plan
     }
     const { file } = entry
     zip.addReadStreamLazy(entry.path, { compress: false, size: file.size, mtime: new Date(file.updatedAt) }, (done) => {
-      ctx.app.files.openBlob(file.blobKey).then((stream) => {
+      ctx.app.folders.openArchiveEntry(by, file).then((stream) => {
+        if (stream === undefined) {
+          if (failed) return
+          failed = true
+          ctx.logger.warn(
+            { userId: by.user.id, fileId: file.id, filesSent: sent, files },
+            'a download of several items stopped: the caller may no longer download its next file',
+          )
+          zip.outputStream.destroy()
+          return
+        }
+        sent++
         stream.once('error', fail)
         done(null, stream)
       }, fail)

@@ -22,6 +22,7 @@ export const PORTAL_STATUS: Record<ErrorCode, number> = {
   NOT_SUPPORTED: 501,
   CONCURRENT_UPDATE: 503,
   UPSTREAM_FAILED: 502,
+  INSUFFICIENT_STORAGE: 507,
 }
 
 function isFastifyError(error: unknown): error is FastifyError {

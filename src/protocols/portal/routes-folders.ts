@@ -262,7 +262,7 @@ export function folderRoutes(ctx: AdapterContext) {
     app.get('/files/fileops/bulkdownload', async (request, reply) => {
       const by = me(request)
       const plan = await ctx.app.folders.planArchive(by, parseInput(archiveQuery, request.query))
-      return sendArchive(ctx, reply, plan)
+      return sendArchive(ctx, reply, by, plan)
     })
 
     // Workspace's conflict check before a move or copy: the files in the destination that

@@ -37,6 +37,7 @@ export const WOPI_STATUS: Record<ErrorCode, number> = {
   NOT_SUPPORTED: 501,
   CONCURRENT_UPDATE: 503,
   UPSTREAM_FAILED: 500,
+  INSUFFICIENT_STORAGE: 507,
 }
 
 /** Header values must be visible ASCII; anything else is replaced (they are for logs only). */
