@@ -69,13 +69,16 @@ export async function contentReply(
     const ifRange = requestHeaders['if-range']
     const rangeApplies = ifRange === undefined || ifRange === etag
     const ranges = rangeApplies ? parseRange(content.size, rangeHeader, { combine: true }) : -2
-    if (ranges === -1) {
+    if (ranges === -1 && /^bytes=/i.test(rangeHeader)) {
       headers['Content-Range'] = `bytes */${content.size}`
       headers['Content-Type'] = 'text/plain'
       return { status: 416, headers, text: 'requested range not satisfiable' }
     }
-    // One range is served as 206; several (rare) or a malformed header fall back to the whole body.
-    if (Array.isArray(ranges) && ranges.length === 1 && ranges[0]) {
+    // One range is served as 206; several (rare) or a malformed header fall back to the whole body,
+    // and so does a range in any unit but bytes (RFC 9110 14.2: a recipient ignores a Range
+    // whose unit it does not understand; unit names are case-insensitive).
+    const inBytes = Array.isArray(ranges) && ranges.type.toLowerCase() === 'bytes'
+    if (inBytes && ranges.length === 1 && ranges[0]) {
       const { start, end } = ranges[0]
       const stream = await ctx.app.files.openBlob(content.blobKey, { start, end })
       headers['Content-Range'] = `bytes ${start}-${end}/${content.size}`
