@@ -75,3 +75,27 @@ export function dropStaleEditors(ctx: AppContext, file: FileRecord, reason: stri
     if (reply.error !== 0) ctx.logger.info({ fileId: file.id, error: reply.error }, 'Docs did not drop')
   })().catch(logFailure(ctx, 'drop', file.id))
 }
+
+/**
+ * After a user was disabled: drops them from every ONLYOFFICE editing session they are
+ * in, so their open editors stop at once (the other editors of a session stay). Awaited,
+ * so a console command has told Docs before it exits; never throws.
+ */
+export async function dropEditorsOf(ctx: AppContext, userId: string): Promise<void> {
+  const commands = ctx.docsCommands
+  if (!commands) return
+  await (async () => {
+    for (const state of await ctx.store.editing.findByEditor(userId)) {
+      const file = await ctx.store.files.findById(state.fileId)
+      if (!file) continue
+      const key = state.documentKey || documentKey(file.id, file.keyVersion)
+      const reply = await commands.drop(key, [userId]).catch((error: unknown) => {
+        logFailure(ctx, 'drop', file.id)(error)
+        return undefined
+      })
+      if (reply !== undefined && reply.error !== 0) {
+        ctx.logger.info({ fileId: file.id, error: reply.error }, 'Docs did not drop')
+      }
+    }
+  })().catch(logFailure(ctx, 'drop', ''))
+}

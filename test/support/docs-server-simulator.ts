@@ -179,6 +179,8 @@ export interface RecordedCommand {
   key?: string
   /** The JSON body (or query) as received. */
   body: unknown
+  /** The parameters that counted: the token's claims when one is required, else the body. */
+  params: Record<string, unknown>
   /** The `error` the simulator answered. */
   error: number
 }
@@ -1394,6 +1396,7 @@ class Simulator implements DocsSimulator {
       c,
       key: typeof params.key === 'string' ? params.key : undefined,
       body: received ?? Object.fromEntries(url.searchParams),
+      params,
       error: typeof output.error === 'number' ? output.error : -1,
     })
     return JSON.stringify(output)
