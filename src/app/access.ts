@@ -90,6 +90,9 @@ export async function accessLevel(ctx: AppContext, principal: Principal, file: F
  */
 function levelWithoutReading(principal: Principal, file: FileRecord): AccessLevel | undefined {
   if (principal.kind !== 'user') return undefined
+  // A disabled account reaches nothing, its own files included, whichever door it comes
+  // through with a user record read now (a callback of an editor it had open, say).
+  if (principal.user.disabled) return 'none'
   if (file.ownerId === principal.user.id) return 'owner'
   if (principal.checked?.fileId === file.id) return principal.checked.level
   return undefined
