@@ -159,16 +159,17 @@ export async function signIn(
     await failed(user ? 'wrong password' : 'unknown user')
     throw new DomainError('INVALID_CREDENTIALS', 'user name or password is wrong')
   }
-  // Said only after the password checked out, so a disabled account is no clue to a guesser.
-  if (user.disabled) {
-    await failed('disabled')
-    throw new DomainError('USER_DISABLED', 'this account is disabled; an admin can enable it again')
-  }
   await ctx.store.throttle.clear(userKey)
   await ctx.store.throttle.update(addressKey, (current) => ({
     next: releaseAttempt(current, perAddress, now),
     result: undefined,
   }))
+  // Said only after the password checked out, so a disabled account is no clue to a
+  // guesser; the right password is no failure, so it does not count towards a lock-out.
+  if (user.disabled) {
+    await failed('disabled')
+    throw new DomainError('USER_DISABLED', 'this account is disabled; an admin can enable it again')
+  }
   const token = newSessionToken()
   const expiresAt = now + ctx.config.sessionTtlMs
   await ctx.store.sessions.create({

@@ -92,6 +92,9 @@ describe('disabling and enabling a user', () => {
     const shares = await h.api('GET', `/files/file/${shared.id}/share`)
     assert.ok(shares.json.response.some((s: { sharedTo: { id: string } }) => s.sharedTo.id === bobId))
 
+    // The right password while disabled is no failed attempt: it never locks the name out.
+    for (let i = 0; i < 6; i++) assert.equal((await bobSignIn()).status, 403)
+
     const enabled = await setStatus('Active', [bobId])
     assert.equal(enabled.status, 200, enabled.text)
     assert.equal(enabled.json.response[0].status, 1)
