@@ -84,18 +84,18 @@ export function dropStaleEditors(ctx: AppContext, file: FileRecord, reason: stri
 export async function dropEditorsOf(ctx: AppContext, userId: string): Promise<void> {
   const commands = ctx.docsCommands
   if (!commands) return
-  await (async () => {
-    for (const state of await ctx.store.editing.findByEditor(userId)) {
+  const sessions = await ctx.store.editing.findByEditor(userId).catch((error: unknown) => {
+    logFailure(ctx, 'drop', '')(error)
+    return []
+  })
+  for (const state of sessions) {
+    try {
       const file = await ctx.store.files.findById(state.fileId)
       if (!file) continue
-      const key = state.documentKey || documentKey(file.id, file.keyVersion)
-      const reply = await commands.drop(key, [userId]).catch((error: unknown) => {
-        logFailure(ctx, 'drop', file.id)(error)
-        return undefined
-      })
-      if (reply !== undefined && reply.error !== 0) {
-        ctx.logger.info({ fileId: file.id, error: reply.error }, 'Docs did not drop')
-      }
+      const reply = await commands.drop(state.documentKey || documentKey(file.id, file.keyVersion), [userId])
+      if (reply.error !== 0) ctx.logger.info({ fileId: file.id, error: reply.error }, 'Docs did not drop')
+    } catch (error) {
+      logFailure(ctx, 'drop', state.fileId)(error)
     }
-  })().catch(logFailure(ctx, 'drop', ''))
+  }
 }

@@ -319,8 +319,8 @@ export async function findPeople(ctx: AppContext, by: Principal, filter: string)
       (u) =>
         !u.disabled &&
         (needle === '' ||
-        u.displayName.toLocaleLowerCase('en').includes(needle) ||
-        u.userName.toLocaleLowerCase('en').includes(needle)),
+          u.displayName.toLocaleLowerCase('en').includes(needle) ||
+          u.userName.toLocaleLowerCase('en').includes(needle)),
     )
     .sort((a, b) => a.displayName.localeCompare(b.displayName, 'en', { sensitivity: 'base' }))
     .slice(0, PEOPLE_LIMIT)
