@@ -90,6 +90,9 @@ export async function accessLevel(ctx: AppContext, principal: Principal, file: F
  */
 function levelWithoutReading(principal: Principal, file: FileRecord): AccessLevel | undefined {
   if (principal.kind !== 'user') return undefined
+  // A disabled account reaches nothing, its own files included, whichever door it comes
+  // through with a user record read now (a callback of an editor it had open, say).
+  if (principal.user.disabled) return 'none'
   if (file.ownerId === principal.user.id) return 'owner'
   if (principal.checked?.fileId === file.id) return principal.checked.level
   return undefined
@@ -99,12 +102,23 @@ function levelWithoutReading(principal: Principal, file: FileRecord): AccessLeve
 async function readAccessLevel(ctx: AppContext, principal: Principal, file: FileRecord): Promise<AccessLevel> {
   if (principal.kind === 'link') {
     if (principal.fileId !== file.id) return 'none'
-    const link = await ctx.store.shareLinks.find(file.id)
-    if (!link || link.revokedAt !== null || link.keyHash !== principal.keyHash) return 'none'
-    return levelOfShare(link.access)
+    return workingLinkLevel(ctx, file, principal.keyHash)
   }
   const userId = principal.user.id
   return userAccessFrom(file, userId, await readUserFacts(ctx, file, userId))
+}
+
+/**
+ * The access the file's link with this key hash gives now: 'none' once the link is off or
+ * replaced, and while the file's owner is disabled (a disabled user's links end with
+ * their sessions, and work again when they are enabled).
+ */
+export async function workingLinkLevel(ctx: AppContext, file: FileRecord, keyHash: string): Promise<AccessLevel> {
+  const link = await ctx.store.shareLinks.find(file.id)
+  if (!link || link.revokedAt !== null || link.keyHash !== keyHash) return 'none'
+  const owner = await ctx.store.users.findById(file.ownerId)
+  if (!owner || owner.disabled) return 'none'
+  return levelOfShare(link.access)
 }
 
 const READ_ACTIONS: ReadonlySet<FileAction> = new Set(['read', 'download'])

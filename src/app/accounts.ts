@@ -15,6 +15,7 @@ import {
 } from '../core/accounts/throttle.js'
 import { hashSessionToken, newSessionToken } from '../core/tokens/session-token.js'
 import type { UserRecord } from '../ports/metadata-store.js'
+import { dropEditorsOf } from './editor-notices.js'
 import { actorOf, recordAudit, SYSTEM_ACTOR, CONSOLE_ACTOR, userSubject, type AuditActor } from './audit.js'
 import type { AppContext } from './context.js'
 
@@ -44,6 +45,7 @@ export async function createUser(
     passwordHash: await hashPassword(input.password),
     tokenGeneration: 0,
     wopiUserInfo: '',
+    disabled: false,
     createdAt: now,
     updatedAt: now,
   }
@@ -162,6 +164,12 @@ export async function signIn(
     next: releaseAttempt(current, perAddress, now),
     result: undefined,
   }))
+  // Said only after the password checked out, so a disabled account is no clue to a
+  // guesser; the right password is no failure, so it does not count towards a lock-out.
+  if (user.disabled) {
+    await failed('disabled')
+    throw new DomainError('USER_DISABLED', 'this account is disabled; an admin can enable it again')
+  }
   const token = newSessionToken()
   const expiresAt = now + ctx.config.sessionTtlMs
   await ctx.store.sessions.create({
@@ -205,7 +213,8 @@ export async function authenticateToken(ctx: AppContext, token: string): Promise
     throw new DomainError('UNAUTHENTICATED', 'the token is unknown, expired or revoked')
   }
   const user = await ctx.store.users.findById(session.userId)
-  if (!user) throw new DomainError('UNAUTHENTICATED', 'the token is unknown, expired or revoked')
+  // Disabling ends the sessions too; the flag also covers one opened while it happened.
+  if (!user || user.disabled) throw new DomainError('UNAUTHENTICATED', 'the token is unknown, expired or revoked')
   return user
 }
 
@@ -363,4 +372,61 @@ export async function removeUserById(
   const user = await requireUserById(ctx, userId)
   await ctx.store.users.remove(user.id)
   await recordAudit(ctx, 'user-removed', actorOf(actor, address), userSubject(user))
+}
+
+/**
+ * Disables or enables the users with these ids on behalf of `actor` (`actorId`: the acting
+ * account, '' for the console). Disabling ends at once everything issued to a user: their
+ * sessions, their WOPI access tokens (the token generation moves on), the links to their
+ * files (refused while the owner is disabled) and their open ONLYOFFICE editors (Docs is
+ * told to drop them). Their files and the shares to them stay, so enabling the account
+ * gives back what it had. No one may disable themselves, nor leave no enabled admin, so
+ * someone always remains to manage users. Every id is checked before anything changes:
+ * one refusal (NOT_FOUND, FORBIDDEN) changes nothing. Returns the users as they are now.
+ */
+export async function setUsersDisabled(
+  ctx: AppContext,
+  userIds: readonly string[],
+  disabled: boolean,
+  actor: AuditActor,
+  actorId: string,
+): Promise<UserRecord[]> {
+  const users: UserRecord[] = []
+  for (const id of new Set(userIds)) users.push(await requireUserById(ctx, id))
+  if (disabled) {
+    if (users.some((u) => u.id === actorId)) throw new DomainError('FORBIDDEN', 'you cannot disable your own account')
+    const leaving = new Set(users.map((u) => u.id))
+    const everyone = await ctx.store.users.list()
+    if (!everyone.some((u) => u.isAdmin && !u.disabled && !leaving.has(u.id))) {
+      throw new DomainError('FORBIDDEN', 'the last enabled admin cannot be disabled')
+    }
+  }
+  const now: UserRecord[] = []
+  for (const user of users) {
+    if (user.disabled !== disabled) await applyDisabled(ctx, user, disabled, actor)
+    now.push(await requireUserById(ctx, user.id))
+  }
+  return now
+}
+
+/** setUsersDisabled for one user, named by user name (the console's way). */
+export async function setUserDisabled(
+  ctx: AppContext,
+  userName: string,
+  disabled: boolean,
+  actor: AuditActor = CONSOLE_ACTOR,
+): Promise<UserRecord> {
+  const user = await requireUser(ctx, userName)
+  const [now = user] = await setUsersDisabled(ctx, [user.id], disabled, actor, '')
+  return now
+}
+
+async function applyDisabled(ctx: AppContext, user: UserRecord, disabled: boolean, actor: AuditActor): Promise<void> {
+  const patch = { disabled, updatedAt: ctx.clock.now(), bumpTokenGeneration: disabled }
+  if (!(await ctx.store.users.update(user.id, patch))) throw new DomainError('NOT_FOUND', 'no such user')
+  if (disabled) {
+    await ctx.store.sessions.revokeAllForUser(user.id)
+    await dropEditorsOf(ctx, user.id)
+  }
+  await recordAudit(ctx, disabled ? 'user-disabled' : 'user-enabled', actor, userSubject(user))
 }

@@ -9,7 +9,7 @@ import type { Clock } from '../ports/clock.js'
 import type { Logger } from '../ports/logger.js'
 import type { FileOperationRecord, FileRecord, FolderRootType, UserRecord, VersionRecord } from '../core/entities.js'
 import type { FileListQuery } from '../ports/metadata-store.js'
-import { authorize, fileFor, userAccessFrom, type AccessLevel, type FileAction, type Principal } from './access.js'
+import { authorize, fileFor, userAccessFrom, workingLinkLevel, type AccessLevel, type FileAction, type Principal } from './access.js'
 import * as accounts from './accounts.js'
 import * as archive from './archive.js'
 import { fileSubject, listAudit, principalActor, recordAudit } from './audit.js'
@@ -172,6 +172,8 @@ export interface AccountsService {
   updateUser: Bound<typeof accounts.updateUser>
   removeUserById: Bound<typeof accounts.removeUserById>
   unlockUser: Bound<typeof accounts.unlockUser>
+  setUserDisabled: Bound<typeof accounts.setUserDisabled>
+  setUsersDisabled: Bound<typeof accounts.setUsersDisabled>
   /** Display names of the given user ids (deduplicated lookups; unknown ids map to ''). */
   displayNames(ids: Iterable<string>): Promise<Map<string, string>>
 }
@@ -297,7 +299,7 @@ export function createApp(ctx: AppContext): App {
     granted: Permission,
     address: string | undefined,
   ): Promise<WopiAccess> => {
-    const level = await sharing.linkAccess(ctx, file.id, keyHash)
+    const level = await workingLinkLevel(ctx, file, keyHash)
     if (level === 'none') throw new DomainError('NOT_FOUND', 'file not found')
     const user = sharing.guestUser(guestId, name, ctx.clock.now())
     const permission = granted === 'write' && allowsAction(level, 'edit') ? 'write' : 'read'
@@ -416,6 +418,8 @@ export function createApp(ctx: AppContext): App {
       updateUser: bind(ctx, accounts.updateUser),
       removeUserById: bind(ctx, accounts.removeUserById),
       unlockUser: bind(ctx, accounts.unlockUser),
+      setUserDisabled: bind(ctx, accounts.setUserDisabled),
+      setUsersDisabled: bind(ctx, accounts.setUsersDisabled),
       displayNames: async (ids) => {
         const names = new Map<string, string>()
         for (const id of new Set(ids)) {
@@ -449,6 +453,8 @@ export function createApp(ctx: AppContext): App {
         // Read on every call: a removed user's tokens stop working at once, on every instance.
         const { user } = read
         if (!user) throw new DomainError('UNAUTHENTICATED', 'the user of this token no longer exists')
+        // Disabling moves the generation on too; the flag is in the row already read.
+        if (user.disabled) throw new DomainError('UNAUTHENTICATED', 'the user of this token is disabled')
         // Compared with the row read now, so the verified-token memo cannot outlive a bump.
         if ((claims.generation ?? 0) !== user.tokenGeneration) {
           throw new DomainError('UNAUTHENTICATED', 'the access token was ended by a change to its user')

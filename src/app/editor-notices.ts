@@ -136,3 +136,27 @@ export async function prepareShareDrop(
     })().catch(logFailure(ctx, 'drop', item.id))
   }
 }
+
+/**
+ * After a user was disabled: drops them from every ONLYOFFICE editing session they are
+ * in, so their open editors stop at once (the other editors of a session stay). Awaited,
+ * so a console command has told Docs before it exits; never throws.
+ */
+export async function dropEditorsOf(ctx: AppContext, userId: string): Promise<void> {
+  const commands = ctx.docsCommands
+  if (!commands) return
+  const sessions = await ctx.store.editing.findByEditor(userId).catch((error: unknown) => {
+    logFailure(ctx, 'drop', '')(error)
+    return []
+  })
+  for (const state of sessions) {
+    try {
+      const file = await ctx.store.files.findById(state.fileId)
+      if (!file) continue
+      const reply = await commands.drop(state.documentKey || documentKey(file.id, file.keyVersion), [userId])
+      if (reply.error !== 0) ctx.logger.info({ fileId: file.id, error: reply.error }, 'Docs did not drop')
+    } catch (error) {
+      logFailure(ctx, 'drop', state.fileId)(error)
+    }
+  }
+}

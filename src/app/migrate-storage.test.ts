@@ -67,6 +67,8 @@ describe('migrateStorage', () => {
 
   test('copies every blob under its key, replaces a damaged copy, and imports the records', async () => {
     const { ctx, keys, ids } = await sourceWithFiles(3)
+    const off = await createUser(ctx, { userName: 'off', password: 'off-password-1' })
+    await ctx.store.users.update(off.id, { disabled: true, updatedAt: off.updatedAt })
     const to = await target()
     const [damaged = ''] = keys
     await to.blobs.putWithKey(damaged, Readable.from([Buffer.from('not what the record says')]), { maxBytes: 100 })
@@ -82,6 +84,7 @@ describe('migrateStorage', () => {
     assert.equal(summary.records?.added.files, 3)
     for (const key of keys) assert.deepEqual(await read(to.blobs, key), await read(ctx.blobs, key))
     for (const id of ids) assert.deepEqual(await to.store.files.findById(id), await ctx.store.files.findById(id))
+    assert.equal((await to.store.users.findById(off.id))?.disabled, true, 'a disabled user stays disabled')
     assert.deepEqual(events.filter((e) => e.step === 'blob').map((e) => e.done), [1, 2, 3])
 
     // Run again: all there, nothing added.

@@ -20,7 +20,7 @@ import type { Logger } from '../ports/logger.js'
 function user(id: string): UserRecord {
   return {
     id, userName: id, displayName: id, email: '', isAdmin: false, passwordHash: 'x', wopiUserInfo: '',
-    createdAt: 0, updatedAt: 0, tokenGeneration: 0,
+    createdAt: 0, updatedAt: 0, tokenGeneration: 0, disabled: false,
   }
 }
 

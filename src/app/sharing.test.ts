@@ -34,6 +34,20 @@ describe('sharing services', () => {
   })
   after(() => dispose())
 
+  test('a disabled user reaches nothing, their own files included, until enabled; the share stays', async () => {
+    const file = await app.files.upload(ann, 'Disabled.txt', body('x'))
+    const mine = await app.files.upload(ben, 'Mine.txt', body('y'))
+    await app.sharing.set(ann, file.id, [{ userId: ben.user.id, access: 1 }])
+    await app.accounts.setUsersDisabled([ben.user.id], true, { id: root.user.id, name: 'root', address: '' }, root.user.id)
+    const off = userPrincipal(await app.accounts.requireUserById(ben.user.id))
+    await assert.rejects(app.authorize(off, 'read', file), isCode('NOT_FOUND'))
+    await assert.rejects(app.authorize(off, 'read', mine), isCode('NOT_FOUND'))
+    await app.accounts.setUsersDisabled([ben.user.id], false, { id: root.user.id, name: 'root', address: '' }, root.user.id)
+    const on = userPrincipal(await app.accounts.requireUserById(ben.user.id))
+    assert.equal(await app.authorize(on, 'edit', file), 'readwrite')
+    assert.equal(await app.authorize(on, 'edit', mine), 'owner')
+  })
+
   test('a share gives exactly its level: Read reads, Comment comments, ReadWrite edits and renames', async () => {
     const file = await app.files.upload(ann, 'Levels.txt', body('x'))
     await assert.rejects(app.files.get(ben, file.id), isCode('NOT_FOUND'))

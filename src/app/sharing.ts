@@ -8,7 +8,7 @@ import {
   levelOfShare,
   type AccessLevel,
 } from '../core/sharing/access-levels.js'
-import { accessLevel, fileFor, userPrincipal, type Principal } from './access.js'
+import { accessLevel, authorize, fileFor, userPrincipal, workingLinkLevel, type Principal } from './access.js'
 import type { AppContext } from './context.js'
 import { fileSubject, principalActor, recordAudit } from './audit.js'
 import { prepareShareDrop } from './editor-notices.js'
@@ -264,6 +264,7 @@ export function guestUser(id: string, name: string, now: number): UserRecord {
     passwordHash: '',
     tokenGeneration: 0,
     wopiUserInfo: '',
+    disabled: false,
     createdAt: now,
     updatedAt: now,
   }
@@ -306,7 +307,8 @@ const PEOPLE_LIMIT = 100
 /**
  * People a signed-in user may share with: those whose display name or user name contains
  * `filter` (without regard to case; everyone when empty), ordered by display name. Others'
- * e-mail addresses are shown to admins only.
+ * e-mail addresses are shown to admins only. A disabled account is not offered (the shares
+ * it has stay, and are listed with the item).
  */
 export async function findPeople(ctx: AppContext, by: Principal, filter: string): Promise<PersonRef[]> {
   if (by.kind !== 'user') throw new DomainError('UNAUTHENTICATED', 'sign in to look people up')
@@ -315,9 +317,10 @@ export async function findPeople(ctx: AppContext, by: Principal, filter: string)
   return users
     .filter(
       (u) =>
-        needle === '' ||
-        u.displayName.toLocaleLowerCase('en').includes(needle) ||
-        u.userName.toLocaleLowerCase('en').includes(needle),
+        !u.disabled &&
+        (needle === '' ||
+          u.displayName.toLocaleLowerCase('en').includes(needle) ||
+          u.userName.toLocaleLowerCase('en').includes(needle)),
     )
     .sort((a, b) => a.displayName.localeCompare(b.displayName, 'en', { sensitivity: 'base' }))
     .slice(0, PEOPLE_LIMIT)
@@ -330,11 +333,10 @@ export async function findPeople(ctx: AppContext, by: Principal, filter: string)
 
 /**
  * The access a share link with this key hash gives to the file now ('none' once it is off
- * or replaced): what the download and callback links of an editor opened through it are
- * checked against on every use.
+ * or replaced, or while the file's owner is disabled): what the download and callback
+ * links of an editor opened through it are checked against on every use.
  */
 export async function linkAccess(ctx: AppContext, fileId: string, keyHash: string): Promise<AccessLevel> {
-  const link = await ctx.store.shareLinks.find(fileId)
-  if (!link || link.revokedAt !== null || link.keyHash !== keyHash) return 'none'
-  return levelOfShare(link.access)
+  const file = await ctx.store.files.findById(fileId)
+  return file ? workingLinkLevel(ctx, file, keyHash) : 'none'
 }

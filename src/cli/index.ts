@@ -117,11 +117,14 @@ export function buildCli(): Command {
     .action(async (options: { json: boolean }) => {
       const users = await withApp((app) => app.accounts.listUsers())
       if (options.json) {
-        const rows = users.map((u) => ({ id: u.id, userName: u.userName, isAdmin: u.isAdmin }))
+        const rows = users.map((u) => ({ id: u.id, userName: u.userName, isAdmin: u.isAdmin, disabled: u.disabled }))
         console.log(JSON.stringify(rows, null, 2))
         return
       }
-      for (const u of users) console.log(`${u.userName}\t${u.isAdmin ? 'admin' : 'user'}\t${u.id}`)
+      for (const u of users) {
+        const role = `${u.isAdmin ? 'admin' : 'user'}${u.disabled ? ' (disabled)' : ''}`
+        console.log(`${u.userName}\t${role}\t${u.id}`)
+      }
     })
 
   user
@@ -149,6 +152,22 @@ export function buildCli(): Command {
     .action(async (name: string) => {
       await withApp((app) => app.accounts.unlockUser(name))
       console.log(`sign-in unlocked for ${name}`)
+    })
+
+  user
+    .command('disable <name>')
+    .description("disable a user without removing them: ends their sessions, tokens, links and editors")
+    .action(async (name: string) => {
+      await withApp((app) => app.accounts.setUserDisabled(name, true))
+      console.log(`disabled user ${name}`)
+    })
+
+  user
+    .command('enable <name>')
+    .description('enable a disabled user again (their files and shares are as they were)')
+    .action(async (name: string) => {
+      await withApp((app) => app.accounts.setUserDisabled(name, false))
+      console.log(`enabled user ${name}`)
     })
 
   user

@@ -10,6 +10,8 @@ export const AUDIT_ACTIONS = [
   'password-set',
   'user-removed',
   'user-unlocked',
+  'user-disabled',
+  'user-enabled',
   'file-deleted',
   'version-restored',
   'lock-released',

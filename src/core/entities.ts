@@ -25,6 +25,11 @@ export interface UserRecord {
    * admin right, which ends every token issued before.
    */
   tokenGeneration: number
+  /**
+   * An admin disabled the account: it cannot sign in, and its sessions, WOPI tokens and the
+   * links to its files are refused until it is enabled again. Its files and shares stay.
+   */
+  disabled: boolean
   createdAt: number
   updatedAt: number
 }

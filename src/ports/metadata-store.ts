@@ -56,7 +56,7 @@ export type {
 export type StoredLock = FileLock
 
 export type UserPatch = Partial<
-  Pick<UserRecord, 'displayName' | 'email' | 'isAdmin' | 'passwordHash' | 'wopiUserInfo'>
+  Pick<UserRecord, 'displayName' | 'email' | 'isAdmin' | 'passwordHash' | 'wopiUserInfo' | 'disabled'>
 > & {
   updatedAt: number
   /** Adds one to the user's token generation in the same statement (ends their WOPI tokens). */
@@ -345,6 +345,8 @@ export interface EditingRepository {
   get(fileId: string): Promise<EditingState | undefined>
   /** The states of those files that have one, in one query (for a page of a listing). */
   getMany(fileIds: string[]): Promise<EditingState[]>
+  /** The states whose editor list holds `userId` (the sessions a disabled user is in). */
+  findByEditor(userId: string): Promise<EditingState[]>
 }
 
 /** Which audit events to list: newest first, `offset`/`limit` paging, optional time bounds. */

@@ -41,6 +41,7 @@ function buildUser(overrides: Partial<UserRecord> = {}): UserRecord {
     passwordHash: 'scrypt$1$abc$def',
     wopiUserInfo: '',
     tokenGeneration: 0,
+    disabled: false,
     createdAt: T0,
     updatedAt: T0,
     ...overrides,
@@ -258,6 +259,26 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         const user = await store.users.findById('u-alice')
         assert.equal(user?.tokenGeneration, 3)
         assert.equal(user?.passwordHash, 'scrypt$3')
+      }))
+
+    test('disabled is stored, read back by every lookup, changed only when patched, and travels', () =>
+      withStore(async (store) => {
+        await store.users.create(buildUser({ id: 'u-off', userName: 'off', disabled: true }))
+        await store.users.create(buildUser())
+        assert.equal((await store.users.findById('u-off'))?.disabled, true)
+        assert.equal((await store.users.findByUserName('OFF'))?.disabled, true)
+        assert.equal((await store.users.findById('u-alice'))?.disabled, false)
+        await store.users.update('u-alice', { disabled: true, updatedAt: T0 + 1, bumpTokenGeneration: true })
+        await store.users.update('u-off', { disabled: false, updatedAt: T0 + 1 })
+        await store.users.update('u-alice', { displayName: 'Al', updatedAt: T0 + 2 })
+        const alice = await store.users.findById('u-alice')
+        assert.equal(alice?.disabled, true, 'a patch without disabled leaves it')
+        assert.equal(alice?.tokenGeneration, 1)
+        assert.equal((await store.users.findById('u-off'))?.disabled, false)
+        assert.deepEqual(
+          (await store.users.list()).map((u) => [u.id, u.disabled]),
+          [['u-alice', true], ['u-off', false]],
+        )
       }))
 
     test('remove deletes the user and their sessions only', () =>
@@ -1623,6 +1644,21 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         const states = await store.editing.getMany(['f-3', 'f-2', 'f-1', 'f-none'])
         assert.deepEqual(states.map((s) => s.fileId).sort(), ['f-1', 'f-3'])
         assert.deepEqual(await store.editing.getMany([]), [])
+      }))
+
+    test('findByEditor returns the sessions a user is editing in, and no ended one', () =>
+      withStore(async (store) => {
+        await createFile(store)
+        await createFile(store, { id: 'f-2', title: 'Two.docx', blobKey: 'b-2' })
+        await createFile(store, { id: 'f-3', title: 'Three.docx', blobKey: 'b-3' })
+        await store.editing.setEditors('f-1', 'f-1.1', ['u-bob', 'u-alice'], T0)
+        await store.editing.setEditors('f-2', 'f-2.1', ['u-alice-2'], T0)
+        await store.editing.setEditors('f-3', 'f-3.1', ['u-alice'], T0)
+        await store.editing.endSession('f-3', 'f-3.1', T0 + 1)
+        const states = await store.editing.findByEditor('u-alice')
+        assert.deepEqual(states.map((s) => [s.fileId, s.documentKey]), [['f-1', 'f-1.1']])
+        assert.deepEqual((await store.editing.findByEditor('u-bob')).map((s) => s.fileId), ['f-1'])
+        assert.deepEqual(await store.editing.findByEditor('u-nobody'), [])
       }))
 
     test('deleting the file removes its state', () =>

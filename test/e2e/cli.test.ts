@@ -23,7 +23,7 @@ describe('folio command line', () => {
   after(() => rm(dataDir, { recursive: true, force: true }))
 
   test('--help on every command', async () => {
-    for (const args of [[], ['serve'], ['user'], ['user', 'add'], ['user', 'list'], ['user', 'passwd'], ['user', 'remove'], ['audit']]) {
+    for (const args of [[], ['serve'], ['user'], ['user', 'add'], ['user', 'list'], ['user', 'passwd'], ['user', 'disable'], ['user', 'enable'], ['user', 'remove'], ['audit']]) {
       const run = await folio([...args, '--help'], env)
       assert.equal(run.code, 0, args.join(' '))
       assert.match(run.stdout, /Usage: folio/)
@@ -145,6 +145,51 @@ describe('folio lock', () => {
       assert.match(dashed.stderr, /not found/)
       assert.match((await folio(['lock', 'show', '--', id], env)).stdout, /not locked/)
       assert.match((await folio(['lock', '--help'], env)).stdout, /starts with '-' goes after --/)
+    } finally {
+      await h.server.dispose()
+    }
+  })
+})
+
+describe('folio user disable / enable', () => {
+  test('on the data folder of a running server: the session ends, sign-in is refused, enable lets in again', async () => {
+    const metadata = testMetadata()
+    const h = await startWopiHarness({}, { metadata })
+    try {
+      const { createUser } = await import('../../src/app/accounts.js')
+      await createUser(h.server.ctx, { userName: 'gina', password: 'gina-password-1' })
+      const signInGina = () =>
+        call(h.server.url, 'POST', '/api/2.0/authentication.json', { body: { userName: 'gina', password: 'gina-password-1' } })
+      const session = (await signInGina()).json.response.token
+      const env = { FOLIO_DATA_DIR: h.server.dataDir, ...metadata.settings }
+
+      const disabled = await folio(['user', 'disable', 'gina'], env)
+      assert.equal(disabled.code, 0, disabled.stderr)
+      assert.match(disabled.stdout, /disabled user gina/)
+      assert.equal((await call(h.server.url, 'GET', '/api/2.0/people/@self', { token: session })).status, 401)
+      const refused = await signInGina()
+      assert.equal(refused.status, 403)
+      assert.equal(refused.json.error.type, 'USER_DISABLED')
+      const listed = JSON.parse((await folio(['user', 'list', '--json'], env)).stdout) as Array<{ userName: string; disabled: boolean }>
+      assert.equal(listed.find((u) => u.userName === 'gina')?.disabled, true)
+
+      // The last enabled admin stays: the console may not disable them either.
+      const lastAdmin = await folio(['user', 'disable', 'admin'], env)
+      assert.notEqual(lastAdmin.code, 0)
+      assert.match(lastAdmin.stderr, /last enabled admin/)
+      assert.equal((await call(h.server.url, 'GET', '/api/2.0/people/@self', { token: h.portalToken })).status, 200)
+
+      const enabled = await folio(['user', 'enable', 'gina'], env)
+      assert.equal(enabled.code, 0, enabled.stderr)
+      assert.equal((await signInGina()).status, 201)
+      const audit = JSON.parse((await folio(['audit', '--json', '--limit', '20'], env)).stdout) as Array<{ action: string; targetName: string }>
+      assert.deepEqual(
+        audit.filter((e) => e.targetName === 'gina' && e.action.startsWith('user-')).map((e) => e.action).slice(0, 2),
+        ['user-enabled', 'user-disabled'],
+      )
+      const missing = await folio(['user', 'disable', 'nobody'], env)
+      assert.notEqual(missing.code, 0)
+      assert.match(missing.stderr, /no user named nobody/)
     } finally {
       await h.server.dispose()
     }

@@ -226,6 +226,16 @@ describe('files API', () => {
     assert.equal(bad.headers.get('content-range'), 'bytes */16')
   })
 
+  test('download: a Range in a unit other than bytes is ignored (200, the whole body)', async () => {
+    const up = await uploadMultipart(server.url, token, 'units.txt', new TextEncoder().encode('0123456789abcdef'))
+    for (const range of ['items=0-10', 'Items=2-5', 'items=100-200']) {
+      const reply = await fetch(up.json.response.viewUrl, { headers: { Authorization: token, Range: range } })
+      assert.equal(reply.status, 200, range)
+      assert.equal(reply.headers.get('content-range'), null, range)
+      assert.equal(await reply.text(), '0123456789abcdef', range)
+    }
+  })
+
   test('list: paging with startIndex and count, newest first, sortBy and filterValue', async () => {
     for (const name of ['alpha.txt', 'beta.txt', 'gamma.txt']) {
       await call(server.url, 'POST', '/api/2.0/files/@my/file', { token: otherToken, body: { title: name } })

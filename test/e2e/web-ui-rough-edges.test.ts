@@ -225,6 +225,31 @@ describe('web UI: the rough edges a person meets first (no editor configured)', 
     assert.deepEqual(unexpectedErrors(b.errors), [])
   })
 
+  test('an admin disables a person from the People page (asked first) and enables them again', async () => {
+    const { page } = b
+    const memberSignIn = () =>
+      call(server.url, 'POST', '/api/2.0/authentication.json', { body: { userName: 'member', password: 'member-password' } })
+    const session = (await memberSignIn()).json.response.token
+    await page.goto(`${server.url}/people`)
+    const row = page.getByRole('row').filter({ has: page.getByText('member', { exact: true }) })
+    await row.getByRole('button', { name: 'Disable member' }).click()
+    const ask = page.getByRole('dialog', { name: 'Disable member?' })
+    await ask.getByRole('button', { name: 'Disable' }).click()
+    await row.getByText('disabled', { exact: true }).waitFor()
+    await b.screenshot('people-disabled')
+    assert.equal((await call(server.url, 'GET', '/api/2.0/people/@self', { token: session })).status, 401)
+    const refused = await memberSignIn()
+    assert.equal(refused.status, 403)
+    assert.equal(refused.json.error.type, 'USER_DISABLED')
+    assert.equal(await page.getByRole('button', { name: 'Disable admin' }).count(), 0, 'not oneself')
+
+    await row.getByRole('button', { name: 'Enable member' }).click()
+    await row.getByRole('button', { name: 'Disable member' }).waitFor()
+    assert.equal(await row.getByText('disabled', { exact: true }).count(), 0)
+    assert.equal((await memberSignIn()).status, 201)
+    assert.deepEqual(unexpectedErrors(b.errors), [])
+  })
+
   test('pages a browser opens that cannot be shown answer a readable page with a way back', async () => {
     const { page } = b
     const deleted = await upload('Doomed.docx', 'x')

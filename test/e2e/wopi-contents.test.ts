@@ -96,6 +96,18 @@ describe('WOPI CheckFileInfo, GetFile and PutFile', () => {
     assert.equal(response.headers.get('x-wopi-itemversion'), info.Version)
   })
 
+  test('GetFile serves a byte Range and ignores a Range in any other unit', async () => {
+    const id = await h.createFile('ranged.docx', '0123456789')
+    const get = (range: string) => h.wopi(id, { method: 'GET', contents: true, headers: { Range: range } })
+    const part = await get('bytes=2-5')
+    assert.equal(part.status, 206)
+    assert.equal(part.text, '2345')
+    const other = await get('items=0-3')
+    assert.equal(other.status, 200)
+    assert.equal(other.headers.get('content-range'), null)
+    assert.equal(other.text, '0123456789')
+  })
+
   test('GetFile honours X-WOPI-MaxExpectedSize: larger file 412, equal size 200, malformed 400', async () => {
     const id = await h.createFile('ten.docx', '0123456789')
     const get = (max: string) =>

@@ -8,6 +8,7 @@ import { connect, type Socket } from 'node:net'
 import { request } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, describe, test } from 'node:test'
+import { encodeUtf7 } from '../../src/core/names/utf7.js'
 import { call } from '../support/portal-client.js'
 import { contentOf, recordOf, startWopiHarness, type WopiHarness } from './wopi-support.js'
 
@@ -75,6 +76,25 @@ describe('the WOPI route table', () => {
     }
     const hostPage = await call(h.server.url, 'GET', `/wopi-host/${fileId}`)
     assert.notEqual(hostPage.text, 'no such WOPI endpoint')
+  })
+
+  test('text replies say charset=utf-8, so a UTF-8 name in an error reads right', async () => {
+    const source = await h.createFile('Исходник.docx', 'x')
+    await h.createFile('Отчёт.docx', 'taken')
+    const taken = await h.wopi(source, {
+      override: 'PUT_RELATIVE',
+      headers: { 'X-WOPI-RelativeTarget': encodeUtf7('Отчёт.docx'), 'X-WOPI-Size': '3' },
+      body: 'new',
+    })
+    assert.equal(taken.status, 409)
+    assert.equal(taken.headers.get('content-type'), 'text/plain; charset=utf-8')
+    assert.match(taken.text, /Отчёт\.docx/)
+    const unknown = await call(h.server.url, 'GET', `/wopi/nothing?access_token=${encodeURIComponent(token)}`)
+    assert.equal(unknown.status, 404)
+    assert.equal(unknown.headers.get('content-type'), 'text/plain; charset=utf-8')
+    const range = await h.wopi(fileId, { method: 'GET', contents: true, token, headers: { Range: 'bytes=500-600' } })
+    assert.equal(range.status, 416)
+    assert.equal(range.headers.get('content-type'), 'text/plain; charset=utf-8')
   })
 
   test('HEAD of CheckFileInfo and GetFile: the GET headers, no body', async () => {

@@ -181,6 +181,8 @@ export interface RecordedCommand {
   body: unknown
   /** The verified `users` parameter (drop, forcesave...), when one was given. */
   users?: string[]
+  /** The parameters that counted: the token's claims when one is required, else the body. */
+  params: Record<string, unknown>
   /** The `error` the simulator answered. */
   error: number
 }
@@ -1398,6 +1400,7 @@ class Simulator implements DocsSimulator {
       key: typeof params.key === 'string' ? params.key : undefined,
       body: received ?? Object.fromEntries(url.searchParams),
       ...(Array.isArray(listed) ? { users: listed.map(String) } : {}),
+      params,
       error: typeof output.error === 'number' ? output.error : -1,
     })
     return JSON.stringify(output)

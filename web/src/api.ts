@@ -34,6 +34,8 @@ export interface Profile {
   displayName: string
   email: string
   isAdmin: boolean
+  /** ONLYOFFICE's EmployeeStatus: 1 active, 2 disabled by an admin. */
+  status: number
   created: string
 }
 
@@ -354,3 +356,6 @@ export const updatePerson = (id: string, changes: { isAdmin?: boolean; displayNa
 export const setPersonPassword = (id: string, password: string) =>
   call<Profile>('PUT', `/people/${encodeURIComponent(id)}/password`, { password })
 export const removePerson = (id: string) => call<unknown>('DELETE', `/people/${encodeURIComponent(id)}`)
+/** Disables (Terminated) or enables (Active) an account without removing it. */
+export const setPersonDisabled = (id: string, disabled: boolean) =>
+  call<Profile[]>('PUT', `/people/status/${disabled ? 'Terminated' : 'Active'}`, { userIds: [id] })

@@ -79,5 +79,15 @@ export function createEditingRepository(db: Database): EditingRepository {
       )
       return rows.map(toState)
     },
+
+    async findByEditor(userId) {
+      // editors is a JSON array kept as text: contained in it is the user's id as an array.
+      const { rows } = await db.query<EditingRow>(
+        `SELECT * FROM editing WHERE editors <> '[]' AND editors::jsonb @> jsonb_build_array($1::text)
+          ORDER BY file_id`,
+        [userId],
+      )
+      return rows.map(toState)
+    },
   }
 }

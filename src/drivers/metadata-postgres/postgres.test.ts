@@ -262,7 +262,7 @@ if (skip !== undefined) {
       try {
         await store.users.create({
           id: 'u-1', userName: 'nul', displayName: 'N', email: '', isAdmin: false,
-          passwordHash: 'h', wopiUserInfo: 'before', tokenGeneration: 0, createdAt: T0, updatedAt: T0,
+          passwordHash: 'h', wopiUserInfo: 'before', tokenGeneration: 0, disabled: false, createdAt: T0, updatedAt: T0,
         })
         await assert.rejects(
           store.users.update('u-1', { wopiUserInfo: 'a\u0000b', updatedAt: T0 + 1 }),

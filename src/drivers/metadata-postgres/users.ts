@@ -14,6 +14,7 @@ interface UserRow {
   token_generation: number
   created_at: number
   updated_at: number
+  disabled: boolean
 }
 
 // The key that makes user names unique without regard to case (as on SQLite, so a
@@ -34,12 +35,13 @@ function toUser(row: UserRow): UserRecord {
     tokenGeneration: row.token_generation,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    disabled: row.disabled,
   }
 }
 
 const INSERT = `INSERT INTO users (id, user_name, user_name_key, display_name, email, is_admin,
-    password_hash, wopi_user_info, created_at, updated_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+    password_hash, wopi_user_info, created_at, updated_at, disabled)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
 
 // A fixed statement: each column keeps its value unless its flag is true.
 const PATCH = `UPDATE users SET
@@ -48,6 +50,7 @@ const PATCH = `UPDATE users SET
     is_admin = CASE WHEN $6::boolean THEN $7::boolean ELSE is_admin END,
     password_hash = CASE WHEN $8::boolean THEN $9::text ELSE password_hash END,
     wopi_user_info = CASE WHEN $10::boolean THEN $11::text ELSE wopi_user_info END,
+    disabled = CASE WHEN $14::boolean THEN $15::boolean ELSE disabled END,
     token_generation = token_generation + CASE WHEN $13::boolean THEN 1 ELSE 0 END,
     updated_at = $12
   WHERE id = $1`
@@ -68,6 +71,7 @@ export function createUserRepository(db: Database): UserRepository {
           user.wopiUserInfo,
           user.createdAt,
           user.updatedAt,
+          user.disabled,
         ])
       } catch (error) {
         if (isUniqueViolation(error, 'users_user_name_key_unique')) {
@@ -109,6 +113,8 @@ export function createUserRepository(db: Database): UserRepository {
         changes.wopiUserInfo ?? null,
         changes.updatedAt,
         changes.bumpTokenGeneration === true,
+        changes.disabled !== undefined,
+        changes.disabled ?? null,
       ])
       return (result.rowCount ?? 0) > 0
     },

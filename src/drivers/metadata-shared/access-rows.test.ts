@@ -8,7 +8,7 @@ const FILE: FileTuple = [
   'file-1', 'user-1', 'Report.docx', 'report.docx', 3, 1024, 'c2hh', 'blob-1', 1000, 'user-1', 2000,
   'user-1', null, null, null, null, 7, 41, 'folder-1', null, null,
 ]
-const USER: UserTuple = ['user-1', 'ann', 'Ann Smith', 'ann@example.org', 0, 'hash', 'info', 2, 500, 600]
+const USER: UserTuple = ['user-1', 'ann', 'Ann Smith', 'ann@example.org', 0, 'hash', 'info', 2, 500, 600, 1]
 const ROW: FileWithAccessTuple = [...FILE, ...USER, 'my', 3]
 const LOCK = { lockId: 'L1', expiresAt: 9000, holderId: 'user-2', lockedAt: 8000 }
 
@@ -19,7 +19,7 @@ describe('rows of the one WOPI read (fileWithAccessSql)', () => {
     assert.equal(read.file.title, 'Report.docx')
     assert.deepEqual(read.user, {
       id: 'user-1', userName: 'ann', displayName: 'Ann Smith', email: 'ann@example.org', isAdmin: false,
-      passwordHash: 'hash', wopiUserInfo: 'info', tokenGeneration: 2, createdAt: 500, updatedAt: 600,
+      passwordHash: 'hash', wopiUserInfo: 'info', tokenGeneration: 2, createdAt: 500, updatedAt: 600, disabled: true,
     })
     assert.equal(read.rootType, 'my')
     assert.equal(read.shareAccess, 3)

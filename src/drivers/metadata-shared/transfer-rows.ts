@@ -90,7 +90,7 @@ export const TRANSFER_TABLES: readonly TransferTable[] = [
     kind: 'users',
     table: 'users',
     columns: ['id', 'user_name', 'user_name_key', 'display_name', 'email', 'is_admin', 'password_hash',
-      'wopi_user_info', 'token_generation', 'created_at', 'updated_at'],
+      'wopi_user_info', 'token_generation', 'created_at', 'updated_at', 'disabled'],
     conflict: ['id'],
     order: ['id'],
   },
@@ -200,7 +200,8 @@ export function rowValues(batch: TransferBatch, asFlag: Flag): unknown[][] {
   switch (batch.kind) {
     case 'users':
       return batch.records.map((u) => [u.id, u.userName, u.userName.toLowerCase(), u.displayName, u.email,
-        asFlag(u.isAdmin), u.passwordHash, u.wopiUserInfo, u.tokenGeneration, u.createdAt, u.updatedAt])
+        asFlag(u.isAdmin), u.passwordHash, u.wopiUserInfo, u.tokenGeneration, u.createdAt, u.updatedAt,
+        asFlag(u.disabled)])
     case 'settings':
       return batch.records.map((s) => [s.name, s.value])
     case 'sessions':
@@ -249,6 +250,7 @@ function toUser(row: Row): UserRecord {
     tokenGeneration: integer(row, 'token_generation'),
     createdAt: integer(row, 'created_at'),
     updatedAt: integer(row, 'updated_at'),
+    disabled: flag(row, 'disabled'),
   }
 }
 

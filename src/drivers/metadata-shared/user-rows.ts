@@ -6,14 +6,14 @@ import type { UserRecord } from '../../core/entities.js'
  */
 export const USER_COLUMNS = [
   'id', 'user_name', 'display_name', 'email', 'is_admin', 'password_hash', 'wopi_user_info',
-  'token_generation', 'created_at', 'updated_at',
+  'token_generation', 'created_at', 'updated_at', 'disabled',
 ] as const
 
-/** One row of `users` as the values of USER_COLUMNS (is_admin: 0/1 in SQLite, a boolean in PostgreSQL). */
+/** One row of `users` as the values of USER_COLUMNS (flags: 0/1 in SQLite, booleans in PostgreSQL). */
 export type UserTuple = [
   id: string, user_name: string, display_name: string, email: string, is_admin: number | boolean,
   password_hash: string, wopi_user_info: string, token_generation: number, created_at: number,
-  updated_at: number,
+  updated_at: number, disabled: number | boolean,
 ]
 
 /** A raw row (see USER_COLUMNS) as a record. */
@@ -38,5 +38,6 @@ export function userAt(row: readonly unknown[], at: number): UserRecord {
     tokenGeneration: row[at + 7] as UserTuple[7],
     createdAt: row[at + 8] as UserTuple[8],
     updatedAt: row[at + 9] as UserTuple[9],
+    disabled: row[at + 10] === 1 || row[at + 10] === true,
   }
 }

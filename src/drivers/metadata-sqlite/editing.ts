@@ -46,6 +46,10 @@ export function createEditingRepository(db: Database.Database): EditingRepositor
   const byFiles = db.prepare<[string], EditingRow>(
     'SELECT * FROM editing WHERE file_id IN (SELECT value FROM json_each(?)) ORDER BY file_id',
   )
+  const byEditor = db.prepare<[string], EditingRow>(
+    `SELECT * FROM editing WHERE editors <> '[]'
+      AND EXISTS (SELECT 1 FROM json_each(editing.editors) WHERE value = ?) ORDER BY file_id`,
+  )
 
   return {
     async setEditors(fileId, documentKey, editors, now) {
@@ -81,6 +85,10 @@ export function createEditingRepository(db: Database.Database): EditingRepositor
     async getMany(fileIds) {
       if (fileIds.length === 0) return []
       return byFiles.all(JSON.stringify(fileIds)).map(toState)
+    },
+
+    async findByEditor(userId) {
+      return byEditor.all(userId).map(toState)
     },
   }
 }

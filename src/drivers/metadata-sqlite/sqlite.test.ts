@@ -52,7 +52,7 @@ describe('sqlite driver', () => {
       const at = 1_700_000_000_000
       await store.users.create({
         id: 'u-1', userName: 'one', displayName: '', email: '', isAdmin: false, passwordHash: 'x',
-        wopiUserInfo: '', tokenGeneration: 0, createdAt: at, updatedAt: at,
+        wopiUserInfo: '', tokenGeneration: 0, disabled: false, createdAt: at, updatedAt: at,
       })
       const file = {
         id: 'f-1', ownerId: 'u-1', title: 'a.docx', version: 1, size: 1, sha256: '1'.repeat(64),

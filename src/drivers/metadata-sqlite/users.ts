@@ -15,6 +15,7 @@ interface UserRow {
   token_generation: number
   created_at: number
   updated_at: number
+  disabled: number
 }
 
 interface UserPatchParams {
@@ -29,6 +30,8 @@ interface UserPatchParams {
   passwordHash: string | null
   setWopiUserInfo: number
   wopiUserInfo: string | null
+  setDisabled: number
+  disabled: number | null
   bumpTokenGeneration: number
   updatedAt: number
 }
@@ -50,15 +53,16 @@ function toUser(row: UserRow): UserRecord {
     tokenGeneration: row.token_generation,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    disabled: row.disabled === 1,
   }
 }
 
 /** Users in SQLite; statements are prepared here, once per open database. */
 export function createUserRepository(db: Database.Database): UserRepository {
   const insert = db.prepare(`INSERT INTO users (id, user_name, user_name_key, display_name,
-      email, is_admin, password_hash, wopi_user_info, created_at, updated_at)
+      email, is_admin, password_hash, wopi_user_info, created_at, updated_at, disabled)
     VALUES (@id, @userName, @userNameKey, @displayName, @email, @isAdmin, @passwordHash,
-      @wopiUserInfo, @createdAt, @updatedAt)`)
+      @wopiUserInfo, @createdAt, @updatedAt, @disabled)`)
   // A raw row (an array) mapped by index: read on every WOPI call, so cheaper than an object.
   const byId = db
     .prepare<[string], UserTuple>(`SELECT ${USER_COLUMNS.join(', ')} FROM users WHERE id = ?`)
@@ -72,6 +76,7 @@ export function createUserRepository(db: Database.Database): UserRepository {
       is_admin = CASE WHEN @setIsAdmin THEN @isAdmin ELSE is_admin END,
       password_hash = CASE WHEN @setPasswordHash THEN @passwordHash ELSE password_hash END,
       wopi_user_info = CASE WHEN @setWopiUserInfo THEN @wopiUserInfo ELSE wopi_user_info END,
+      disabled = CASE WHEN @setDisabled THEN @disabled ELSE disabled END,
       token_generation = token_generation + @bumpTokenGeneration,
       updated_at = @updatedAt
     WHERE id = @id`)
@@ -90,6 +95,7 @@ export function createUserRepository(db: Database.Database): UserRepository {
           ...user,
           userNameKey: userNameKey(user.userName),
           isAdmin: toFlag(user.isAdmin),
+          disabled: toFlag(user.disabled),
         })
       } catch (error) {
         if (isUniqueViolation(error, 'users.user_name_key')) {
@@ -126,6 +132,8 @@ export function createUserRepository(db: Database.Database): UserRepository {
         passwordHash: changes.passwordHash ?? null,
         setWopiUserInfo: toFlag(changes.wopiUserInfo !== undefined),
         wopiUserInfo: changes.wopiUserInfo ?? null,
+        setDisabled: toFlag(changes.disabled !== undefined),
+        disabled: changes.disabled === undefined ? null : toFlag(changes.disabled),
         bumpTokenGeneration: toFlag(changes.bumpTokenGeneration === true),
         updatedAt: changes.updatedAt,
       })

@@ -10,6 +10,9 @@ import { pipeline, type Readable } from 'node:stream'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
+/** Every text reply Folio writes is UTF-8 and says so (a name in a message would read as mojibake). */
+export const TEXT_TYPE = 'text/plain; charset=utf-8'
+
 export class RawReply {
   private readonly headers: Record<string, string> = {}
 
@@ -39,8 +42,8 @@ export class RawReply {
     this.res.end()
   }
 
-  /** A text body; `type` as given (WOPI's error replies say plain `text/plain`). */
-  text(status: number, text: string, type = 'text/plain'): void {
+  /** A text body, UTF-8 plain text unless a Content-Type was set. */
+  text(status: number, text: string, type = TEXT_TYPE): void {
     this.headers['content-type'] ??= type
     this.string(status, text)
   }

@@ -6,6 +6,7 @@
  * Fastify as before.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { TEXT_TYPE } from './raw-reply.js'
 
 /** What the access log and the metrics learn of a request answered by a raw route. */
 export interface RawRequestFacts {
@@ -48,7 +49,7 @@ export interface RawDispatchOptions {
 /** The last-resort answer when what serves a route failed before answering. */
 export function answerInternalError(res: ServerResponse): void {
   const body = 'internal server error'
-  if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain', 'content-length': String(body.length) })
+  if (!res.headersSent) res.writeHead(500, { 'content-type': TEXT_TYPE, 'content-length': String(body.length) })
   res.end(body)
 }
 
@@ -71,7 +72,7 @@ export function rawDispatcher(
   const serve = (route: RawRoute, req: IncomingMessage, res: ServerResponse): void => {
     if (closing()) {
       const body = 'the server is shutting down'
-      res.writeHead(503, { 'content-type': 'text/plain', 'content-length': String(body.length), connection: 'close' })
+      res.writeHead(503, { 'content-type': TEXT_TYPE, 'content-length': String(body.length), connection: 'close' })
       res.end(body)
       return
     }

@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { mimeTypeOf } from '../../core/documents/file-types.js'
 import { extensionOf } from '../../core/names/file-names.js'
 import type { AdapterContext } from '../../app/create-app.js'
+import { TEXT_TYPE } from './raw-reply.js'
 import { httpDate } from './timestamps.js'
 
 /** The stored bytes to send and how to name them. */
@@ -69,13 +70,16 @@ export async function contentReply(
     const ifRange = requestHeaders['if-range']
     const rangeApplies = ifRange === undefined || ifRange === etag
     const ranges = rangeApplies ? parseRange(content.size, rangeHeader, { combine: true }) : -2
-    if (ranges === -1) {
+    if (ranges === -1 && /^bytes=/i.test(rangeHeader)) {
       headers['Content-Range'] = `bytes */${content.size}`
-      headers['Content-Type'] = 'text/plain'
+      headers['Content-Type'] = TEXT_TYPE
       return { status: 416, headers, text: 'requested range not satisfiable' }
     }
-    // One range is served as 206; several (rare) or a malformed header fall back to the whole body.
-    if (Array.isArray(ranges) && ranges.length === 1 && ranges[0]) {
+    // One range is served as 206; several (rare) or a malformed header fall back to the whole body,
+    // and so does a range in any unit but bytes (RFC 9110 14.2: a recipient ignores a Range
+    // whose unit it does not understand; unit names are case-insensitive).
+    const inBytes = Array.isArray(ranges) && ranges.type.toLowerCase() === 'bytes'
+    if (inBytes && ranges.length === 1 && ranges[0]) {
       const { start, end } = ranges[0]
       const stream = await ctx.app.files.openBlob(content.blobKey, { start, end })
       headers['Content-Range'] = `bytes ${start}-${end}/${content.size}`
@@ -122,7 +126,7 @@ export async function sendContent(
 ): Promise<FastifyReply> {
   const answer = await contentReply(ctx, request.headers, content, options)
   reply.headers(answer.headers).code(answer.status)
-  if (answer.text !== undefined) return reply.type('text/plain').send(answer.text)
+  if (answer.text !== undefined) return reply.type(TEXT_TYPE).send(answer.text)
   return reply.send(answer.body)
 }
 

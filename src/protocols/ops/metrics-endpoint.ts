@@ -79,12 +79,12 @@ async function answer(
 ): Promise<void> {
   const path = (request.url ?? '').split('?')[0]
   if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
-    response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n')
+    response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n')
     return
   }
   if (!bearerMatches(request.headers.authorization, token)) {
     response
-      .writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer realm="metrics"' })
+      .writeHead(401, { 'content-type': 'text/plain; charset=utf-8', 'www-authenticate': 'Bearer realm="metrics"' })
       .end('unauthorized\n')
     return
   }
@@ -92,6 +92,6 @@ async function answer(
     const text = await metrics.scrape()
     response.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' }).end(text)
   } catch {
-    response.writeHead(500, { 'content-type': 'text/plain' }).end('metrics failed\n')
+    response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('metrics failed\n')
   }
 }

@@ -24,7 +24,8 @@ export function presentProfile(user: UserRecord) {
     isAdmin: user.isAdmin,
     isOwner: false,
     isVisitor: false,
-    status: 1,
+    // EmployeeStatus: Active 1, Terminated 2 (disabled by an admin).
+    status: user.disabled ? 2 : 1,
     activationStatus: 1,
     created: isoWithOffset(user.createdAt),
   }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import * as z from 'zod/mini'
+import { DomainError } from '../../core/errors.js'
 import type { AdapterContext } from '../../app/create-app.js'
 import { actorOf } from '../../app/audit.js'
 import { currentUser, me, requirePortalUser } from './authenticate.js'
@@ -32,6 +33,21 @@ const passwordBody = z.object({ password: text(1, 1024) })
 const userIdParams = z.object({ userId: text(1, 128) })
 
 const listQuery = z.object({ filterValue: z._default(text(0, 256), '') })
+
+const statusParams = z.object({ status: text(1, 32) })
+
+const statusBody = z.object({ userIds: z.array(text(1, 128)).check(z.minLength(1), z.maxLength(1000)) })
+
+/**
+ * ONLYOFFICE's EmployeeStatus in the path of PUT people/status/{status}, as a name or a
+ * number: Active (1) enables, Terminated (2) disables; any other status is refused.
+ */
+function disabledByStatus(status: string): boolean {
+  const name = status.toLowerCase().replace(/\.json$/, '')
+  if (name === 'active' || name === '1') return false
+  if (name === 'terminated' || name === '2') return true
+  throw new DomainError('INVALID_INPUT', 'status is Active (1) or Terminated (2)', { field: 'status' })
+}
 
 /**
  * The people API (ONLYOFFICE portal paths under /people). Every signed-in user may list
@@ -75,6 +91,17 @@ export function peopleRoutes(ctx: AdapterContext) {
       const { password } = parseInput(passwordBody, request.body)
       await ctx.app.accounts.setPassword(userId, password, actorOf(currentUser(request), request.ip))
       return success(presentProfile(await ctx.app.accounts.requireUserById(userId)))
+    })
+
+    // Disables (Terminated) or enables (Active) accounts without removing them; every id is
+    // checked before any changes, and the reply lists the accounts as they are now.
+    app.put('/people/status/:status', adminOnly, async (request) => {
+      const { status } = parseInput(statusParams, request.params)
+      const disabled = disabledByStatus(status)
+      const { userIds } = parseInput(statusBody, request.body)
+      const actor = currentUser(request)
+      const users = await ctx.app.accounts.setUsersDisabled(userIds, disabled, actorOf(actor, request.ip), actor.id)
+      return success(users.map(presentProfile))
     })
 
     app.delete('/people/:userId', adminOnly, async (request) => {

@@ -19,7 +19,7 @@ const FILE: FileRecord = {
 
 const USER: UserRecord = {
   id: 'u-ann', userName: 'ann', displayName: 'Ann', email: '', isAdmin: false,
-  passwordHash: 'x', wopiUserInfo: '', tokenGeneration: 0, createdAt: 0, updatedAt: 0,
+  passwordHash: 'x', wopiUserInfo: '', tokenGeneration: 0, disabled: false, createdAt: 0, updatedAt: 0,
 }
 
 describe('CheckFileInfo bodies remembered per file', () => {

@@ -13,13 +13,14 @@ function messageOf(error: unknown): string {
   return 'Something went wrong. Try again.'
 }
 
-/** Admins only: add people, reset passwords, grant or withdraw admin rights, remove people. */
+/** Admins only: add people, reset passwords, grant or withdraw admin rights, disable, enable and remove people. */
 export function PeopleScreen(props: { self: api.Profile }) {
   const [people, setPeople] = useState<api.Profile[] | undefined>(undefined)
   const [error, setError] = useState('')
   const [resetting, setResetting] = useState<api.Profile | null>(null)
   const [removing, setRemoving] = useState<api.Profile | null>(null)
   const [changingAdmin, setChangingAdmin] = useState<api.Profile | null>(null)
+  const [disabling, setDisabling] = useState<api.Profile | null>(null)
   const heading = useRef<HTMLHeadingElement>(null)
 
   const load = async () => {
@@ -40,6 +41,20 @@ export function PeopleScreen(props: { self: api.Profile }) {
     announce(updated.isAdmin ? `${updated.userName} is now an admin.` : `${updated.userName} is no longer an admin.`)
     setChangingAdmin(null)
     await load()
+  }
+
+  const setDisabled = async (person: api.Profile, disabled: boolean) => {
+    await api.setPersonDisabled(person.id, disabled)
+    announce(disabled ? `${person.userName} is disabled; their sessions have ended.` : `${person.userName} is enabled again.`)
+    setDisabling(null)
+    await load()
+  }
+  const enable = async (person: api.Profile) => {
+    try {
+      await setDisabled(person, false)
+    } catch (failure) {
+      announce(messageOf(failure), 'error')
+    }
   }
 
   return (
@@ -84,6 +99,7 @@ export function PeopleScreen(props: { self: api.Profile }) {
                   <td>
                     <span class="user-name">{person.userName}</span>
                     {isSelf ? <span class="badge">you</span> : null}
+                    {isDisabled(person) ? <span class="badge">disabled</span> : null}
                   </td>
                   <td>{person.displayName}</td>
                   <td class="col-email">{person.email}</td>
@@ -110,6 +126,15 @@ export function PeopleScreen(props: { self: api.Profile }) {
                         <Icon name="key" />
                         <span>Reset password</span>
                       </button>
+                      {isSelf ? null : isDisabled(person) ? (
+                        <button type="button" class="button" aria-label={`Enable ${person.userName}`} onClick={() => void enable(person)}>
+                          <span>Enable</span>
+                        </button>
+                      ) : (
+                        <button type="button" class="button" aria-label={`Disable ${person.userName}`} onClick={() => setDisabling(person)}>
+                          <span>Disable</span>
+                        </button>
+                      )}
                       {isSelf ? null : (
                         <button type="button" class="button danger" aria-label={`Remove ${person.userName}`} onClick={() => setRemoving(person)}>
                           <Icon name="trash" />
@@ -152,6 +177,21 @@ export function PeopleScreen(props: { self: api.Profile }) {
           </p>
         </ConfirmDialog>
       ) : null}
+      {disabling ? (
+        <ConfirmDialog
+          title={`Disable ${disabling.userName}?`}
+          confirmLabel="Disable"
+          tone="danger"
+          action={() => setDisabled(disabling, true)}
+          errorText={messageOf}
+          onClose={() => setDisabling(null)}
+        >
+          <p>
+            They can no longer sign in; their sessions, open editors and the links to their files end now. Their
+            files and what others shared with them stay, and come back when you enable them.
+          </p>
+        </ConfirmDialog>
+      ) : null}
       {removing ? (
         <Dialog title={`Remove ${removing.userName}?`} onClose={() => setRemoving(null)}>
           <p>They can no longer sign in, and their sessions end now. Their files stay stored.</p>
@@ -180,6 +220,11 @@ export function PeopleScreen(props: { self: api.Profile }) {
       ) : null}
     </section>
   )
+}
+
+/** EmployeeStatus 2 (Terminated): an admin disabled the account. */
+function isDisabled(person: api.Profile): boolean {
+  return person.status === 2
 }
 
 function AddPersonForm(props: { onAdded: (person: api.Profile) => void }) {

@@ -12,6 +12,7 @@ function waitText(seconds: number): string {
 export function signInErrorMessage(error: unknown): string {
   if (!(error instanceof api.ApiError)) return 'Something went wrong. Try again.'
   if (error.status === 401) return 'The user name or password is wrong.'
+  if (error.type === 'USER_DISABLED') return 'This account is disabled. Ask an admin to enable it.'
   if (error.status === 429) {
     const wait = error.retryAfter === undefined ? 'a few minutes' : waitText(error.retryAfter)
     return `Too many failed attempts. For your safety, sign-in is paused: try again in ${wait}.`

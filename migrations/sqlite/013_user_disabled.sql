@@ -1,0 +1,4 @@
+-- An admin may disable an account without removing it: a disabled user cannot sign in,
+-- and nothing issued to them (sessions, WOPI tokens, links to their files) works until
+-- they are enabled again. Their files and the shares to them stay.
+ALTER TABLE users ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1));
