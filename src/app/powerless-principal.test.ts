@@ -161,6 +161,7 @@ describe('a powerless principal walks every use case and gets nothing', () => {
       'folders.takeOperations': { walks: [(p) => app.folders.takeOperations(p)] },
       'folders.download': { walks: [(p) => app.folders.download(p, items)] },
       'folders.planArchive': { walks: [(p) => app.folders.planArchive(p, items)] },
+      'folders.openArchiveEntry': { walks: [(p) => app.folders.openArchiveEntry(p, aliceFile)] },
 
       'locks.lock': { walks: [(p) => app.locks.lock(p, record, 'intruder-tab')] },
       'locks.refresh': { walks: [(p) => app.locks.refresh(p, record, 'alice-tab')] },
@@ -207,6 +208,8 @@ describe('a powerless principal walks every use case and gets nothing', () => {
       'accounts.updateUser': { exempt: ADMIN },
       'accounts.removeUserById': { exempt: ADMIN },
       'accounts.unlockUser': { exempt: ADMIN },
+      'accounts.setUserDisabled': { exempt: ADMIN },
+      'accounts.setUsersDisabled': { exempt: ADMIN },
       'accounts.displayNames': {
         exempt: 'display names of user ids the caller already holds (anyone may find people)',
       },
