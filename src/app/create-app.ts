@@ -10,22 +10,22 @@ import type { Logger } from '../ports/logger.js'
 import type { FileOperationRecord, FileRecord, FolderRootType, UserRecord, VersionRecord } from '../core/entities.js'
 import type { FileListQuery } from '../ports/metadata-store.js'
 import { authorize, userAccessFrom, type AccessLevel, type FileAction, type Principal } from './access.js'
-import * as accounts from './accounts.js'
-import * as archive from './archive.js'
+import * as accounts from './accounts/accounts.js'
+import * as archive from './folders/archive.js'
 import { fileSubject, listAudit, principalActor, recordAudit } from './audit.js'
 import type { AppContext } from './context.js'
-import * as editing from './editing.js'
-import * as changes from './file-changes.js'
-import * as files from './files.js'
-import * as fileOps from './file-ops.js'
-import * as folders from './folders.js'
-import { runHousekeeping, type HousekeepingReport } from './garbage-collection.js'
-import * as locks from './locks.js'
-import * as sharing from './sharing.js'
-import { sharedPage } from './shared-page.js'
-import { runOperation, takeOperations, type StartedOperation } from './operations.js'
+import * as editing from './editing/editing.js'
+import * as changes from './files/file-changes.js'
+import * as files from './files/files.js'
+import * as fileOps from './folders/file-ops.js'
+import * as folders from './folders/folders.js'
+import { runHousekeeping, type HousekeepingReport } from './maintenance/garbage-collection.js'
+import * as locks from './wopi/locks.js'
+import * as sharing from './sharing/sharing.js'
+import { sharedPage } from './folders/shared-page.js'
+import { runOperation, takeOperations, type StartedOperation } from './folders/operations.js'
 import { createTokens, type Tokens } from './tokens.js'
-import { issueWopiToken, launchWopi, type WopiLaunch } from './wopi-launch.js'
+import { issueWopiToken, launchWopi, type WopiLaunch } from './wopi/launch.js'
 
 // The surroundings adapters may name in their own types.
 export type { Clock } from '../ports/clock.js'
@@ -82,7 +82,7 @@ export interface FilesService {
 export type FileOperation = FileOperationRecord
 
 /** An operation the call has just run, with the records it left. */
-export type { StartedOperation } from './operations.js'
+export type { StartedOperation } from './folders/operations.js'
 
 /** Folders, the trash and file operations, each asking the access policy. */
 export interface FoldersService {

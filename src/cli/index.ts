@@ -5,9 +5,9 @@ import {
   createUser,
   removeUser,
   setAdmin,
-} from '../app/accounts.js'
+} from '../app/accounts/accounts.js'
 import { createApp, type App } from '../app/create-app.js'
-import type { LockInfo } from '../app/locks.js'
+import type { LockInfo } from '../app/wopi/locks.js'
 import { CONSOLE_ACTOR } from '../app/audit.js'
 import { addAuditCommand } from './audit-command.js'
 import { addBackupCommands } from './backup-commands.js'

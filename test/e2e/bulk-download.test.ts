@@ -20,7 +20,7 @@ describe('bulk download of files and folders as a zip archive', () => {
   before(async () => {
     server = await startTestServer()
     owner = await signIn(server.url)
-    const { createUser } = await import('../../src/app/accounts.js')
+    const { createUser } = await import('../../src/app/accounts/accounts.js')
     const b = await createUser(server.ctx, { userName: 'bob', password: 'bob-password-1' })
     await createUser(server.ctx, { userName: 'carol', password: 'carol-password-1' })
     bob = { id: b.id, token: await signIn(server.url, 'bob', 'bob-password-1') }

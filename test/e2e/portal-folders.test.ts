@@ -13,7 +13,7 @@ describe('folders, trash and file operations API', () => {
   before(async () => {
     server = await startTestServer({ FOLIO_TRASH_RETENTION: '7d' }, { clock })
     token = await signIn(server.url)
-    const { createUser } = await import('../../src/app/accounts.js')
+    const { createUser } = await import('../../src/app/accounts/accounts.js')
     await createUser(server.ctx, { userName: 'bob', password: 'bob-password-1' })
     bobToken = await signIn(server.url, 'bob', 'bob-password-1')
   })
@@ -294,7 +294,7 @@ describe('folders, trash and file operations API', () => {
   test('the housekeeping empties what has been in the trash longer than FOLIO_TRASH_RETENTION', async () => {
     const fileId = await newFile('@my', 'Old trash.docx')
     await api('DELETE', `/files/file/${fileId}`)
-    const { runHousekeeping } = await import('../../src/app/garbage-collection.js')
+    const { runHousekeeping } = await import('../../src/app/maintenance/garbage-collection.js')
     await runHousekeeping(server.ctx)
     assert.equal((await api('GET', `/files/file/${fileId}`)).status, 200, 'kept within the retention')
     clock.advance(8 * 24 * 3_600_000)

@@ -1,5 +1,5 @@
 import type { AdapterContext } from '../../app/create-app.js'
-import { changesOf } from '../../app/editing.js'
+import { changesOf } from '../../app/editing/editing.js'
 import { documentKey } from '../../core/documents/document-key.js'
 import { extensionOf } from '../../core/names/file-names.js'
 import type { FileRecord, VersionRecord } from '../../core/entities.js'

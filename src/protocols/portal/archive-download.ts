@@ -1,6 +1,6 @@
 import { create as contentDisposition } from 'content-disposition'
 import type { FastifyReply } from 'fastify'
-import type { ArchivePlan } from '../../app/archive.js'
+import type { ArchivePlan } from '../../app/folders/archive.js'
 import type { AdapterContext } from '../../app/create-app.js'
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import * as z from 'zod/mini'
 import type { AdapterContext } from '../../app/create-app.js'
-import type { BodyFetcher } from '../../app/editing.js'
+import type { BodyFetcher } from '../../app/editing/editing.js'
 import { DomainError } from '../../core/errors.js'
 import type { FileRecord, UserRecord, VersionRecord } from '../../core/entities.js'
 import type { AccessLevel } from '../../app/access.js'

@@ -1,6 +1,6 @@
 import type { Principal } from '../../app/access.js'
 import type { AdapterContext } from '../../app/create-app.js'
-import type { FolderListQuery } from '../../app/folders.js'
+import type { FolderListQuery } from '../../app/folders/folders.js'
 import { itemPresenter } from './present-items.js'
 
 /**
