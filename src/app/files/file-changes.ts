@@ -8,13 +8,13 @@ import {
   validateFileName,
 } from '../../core/names/file-names.js'
 import { currentLock } from '../../core/lock/lock-rules.js'
+import { assertValidTitle } from '../../core/names/name-rules.js'
 import type { FileRecord, VersionSource } from '../../core/entities.js'
 import { authorize, type FileAction, type Principal } from '../access.js'
 import { fileSubject, principalActor, recordAudit } from '../audit.js'
 import type { AppContext } from '../context.js'
 import { announceRename, dropStaleEditors, prepareDrop } from '../editor-notices.js'
 import {
-  assertValidTitle,
   commitNewVersion,
   createFileFromBlob,
   deleteFile as removeFile,

@@ -2,26 +2,15 @@ import { Readable } from 'node:stream'
 import { blankDocument } from '../../core/documents/blank-documents.js'
 import { DomainError } from '../../core/errors.js'
 import { newId } from '../../core/ids.js'
-import { candidateNames, extensionOf, normalizeFileName, validateFileName } from '../../core/names/file-names.js'
+import { candidateNames, extensionOf } from '../../core/names/file-names.js'
+import { assertValidTitle, repairName } from '../../core/names/name-rules.js'
 import type { ByteRange, StoredBlob } from '../../ports/blob-store.js'
 import type { FileRecord, VersionRecord, VersionSource } from '../../core/entities.js'
 import type { FileListQuery, FilePatch } from '../../ports/metadata-store.js'
 import { compareAndSet, MAX_CAS_ATTEMPTS, RETRY } from '../compare-and-set.js'
 import type { AppContext } from '../context.js'
-import { repairName } from '../folders/folders.js'
 import { rootFolder } from '../roots.js'
 import { freeDroppedVersions, planRetention } from './version-retention.js'
-
-/**
- * The title composed to Unicode NFC (so a name typed in NFD is the same name, not a
- * refused one); throws NAME_INVALID unless that is a legal file name.
- */
-export function assertValidTitle(title: string, field = 'title'): string {
-  const composed = normalizeFileName(title)
-  const check = validateFileName(composed)
-  if (!check.ok) throw new DomainError('NAME_INVALID', `invalid file name: ${check.reason}`, { field })
-  return composed
-}
 
 /** Reads a file; NOT_FOUND when it does not exist. */
 export async function getFile(ctx: AppContext, fileId: string): Promise<FileRecord> {

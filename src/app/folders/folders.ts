@@ -1,6 +1,7 @@
 import { DomainError } from '../../core/errors.js'
 import { newId } from '../../core/ids.js'
-import { normalizeFileName, sanitizeFileName, validateFileName } from '../../core/names/file-names.js'
+import { normalizeFileName } from '../../core/names/file-names.js'
+import { assertLegalName, repairName } from '../../core/names/name-rules.js'
 import type { FileRecord, FileSortField, FolderRecord, FolderRootType } from '../../core/entities.js'
 import { levelOfShare } from '../../core/sharing/access-levels.js'
 import type { FolderCounts } from '../../ports/metadata-store.js'
@@ -47,24 +48,6 @@ export interface FolderListQuery {
   descending: boolean
   titleContains?: string
   filter: ListFilter
-}
-
-/**
- * Repairs a name for a new file or folder: characters illegal on common systems become
- * '_' (see core/names). NAME_INVALID when nothing usable is left.
- */
-export function repairName(title: string, field = 'title'): string {
-  const repaired = sanitizeFileName(normalizeFileName(title))
-  if (repaired === undefined) {
-    throw new DomainError('NAME_INVALID', 'no legal name can be derived from this title', { field })
-  }
-  return repaired
-}
-
-/** NAME_INVALID unless `title` is a legal name as it stands (for explicit renames). */
-export function assertLegalName(title: string, field = 'title'): void {
-  const check = validateFileName(title)
-  if (!check.ok) throw new DomainError('NAME_INVALID', `invalid name: ${check.reason}`, { field })
 }
 
 /** The folder `ref` names, when `by` may do `action` on it; NOT_FOUND otherwise. */
@@ -266,4 +249,12 @@ export async function renameFolder(
     })
     return renamed ?? RETRY
   })
+}
+
+/** The folder `by` may create in, refused when it lies in a trash. */
+export async function writableFolder(ctx: AppContext, by: Principal, ref: FolderRef): Promise<FolderRecord> {
+  const folder = await folderFor(ctx, by, ref, 'create')
+  const { rootType } = await pathOf(ctx, folder.id)
+  if (rootType === 'trash') throw new DomainError('INVALID_INPUT', 'files cannot be created in the trash')
+  return folder
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext } from '../../app/index.js'
 import { parseDocumentKey } from '../../core/documents/document-key.js'
 import { editsInEditor } from '../../core/sharing/access-levels.js'
 import { DomainError, isDomainError } from '../../core/errors.js'

@@ -1,4 +1,4 @@
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext } from '../../app/index.js'
 
 /**
  * The links Folio hands to ONLYOFFICE Docs. Each carries a signed token (HMAC with the

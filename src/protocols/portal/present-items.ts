@@ -1,5 +1,4 @@
-import type { AdapterContext } from '../../app/create-app.js'
-import type { AccessLevel, Principal } from '../../app/access.js'
+import type { AccessLevel, AdapterContext, Principal } from '../../app/index.js'
 import type { FileRecord, FolderCounts, FolderRecord } from '../../core/entities.js'
 import { isDomainError } from '../../core/errors.js'
 import { shareOfLevel } from '../../core/sharing/access-levels.js'

@@ -9,7 +9,7 @@ import type {
   UserRecord,
   VersionRecord,
 } from '../../core/entities.js'
-import type { LockInfo } from '../../app/wopi/locks.js'
+import type { LockInfo } from '../../app/index.js'
 import { isoWithOffset } from '../http/timestamps.js'
 
 /** The caller's profile, with the ONLYOFFICE field names that make sense here. */

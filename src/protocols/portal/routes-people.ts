@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import * as z from 'zod/mini'
-import type { AdapterContext } from '../../app/create-app.js'
-import { actorOf } from '../../app/audit.js'
+import { actorOf, type AdapterContext } from '../../app/index.js'
 import { currentUser, me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
 import { presentProfile } from './presenters.js'
