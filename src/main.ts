@@ -102,6 +102,27 @@ async function openMetadataStore(config: Config, logger?: PinoLogger): Promise<M
   })
 }
 
+/**
+ * Refuses to work on an install that does not exist: only `folio serve` and `folio restore`
+ * make one, so an administrative command run in the wrong folder (or without
+ * FOLIO_DATA_DIR) says where it looked instead of creating an empty database there.
+ * With PostgreSQL the database is the install and is checked when it is opened.
+ */
+export async function assertInstallExists(config: Config): Promise<void> {
+  if (config.database.url !== undefined) return
+  const { database } = dataFolderPaths(config.dataDir)
+  const found = await stat(database).then(
+    (info) => info.isFile(),
+    () => false,
+  )
+  if (!found) {
+    throw new Error(
+      `no Folio install in ${config.dataDir} (no folio.db there): set FOLIO_DATA_DIR to the data ` +
+        'folder of your install, or run `folio serve` once to make one',
+    )
+  }
+}
+
 /** Opens the metadata and blob drivers; drivers are imported lazily so unused SDKs never load. */
 export async function openStorage(
   config: Config,

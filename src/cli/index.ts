@@ -17,7 +17,7 @@ import { collectStartUpGarbage } from '../drivers/heap-shared/collector.js'
 import { generatePassword } from '../core/accounts/passwords.js'
 import { DomainError } from '../core/errors.js'
 import { errorMessage } from '../core/ids.js'
-import { createContext, createLogger, openStorage, startFolio } from '../main.js'
+import { assertInstallExists, createContext, createLogger, openStorage, startFolio } from '../main.js'
 
 /** Reads all of standard input (a password piped in), without the trailing newline. */
 async function readStdin(): Promise<string> {
@@ -36,6 +36,7 @@ function describeHolder(info: LockInfo): string {
 /** Runs an admin task against the store without starting the server. */
 async function withApp<T>(task: (app: App) => Promise<T>): Promise<T> {
   const config = loadConfig()
+  await assertInstallExists(config)
   const storage = await openStorage(config)
   const logger = createLogger({ ...config, logLevel: 'warn' })
   try {
