@@ -64,7 +64,8 @@ export function callbackRoutes(ctx: AdapterContext, fetch: DocsFetcher) {
       if (isDomainError(error)) return sendCallbackError(reply, error)
       const status = isRecord(error) && typeof error.statusCode === 'number' ? error.statusCode : 500
       if (status >= 400 && status < 500) return sendCallbackReply(reply, status, errorMessage(error))
-      ctx.logger.error({ err: error, url: request.url }, 'ONLYOFFICE callback failed')
+      // The route pattern, never the URL: the URL carries the callback's token.
+      ctx.logger.error({ err: error, route: request.routeOptions.url }, 'ONLYOFFICE callback failed')
       return sendCallbackReply(reply, 500, 'internal error')
     })
 

@@ -72,7 +72,8 @@ export function downloadRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
     app.setErrorHandler((error, request, reply) => {
       const status = isDomainError(error) ? DOWNLOAD_STATUS[error.code] : 500
-      if (status >= 500) ctx.logger.error({ err: error, url: request.url }, 'ONLYOFFICE download failed')
+      // The route pattern, never the URL: the URL carries the download token.
+      if (status >= 500) ctx.logger.error({ err: error, route: request.routeOptions.url }, 'ONLYOFFICE download failed')
       return sendDownloadRefusal(reply, status)
     })
 
