@@ -169,7 +169,9 @@ describe('folders, trash and file operations API', () => {
   test('trash lifecycle: delete to trash, origin kept, restore, delete for good, editors refused', async () => {
     const home = await newFolder('@my', 'Trash test')
     const fileId = await newFile(home, 'Doomed.docx')
+    const deletedFrom = clock.now()
     const deleted = await api('DELETE', `/files/file/${fileId}`)
+    const deletedBy = clock.now()
     assert.equal(deleted.status, 200)
     const trash = await api('GET', '/files/@trash')
     const trashed = trash.json.response.files.find((f: { id: string }) => f.id === fileId)
@@ -177,6 +179,9 @@ describe('folders, trash and file operations API', () => {
     assert.equal(trashed.originId, home)
     assert.equal(trashed.originTitle, 'Trash test')
     assert.equal(trashed.rootFolderType, 3)
+    // The day the trash retention (FOLIO_TRASH_RETENTION, 7 days here) deletes it for good.
+    const autoDelete = Date.parse(trashed.autoDelete) - 7 * 24 * 3_600_000
+    assert.ok(autoDelete >= deletedFrom && autoDelete <= deletedBy, trashed.autoDelete)
     const open = await api('GET', `/files/file/${fileId}/openedit`)
     assert.equal(open.status, 400, 'a trashed file cannot be opened in the editor')
     const restored = await api('PUT', '/files/fileops/restore', { fileIds: [fileId], folderIds: [] })
