@@ -82,7 +82,7 @@ describe('garbage collection', () => {
   test('finding 9: housekeeping purges expired sessions and throttle keys that have started over', async () => {
     await createUser(ctx, { userName: 'gc-sessions', password: 'gc-password-2' })
     const live = await signIn(ctx, 'gc-sessions', 'gc-password-2', '192.0.2.1')
-    await assert.rejects(signIn(ctx, 'gc-sessions', 'wrong-password', '192.0.2.2'))
+    await assert.rejects(signIn(ctx, 'gc-sessions', 'wrong-password', '192.0.2.2'), { code: 'INVALID_CREDENTIALS' })
     assert.notEqual(await ctx.store.throttle.get('addr:192.0.2.2'), undefined)
 
     const now = await runHousekeeping({ ...later(0), config: ctx.config })
