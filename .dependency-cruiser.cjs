@@ -83,6 +83,15 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(app|core|config|protocols)/' },
     },
     {
+      name: 'protocols-through-app-index',
+      comment:
+        'Protocol adapters see the application through src/app/index.ts alone: its services ' +
+        'and types, never a use case module, the storage context or a helper behind it.',
+      severity: 'error',
+      from: { path: '^src/protocols/' },
+      to: { path: '^src/app/', pathNot: '^src/app/index\\.(ts|js)$' },
+    },
+    {
       name: 'drivers-import-ports-and-core',
       comment:
         'Drivers implement ports: they import ports and core only, their own files, and the ' +

@@ -3,9 +3,9 @@ import { mkdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { DestinationStream, Logger as PinoLogger } from 'pino'
-import type { BackupDrivers } from './app/backup.js'
-import type { MigrationEnds } from './app/migrate-storage.js'
-import { startHousekeeping } from './app/garbage-collection.js'
+import type { BackupDrivers } from './app/maintenance/backup.js'
+import type { MigrationEnds } from './app/maintenance/migrate-storage.js'
+import { startHousekeeping } from './app/maintenance/garbage-collection.js'
 import { SIGNING_SECRET_SETTING, type AppContext } from './app/context.js'
 import { createApp, type AdapterContext, type App } from './app/create-app.js'
 import type { Config } from './config/load.js'
@@ -25,9 +25,9 @@ import {
   startMetricsListener,
   type MetricsListener,
 } from './protocols/ops/index.js'
-import { checkStorageReadiness } from './app/readiness.js'
-import { withStorageErrorReports } from './app/storage-errors.js'
-import { withSpaceReserve } from './app/disk-space.js'
+import { checkStorageReadiness } from './app/maintenance/readiness.js'
+import { withStorageErrorReports } from './app/maintenance/storage-errors.js'
+import { withSpaceReserve } from './app/maintenance/disk-space.js'
 import { onlyofficeEditorTools } from './protocols/onlyoffice/editor-tools.js'
 import { onlyofficeIntegration } from './protocols/onlyoffice/index.js'
 import { commandClientFor, createDocsFetcher } from './protocols/onlyoffice/services.js'
@@ -101,6 +101,27 @@ async function openMetadataStore(config: Config, logger?: PinoLogger): Promise<M
     statementTimeoutMs,
     onIdleError: (error) => logger?.warn({ err: error }, 'a pooled PostgreSQL connection failed'),
   })
+}
+
+/**
+ * Refuses to work on an install that does not exist: only `folio serve` and `folio restore`
+ * make one, so an administrative command run in the wrong folder (or without
+ * FOLIO_DATA_DIR) says where it looked instead of creating an empty database there.
+ * With PostgreSQL the database is the install and is checked when it is opened.
+ */
+export async function assertInstallExists(config: Config): Promise<void> {
+  if (config.database.url !== undefined) return
+  const { database } = dataFolderPaths(config.dataDir)
+  const found = await stat(database).then(
+    (info) => info.isFile(),
+    () => false,
+  )
+  if (!found) {
+    throw new Error(
+      `no Folio install in ${config.dataDir} (no folio.db there): set FOLIO_DATA_DIR to the data ` +
+        'folder of your install, or run `folio serve` once to make one',
+    )
+  }
 }
 
 /** Opens the metadata and blob drivers; drivers are imported lazily so unused SDKs never load. */

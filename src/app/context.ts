@@ -6,7 +6,7 @@ import type { Logger } from '../ports/logger.js'
 import type { MetadataStore } from '../ports/metadata-store.js'
 import type { Telemetry } from '../ports/telemetry.js'
 import type { WopiActions } from '../ports/wopi-actions.js'
-import type { SpaceReport } from './disk-space.js'
+import type { SpaceReport } from './maintenance/disk-space.js'
 
 /** The setting holding the signing secret, made by the first start on a store. */
 export const SIGNING_SECRET_SETTING = 'signing-secret'

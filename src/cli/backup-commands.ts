@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
-import { backupDataFolder, restoreDataFolder } from '../app/backup.js'
+import { backupDataFolder, restoreDataFolder } from '../app/maintenance/backup.js'
 import { loadConfig, type Config } from '../config/load.js'
 import { backupDrivers } from '../main.js'
 

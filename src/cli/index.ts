@@ -5,9 +5,9 @@ import {
   createUser,
   removeUser,
   setAdmin,
-} from '../app/accounts.js'
+} from '../app/accounts/accounts.js'
 import { createApp, type App } from '../app/create-app.js'
-import type { LockInfo } from '../app/locks.js'
+import type { LockInfo } from '../app/wopi/locks.js'
 import { CONSOLE_ACTOR } from '../app/audit.js'
 import { addAuditCommand } from './audit-command.js'
 import { addBackupCommands } from './backup-commands.js'
@@ -17,7 +17,7 @@ import { collectStartUpGarbage } from '../drivers/heap-shared/collector.js'
 import { generatePassword } from '../core/accounts/passwords.js'
 import { DomainError } from '../core/errors.js'
 import { errorMessage } from '../core/ids.js'
-import { createContext, createLogger, openStorage, startFolio } from '../main.js'
+import { assertInstallExists, createContext, createLogger, openStorage, startFolio } from '../main.js'
 
 /** Reads all of standard input (a password piped in), without the trailing newline. */
 async function readStdin(): Promise<string> {
@@ -36,6 +36,7 @@ function describeHolder(info: LockInfo): string {
 /** Runs an admin task against the store without starting the server. */
 async function withApp<T>(task: (app: App) => Promise<T>): Promise<T> {
   const config = loadConfig()
+  await assertInstallExists(config)
   const storage = await openStorage(config)
   const logger = createLogger({ ...config, logLevel: 'warn' })
   try {

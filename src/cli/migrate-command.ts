@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { migrateStorage, type MigrationProgress } from '../app/migrate-storage.js'
+import { migrateStorage, type MigrationProgress } from '../app/maintenance/migrate-storage.js'
 import { loadConfig } from '../config/load.js'
 import { TRANSFER_KINDS, type ImportReport } from '../ports/metadata-transfer.js'
 import { openMigrationEnds } from '../main.js'

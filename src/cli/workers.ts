@@ -1,6 +1,6 @@
 import cluster from 'node:cluster'
 import { collectStartUpGarbage } from '../drivers/heap-shared/collector.js'
-import { startHousekeeping } from '../app/garbage-collection.js'
+import { startHousekeeping } from '../app/maintenance/garbage-collection.js'
 import { createApp } from '../app/create-app.js'
 import type { Config } from '../config/load.js'
 import { errorMessage } from '../core/ids.js'

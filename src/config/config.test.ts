@@ -35,6 +35,18 @@ describe('configuration', () => {
     }
   })
 
+  test('WOPI proofs required without a discovery address: refused, naming both settings', () => {
+    assert.throws(
+      () => buildConfig({ FOLIO_WOPI_PROOF_REQUIRED: 'true' }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /FOLIO_WOPI_PROOF_REQUIRED/.test(error.message) &&
+        /FOLIO_WOPI_DISCOVERY_URL/.test(error.message),
+    )
+    const config = buildConfig({ FOLIO_WOPI_PROOF_REQUIRED: 'true', FOLIO_WOPI_DISCOVERY_URL: 'http://wopi.test/hosting/discovery' })
+    assert.equal(config.wopi.proofRequired, true)
+  })
+
   test('Docs settings: internal URL defaults to the public one, trailing slashes dropped', () => {
     const config = buildConfig({ FOLIO_DOCS_URL: 'https://docs.example.com/', FOLIO_DOCS_JWT_SECRET: 's' })
     assert.deepEqual(config.docs, {

@@ -116,6 +116,14 @@ export function buildConfig(raw: Record<string, unknown>): Config {
       problems.push(`${name}: needs FOLIO_S3_BUCKET (contents stay on the local disk without it)`)
     }
   }
+  // Proofs are checked against the WOPI client's discovery keys: requiring them without
+  // a discovery address would leave every request unchecked while claiming otherwise.
+  if (parsed.success && parsed.data.FOLIO_WOPI_PROOF_REQUIRED && parsed.data.FOLIO_WOPI_DISCOVERY_URL === undefined) {
+    problems.push(
+      'FOLIO_WOPI_PROOF_REQUIRED: proofs are checked against the WOPI client\'s keys, which come ' +
+        'from FOLIO_WOPI_DISCOVERY_URL: set FOLIO_WOPI_DISCOVERY_URL too, or leave FOLIO_WOPI_PROOF_REQUIRED off',
+    )
+  }
   if (!parsed.success) {
     const reported = new Set<string>()
     for (const issue of parsed.error.issues) {

@@ -30,7 +30,8 @@ const PLANTED: Array<{ rule: string; path: string; text: string }> = [
   { rule: 'app-no-packages', path: 'app/planted-package.ts', text: "import { request } from 'undici'\nexport const r = request\n" },
   { rule: 'protocols-not-each-other', path: 'protocols/wopi/planted.ts', text: "import { success } from '../portal/envelope.js'\nexport const s = success\n" },
   { rule: 'protocols-through-app', path: 'protocols/onlyoffice/planted.ts', text: "import type { MetadataStore } from '../../ports/metadata-store.js'\nexport type S = MetadataStore\n" },
-  { rule: 'drivers-import-ports-and-core', path: 'drivers/blob-fs/planted.ts', text: "import { getFile } from '../../app/files.js'\nexport const g = getFile\n" },
+  { rule: 'protocols-through-app-index', path: 'protocols/portal/planted.ts', text: "import { fileFor } from '../../app/files/file-changes.js'\nexport const f = fileFor\n" },
+  { rule: 'drivers-import-ports-and-core', path: 'drivers/blob-fs/planted.ts', text: "import { getFile } from '../../app/files/files.js'\nexport const g = getFile\n" },
   { rule: 'only-main-and-cli-pick-drivers', path: 'app/planted-driver.ts', text: "import { openSqliteStore } from '../drivers/metadata-sqlite/index.js'\nexport const o = openSqliteStore\n" },
   { rule: 'config-is-a-leaf', path: 'config/planted.ts', text: "import type { AppContext } from '../app/context.js'\nexport type C = AppContext\n" },
 ]

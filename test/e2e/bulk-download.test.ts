@@ -20,7 +20,7 @@ describe('bulk download of files and folders as a zip archive', () => {
   before(async () => {
     server = await startTestServer()
     owner = await signIn(server.url)
-    const { createUser } = await import('../../src/app/accounts.js')
+    const { createUser } = await import('../../src/app/accounts/accounts.js')
     const b = await createUser(server.ctx, { userName: 'bob', password: 'bob-password-1' })
     await createUser(server.ctx, { userName: 'carol', password: 'carol-password-1' })
     bob = { id: b.id, token: await signIn(server.url, 'bob', 'bob-password-1') }
@@ -182,7 +182,7 @@ describe('bulk download while a share is removed', () => {
   test('files reached after the share is removed are not sent, and the download ends short', async () => {
     server = await startTestServer()
     const owner = await signIn(server.url)
-    const { createUser } = await import('../../src/app/accounts.js')
+    const { createUser } = await import('../../src/app/accounts/accounts.js')
     const bob = await createUser(server.ctx, { userName: 'bob', password: 'bob-password-1' })
     const bobToken = await signIn(server.url, 'bob', 'bob-password-1')
     const my = (await call(server.url, 'GET', '/api/2.0/files/@my', { token: owner })).json.response.current.id

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { runFolio, serveFolio } from '../support/folio-command.js'
-import { freePort } from '../support/folio-server.js'
+import { freePort, startTestServer } from '../support/folio-server.js'
 import { call } from '../support/portal-client.js'
 import { testMetadata } from '../support/postgres.js'
 import { lockHeaders, startWopiHarness } from './wopi-support.js'
@@ -19,6 +19,9 @@ describe('folio command line', () => {
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'folio-cli-'))
     env = { FOLIO_DATA_DIR: dataDir }
+    // Only a server start makes an install; the commands below administer that one.
+    const made = await startTestServer({}, { dataDir, metadata: { settings: {}, dispose: async () => undefined } })
+    await made.stop()
   })
   after(() => rm(dataDir, { recursive: true, force: true }))
 
@@ -40,15 +43,15 @@ describe('folio command line', () => {
     const list = await folio(['user', 'list', '--json'], env)
     const users = JSON.parse(list.stdout) as Array<{ userName: string; isAdmin: boolean }>
     assert.deepEqual(
-      users.map((u) => [u.userName, u.isAdmin]).sort(),
+      users.filter((u) => u.userName !== 'admin').map((u) => [u.userName, u.isAdmin]).sort(),
       [['carol', false], ['dave', true]],
     )
     const passwd = await folio(['user', 'passwd', 'carol', '--password-stdin'], env, 'carol-secret-2\n')
     assert.equal(passwd.code, 0, passwd.stderr)
     const removed = await folio(['user', 'remove', 'dave'], env)
     assert.equal(removed.code, 0)
-    const after = JSON.parse((await folio(['user', 'list', '--json'], env)).stdout) as unknown[]
-    assert.equal(after.length, 1)
+    const after = JSON.parse((await folio(['user', 'list', '--json'], env)).stdout) as Array<{ userName: string }>
+    assert.deepEqual(after.map((u) => u.userName).sort(), ['admin', 'carol'])
   })
 
   test('audit lists what the console did, newest first, with --limit, --since and --json', async () => {
@@ -95,6 +98,21 @@ describe('folio command line', () => {
     const badConfig = await folio(['user', 'list'], { ...env, FOLIO_PORT: 'eighty' })
     assert.notEqual(badConfig.code, 0)
     assert.match(badConfig.stderr, /FOLIO_PORT/)
+  })
+
+  test('a command other than serve on a folder with no install refuses, naming it, and creates nothing', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'folio-none-'))
+    try {
+      for (const args of [['user', 'list'], ['user', 'add', 'zoe', '--password-stdin'], ['gc'], ['audit']]) {
+        const run = await folio(args, { FOLIO_DATA_DIR: empty }, 'zoe-secret-1\n')
+        assert.equal(run.code, 1, args.join(' '))
+        assert.match(run.stderr, /no Folio install in/)
+        assert.ok(run.stderr.includes(empty), run.stderr)
+      }
+      assert.deepEqual(await readdir(empty), [])
+    } finally {
+      await rm(empty, { recursive: true, force: true })
+    }
   })
 
   test('serve starts with defaults, creates the admin with a generated password logged once', async () => {
@@ -156,7 +174,7 @@ describe('folio user disable / enable', () => {
     const metadata = testMetadata()
     const h = await startWopiHarness({}, { metadata })
     try {
-      const { createUser } = await import('../../src/app/accounts.js')
+      const { createUser } = await import('../../src/app/accounts/accounts.js')
       await createUser(h.server.ctx, { userName: 'gina', password: 'gina-password-1' })
       const signInGina = () =>
         call(h.server.url, 'POST', '/api/2.0/authentication.json', { body: { userName: 'gina', password: 'gina-password-1' } })

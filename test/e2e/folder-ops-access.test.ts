@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { createUser } from '../../src/app/accounts.js'
+import { createUser } from '../../src/app/accounts/accounts.js'
 import { startTestServer, type TestServer } from '../support/folio-server.js'
 import { call, signIn, type ApiReply } from '../support/portal-client.js'
 

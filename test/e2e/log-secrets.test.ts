@@ -106,6 +106,26 @@ describe('no credential in any log line', () => {
     }
   })
 
+  test('a failed ONLYOFFICE download logs its route pattern, never its URL', async () => {
+    const file = await h.upload('Vanishing.docx', 'v1')
+    const config = await h.openConfig(file.id)
+    const link = new URL(String(config.document?.url))
+    // The blob store fails (a disk error, S3 down): the download fails on Folio's side.
+    const { blobs } = h.folio.ctx
+    const { get, getSmall } = blobs
+    blobs.get = () => Promise.reject(new Error('the disk failed'))
+    blobs.getSmall = () => Promise.reject(new Error('the disk failed'))
+    const reply = await call(h.folio.url, 'GET', link.pathname + link.search).finally(() => {
+      blobs.get = get
+      blobs.getSmall = getSmall
+    })
+    assert.equal(reply.status, 500)
+    const failure = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.msg === 'ONLYOFFICE download failed')
+    assert.ok(failure, 'the failure is logged')
+    assert.equal(failure.url, undefined)
+    assert.equal(failure.route, '/onlyoffice/download/:fileId')
+  })
+
   test('each request makes one access log line with route, status, duration, bytes and user', async () => {
     const before = lines.length
     const reply = await h.api('GET', `/files/@my`)

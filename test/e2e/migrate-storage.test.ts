@@ -171,7 +171,7 @@ describe('folio migrate-storage: SQLite + blob folder to PostgreSQL + S3', { ski
     source = await startTestServer({}, { metadata: singleMachine })
     sourceDir = source.dataDir
     adminToken = await signIn(source.url)
-    const { createUser } = await import('../../src/app/accounts.js')
+    const { createUser } = await import('../../src/app/accounts/accounts.js')
     await createUser(source.ctx, { userName: 'bob', password: BOB_PASSWORD })
     bobToken = await signIn(source.url, 'bob', BOB_PASSWORD)
 

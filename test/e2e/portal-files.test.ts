@@ -25,7 +25,7 @@ describe('files API', () => {
   before(async () => {
     server = await startTestServer({ FOLIO_MAX_FILE_SIZE: '1MiB' })
     token = await signIn(server.url)
-    const { createUser } = await import('../../src/app/accounts.js')
+    const { createUser } = await import('../../src/app/accounts/accounts.js')
     await createUser(server.ctx, { userName: 'bob', password: 'bob-password-1' })
     otherToken = await signIn(server.url, 'bob', 'bob-password-1')
   })

@@ -13,7 +13,7 @@ describe('folders, trash and file operations API', () => {
   before(async () => {
     server = await startTestServer({ FOLIO_TRASH_RETENTION: '7d' }, { clock })
     token = await signIn(server.url)
-    const { createUser } = await import('../../src/app/accounts.js')
+    const { createUser } = await import('../../src/app/accounts/accounts.js')
     await createUser(server.ctx, { userName: 'bob', password: 'bob-password-1' })
     bobToken = await signIn(server.url, 'bob', 'bob-password-1')
   })
@@ -169,7 +169,9 @@ describe('folders, trash and file operations API', () => {
   test('trash lifecycle: delete to trash, origin kept, restore, delete for good, editors refused', async () => {
     const home = await newFolder('@my', 'Trash test')
     const fileId = await newFile(home, 'Doomed.docx')
+    const deletedFrom = clock.now()
     const deleted = await api('DELETE', `/files/file/${fileId}`)
+    const deletedBy = clock.now()
     assert.equal(deleted.status, 200)
     const trash = await api('GET', '/files/@trash')
     const trashed = trash.json.response.files.find((f: { id: string }) => f.id === fileId)
@@ -177,6 +179,9 @@ describe('folders, trash and file operations API', () => {
     assert.equal(trashed.originId, home)
     assert.equal(trashed.originTitle, 'Trash test')
     assert.equal(trashed.rootFolderType, 3)
+    // The day the trash retention (FOLIO_TRASH_RETENTION, 7 days here) deletes it for good.
+    const autoDelete = Date.parse(trashed.autoDelete) - 7 * 24 * 3_600_000
+    assert.ok(autoDelete >= deletedFrom && autoDelete <= deletedBy, trashed.autoDelete)
     const open = await api('GET', `/files/file/${fileId}/openedit`)
     assert.equal(open.status, 400, 'a trashed file cannot be opened in the editor')
     const restored = await api('PUT', '/files/fileops/restore', { fileIds: [fileId], folderIds: [] })
@@ -294,7 +299,7 @@ describe('folders, trash and file operations API', () => {
   test('the housekeeping empties what has been in the trash longer than FOLIO_TRASH_RETENTION', async () => {
     const fileId = await newFile('@my', 'Old trash.docx')
     await api('DELETE', `/files/file/${fileId}`)
-    const { runHousekeeping } = await import('../../src/app/garbage-collection.js')
+    const { runHousekeeping } = await import('../../src/app/maintenance/garbage-collection.js')
     await runHousekeeping(server.ctx)
     assert.equal((await api('GET', `/files/file/${fileId}`)).status, 200, 'kept within the retention')
     clock.advance(8 * 24 * 3_600_000)

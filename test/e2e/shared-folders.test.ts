@@ -17,7 +17,7 @@ describe('folders shared with people', () => {
   before(async () => {
     server = await startTestServer()
     owner = await signIn(server.url)
-    const { createUser } = await import('../../src/app/accounts.js')
+    const { createUser } = await import('../../src/app/accounts/accounts.js')
     const b = await createUser(server.ctx, { userName: 'bob', password: 'bob-password-1' })
     const c = await createUser(server.ctx, { userName: 'carol', password: 'carol-password-1' })
     bob = { id: b.id, token: await signIn(server.url, 'bob', 'bob-password-1') }
@@ -161,7 +161,7 @@ describe('folders shared with people', () => {
   })
 
   test('@share pages, sorts and filters as other listings do, and its folders carry their counts', async () => {
-    const { createUser } = await import('../../src/app/accounts.js')
+    const { createUser } = await import('../../src/app/accounts/accounts.js')
     const dana = await createUser(server.ctx, { userName: 'dana', password: 'dana-password-1' })
     const danaToken = await signIn(server.url, 'dana', 'dana-password-1')
     const my = (await api(owner, 'GET', '/files/@my')).json.response.current.id
@@ -231,7 +231,7 @@ describe('folders shared with people', () => {
   })
 
   test('@share sorts by Type (extension, then name) and by Author (creator\'s name, then name)', async () => {
-    const { createUser } = await import('../../src/app/accounts.js')
+    const { createUser } = await import('../../src/app/accounts/accounts.js')
     const erin = await createUser(server.ctx, { userName: 'erin', password: 'erin-password-1' })
     const erinToken = await signIn(server.url, 'erin', 'erin-password-1')
     const ownerMy = (await api(owner, 'GET', '/files/@my')).json.response.current.id

@@ -184,6 +184,8 @@ describe('Folders, moving and the trash in the web UI', () => {
     await expectScreen(page, 'Trash')
     await fileRow(page, 'Notes.txt').waitFor()
     await folderRow(page, 'Projects').waitFor()
+    // Each item says when the trash retention deletes it for good.
+    assert.match((await fileRow(page, 'Notes.txt').textContent()) ?? '', /Deleted for good on /)
     // A trashed folder is not opened, and a trashed file has no editor or share button.
     assert.equal(await folderRow(page, 'Projects').getByRole('link').count(), 0)
     assert.equal(await fileRow(page, 'Notes.txt').getByRole('button', { name: /^Share/ }).count(), 0)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { createUser } from '../../src/app/accounts.js'
+import { createUser } from '../../src/app/accounts/accounts.js'
 import { launchBrowser, type TestBrowser } from '../support/browser.js'
 import { startTestServer, type TestServer } from '../support/folio-server.js'
 import { call } from '../support/portal-client.js'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { changePassword, createUser, removeUser, setAdmin } from '../../src/app/accounts.js'
+import { changePassword, createUser, removeUser, setAdmin } from '../../src/app/accounts/accounts.js'
 import { encodeUtf7 } from '../../src/core/names/utf7.js'
 import { FakeClock } from '../support/folio-server.js'
 import { call, signIn } from '../support/portal-client.js'

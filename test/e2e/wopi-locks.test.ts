@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { encodeUtf7 } from '../../src/core/names/utf7.js'
-import { createUser } from '../../src/app/accounts.js'
+import { createUser } from '../../src/app/accounts/accounts.js'
 import { FakeClock } from '../support/folio-server.js'
 import { call, signIn } from '../support/portal-client.js'
 import { contentOf, lockHeaders, recordOf, startWopiHarness, type WopiHarness } from './wopi-support.js'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { createUser } from '../../src/app/accounts.js'
+import { createUser } from '../../src/app/accounts/accounts.js'
 import { encodeUtf7 } from '../../src/core/names/utf7.js'
 import { call, signIn, type ApiReply } from '../support/portal-client.js'
 import { contentOf, recordOf, startWopiHarness, type WopiHarness } from './wopi-support.js'

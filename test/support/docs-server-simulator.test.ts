@@ -564,10 +564,10 @@ describe('docs-server simulator (JWT on)', () => {
       { sign: 'wrong-secret' },
     )
     assert.equal(sent.httpStatus, 200)
-    await assert.rejects(jwtVerify(String(sent.body.token), SECRET_KEY))
+    await assert.rejects(jwtVerify(String(sent.body.token), SECRET_KEY), { code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' })
     const forged = receiver.received.at(-1)
     assert.ok(forged)
-    await assert.rejects(jwtVerify(bearer(forged.headers), SECRET_KEY))
+    await assert.rejects(jwtVerify(bearer(forged.headers), SECRET_KEY), { code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' })
   })
 })
 

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import type { Logger } from 'pino'
-import { createUser } from '../../src/app/accounts.js'
+import { createUser } from '../../src/app/accounts/accounts.js'
 import type { UserRecord } from '../../src/ports/metadata-store.js'
 import { editorConfigFor } from '../../src/protocols/onlyoffice/editor-config.js'
 import {

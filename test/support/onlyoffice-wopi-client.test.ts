@@ -407,7 +407,7 @@ describe('openForEditing follows B2', () => {
     assert.equal(outcome.viewReason, 'lock-failed')
     assert.equal(outcome.docId, 'view.f1Le_Id_x.2025-06-01T10_00_00.0000000Z')
     assert.equal(outcome.lockId, undefined)
-    await assert.rejects(client.closeWithSave(CONTENTS, 'user-42'))
+    await assert.rejects(client.closeWithSave(CONTENTS, 'user-42'), /no edit session is open/)
     client.close()
     assert.equal(seen.length, 3, 'view mode never saves or unlocks')
   })

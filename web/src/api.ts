@@ -49,6 +49,8 @@ export interface FileItem {
   /** Trashed items: the folder they were deleted from. */
   originId?: string
   originTitle?: string
+  /** Trashed items: when the trash retention deletes them for good. */
+  autoDelete?: string
   title: string
   fileExst: string
   pureContentLength: number
@@ -84,6 +86,7 @@ export interface FolderItem {
   owner?: UserRef
   originId?: string
   originTitle?: string
+  autoDelete?: string
 }
 
 /** One page of a folder: folders first, then files; `total` counts both. */

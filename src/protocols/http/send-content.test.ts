@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { Readable } from 'node:stream'
 import { describe, test } from 'node:test'
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext } from '../../app/index.js'
 import { contentReply, type Content } from './send-content.js'
 
 /** An adapter context whose stored blob holds `stored`, handed over whole or only as a stream. */

@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { mimeTypeOf } from '../../core/documents/file-types.js'
 import { extensionOf } from '../../core/names/file-names.js'
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext } from '../../app/index.js'
 import { TEXT_TYPE } from './raw-reply.js'
 import { httpDate } from './timestamps.js'
 

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext } from '../../app/index.js'
 import { guardBodyTimes } from './body-timeouts.js'
 import { sendProblemPage, wantsPage } from './error-page.js'
 import { lazyMount, type ReadyHandler } from './lazy-mount.js'

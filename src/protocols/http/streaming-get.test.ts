@@ -64,7 +64,7 @@ test('a body cut short by the server fails instead of ending cleanly', async (t)
     server.close()
   })
   const answer = await getter.get(`${url}/file`, 5000)
-  await assert.rejects(text(answer.body))
+  await assert.rejects(text(answer.body), { code: 'ECONNRESET' })
 })
 
 test('the timeout covers the body: a stalled body fails once it passes', async (t) => {
@@ -98,5 +98,5 @@ test('an address nobody listens on fails the GET', async (t) => {
   await new Promise((resolve) => server.close(resolve))
   const getter = createStreamingGetter()
   t.after(() => getter.close())
-  await assert.rejects(getter.get(`${url}/file`, 5000))
+  await assert.rejects(getter.get(`${url}/file`, 5000), { code: 'ECONNREFUSED' })
 })

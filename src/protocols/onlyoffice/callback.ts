@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext } from '../../app/index.js'
 import { parseDocumentKey } from '../../core/documents/document-key.js'
 import { editsInEditor } from '../../core/sharing/access-levels.js'
 import { DomainError, isDomainError } from '../../core/errors.js'
@@ -75,7 +75,8 @@ export function callbackRoutes(ctx: AdapterContext, fetch: DocsFetcher) {
       if (isDomainError(error)) return sendCallbackError(reply, error)
       const status = isRecord(error) && typeof error.statusCode === 'number' ? error.statusCode : 500
       if (status >= 400 && status < 500) return sendCallbackReply(reply, status, errorMessage(error))
-      ctx.logger.error({ err: error, url: request.url }, 'ONLYOFFICE callback failed')
+      // The route pattern, never the URL: the URL carries the callback's token.
+      ctx.logger.error({ err: error, route: request.routeOptions.url }, 'ONLYOFFICE callback failed')
       return sendCallbackReply(reply, 500, 'internal error')
     })
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext } from '../../app/index.js'
 import { DomainError, isDomainError } from '../../core/errors.js'
 import type { TokenClaims } from '../../core/tokens/signed-token.js'
 import { sendContent } from '../http/send-content.js'
@@ -71,7 +71,8 @@ export function downloadRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
     app.setErrorHandler((error, request, reply) => {
       const status = isDomainError(error) ? DOWNLOAD_STATUS[error.code] : 500
-      if (status >= 500) ctx.logger.error({ err: error, url: request.url }, 'ONLYOFFICE download failed')
+      // The route pattern, never the URL: the URL carries the download token.
+      if (status >= 500) ctx.logger.error({ err: error, route: request.routeOptions.url }, 'ONLYOFFICE download failed')
       return sendDownloadRefusal(reply, status)
     })
 

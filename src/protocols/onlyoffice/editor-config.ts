@@ -1,4 +1,4 @@
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext } from '../../app/index.js'
 import { documentKey } from '../../core/documents/document-key.js'
 import { documentTypeOf, isEditableType, type DocumentType } from '../../core/documents/file-types.js'
 import { DomainError } from '../../core/errors.js'

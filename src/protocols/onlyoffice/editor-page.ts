@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { userPrincipal } from '../../app/access.js'
-import type { AdapterContext } from '../../app/create-app.js'
+import { type AdapterContext, userPrincipal } from '../../app/index.js'
 import { isDomainError } from '../../core/errors.js'
 import { extensionOf } from '../../core/names/file-names.js'
 import { sendProblemPage } from '../http/error-page.js'

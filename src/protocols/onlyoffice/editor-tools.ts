@@ -1,4 +1,4 @@
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext } from '../../app/index.js'
 import { documentKey } from '../../core/documents/document-key.js'
 import { DomainError } from '../../core/errors.js'
 import type { AccessLevel } from '../../core/sharing/access-levels.js'

@@ -1,5 +1,4 @@
-import type { AdapterContext } from '../../app/create-app.js'
-import { changesOf } from '../../app/editing.js'
+import { type AdapterContext, changesOf } from '../../app/index.js'
 import { documentKey } from '../../core/documents/document-key.js'
 import { extensionOf } from '../../core/names/file-names.js'
 import type { FileRecord, VersionRecord } from '../../core/entities.js'

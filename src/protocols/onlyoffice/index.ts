@@ -1,4 +1,4 @@
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext } from '../../app/index.js'
 import type { HttpPlugin } from '../http/server.js'
 import { callbackRoutes } from './callback.js'
 import { downloadRoutes } from './download.js'

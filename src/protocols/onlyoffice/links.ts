@@ -1,4 +1,4 @@
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext } from '../../app/index.js'
 import type { UserRecord } from '../../core/entities.js'
 
 /**

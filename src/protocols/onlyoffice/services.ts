@@ -1,5 +1,5 @@
 import type { Config } from '../../config/load.js'
-import type { Clock } from '../../app/create-app.js'
+import type { Clock } from '../../app/index.js'
 import { DomainError } from '../../core/errors.js'
 import type { OutboundClient } from '../http/outbound.js'
 import { docsCommandClient, type DocsCommandClient } from './command-client.js'

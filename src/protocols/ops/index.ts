@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { Logger } from '../../app/create-app.js'
+import type { Logger } from '../../app/index.js'
 import type { RawRequestObserver } from '../http/raw-routes.js'
 import { healthRoutes, type ReadinessCheck } from './health.js'
 import type { FolioMetrics } from './metrics.js'

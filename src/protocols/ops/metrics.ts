@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
-import type { Telemetry } from '../../app/create-app.js'
+import type { Telemetry } from '../../app/index.js'
 import { callbackStatusLabel } from './callback-status.js'
 import {
   isEditorCallback,

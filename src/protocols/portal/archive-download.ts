@@ -1,8 +1,6 @@
 import { create as contentDisposition } from 'content-disposition'
 import type { FastifyReply } from 'fastify'
-import type { ArchivePlan } from '../../app/archive.js'
-import type { Principal } from '../../app/access.js'
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext, ArchivePlan, Principal } from '../../app/index.js'
 
 /**
  * Sends a download of several items as one zip archive, streamed: each file's bytes are

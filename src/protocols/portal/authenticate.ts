@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { userPrincipal, type Principal } from '../../app/access.js'
-import type { AdapterContext } from '../../app/create-app.js'
+import { type AdapterContext, type Principal, userPrincipal } from '../../app/index.js'
 import { DomainError } from '../../core/errors.js'
 import type { UserRecord } from '../../core/entities.js'
 import { assertCsrfHeader, readPortalCredentials } from '../http/session-credentials.js'

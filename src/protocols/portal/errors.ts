@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { DomainError, type ErrorCode } from '../../core/errors.js'
-import type { Logger } from '../../app/create-app.js'
+import type { Logger } from '../../app/index.js'
 import { failure } from './envelope.js'
 
 /** Portal HTTP status of each domain error code: the one place this mapping lives. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext } from '../../app/index.js'
 import { portalErrorHandler } from './errors.js'
 import { auditRoutes } from './routes-audit.js'
 import { authRoutes } from './routes-auth.js'

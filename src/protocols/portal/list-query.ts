@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import type { FolderListQuery } from '../../app/folders.js'
+import type { FolderListQuery } from '../../app/index.js'
 import { suffixesOf } from '../../core/documents/portal-file-types.js'
 import { folderListQuery, parseInput } from './schema.js'
 

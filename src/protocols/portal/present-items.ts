@@ -1,5 +1,4 @@
-import type { AdapterContext } from '../../app/create-app.js'
-import type { AccessLevel, Principal } from '../../app/access.js'
+import type { AccessLevel, AdapterContext, Principal } from '../../app/index.js'
 import type { FileRecord, FolderCounts, FolderRecord } from '../../core/entities.js'
 import { isDomainError } from '../../core/errors.js'
 import { shareOfLevel } from '../../core/sharing/access-levels.js'
@@ -50,9 +49,12 @@ export function itemPresenter(ctx: AdapterContext, by: Principal) {
     rootType: Section,
     level: AccessLevel,
   ): Promise<ItemPlace> {
-    const originTitle = item.trashedAt === null ? undefined : await titleOf(item.originFolderId)
     const access = accessNumber(level)
-    return originTitle === undefined ? { rootType, access } : { rootType, originTitle, access }
+    if (item.trashedAt === null) return { rootType, access }
+    const originTitle = await titleOf(item.originFolderId)
+    // The housekeeping empties what has been in a trash longer than the retention.
+    const autoDeleteAt = item.trashedAt + ctx.config.trashRetentionMs
+    return originTitle === undefined ? { rootType, access, autoDeleteAt } : { rootType, originTitle, access, autoDeleteAt }
   }
 
   return {

@@ -9,7 +9,7 @@ import type {
   UserRecord,
   VersionRecord,
 } from '../../core/entities.js'
-import type { LockInfo } from '../../app/locks.js'
+import type { LockInfo } from '../../app/index.js'
 import { isoWithOffset } from '../http/timestamps.js'
 
 /** The caller's profile, with the ONLYOFFICE field names that make sense here. */
@@ -60,13 +60,17 @@ export interface ItemPlace {
   rootType: FolderRootType | 'share'
   /** Title of the folder the item was trashed from, when known. */
   originTitle?: string
+  /** When a trashed item is deleted for good by the trash retention (epoch ms). */
+  autoDeleteAt?: number
   /** The caller's FileShare on the item; 0 (no restriction) for the owner, the default. */
   access?: number
 }
 
 function trashFacts(item: { trashedAt: number | null; originFolderId: string | null }, place?: ItemPlace) {
   if (item.trashedAt === null || item.originFolderId === null) return {}
-  return { originId: item.originFolderId, originTitle: place?.originTitle ?? '' }
+  const facts = { originId: item.originFolderId, originTitle: place?.originTitle ?? '' }
+  // DocSpace names the date a trashed item is deleted for good `autoDelete`.
+  return place?.autoDeleteAt === undefined ? facts : { ...facts, autoDelete: isoWithOffset(place.autoDeleteAt) }
 }
 
 /** A folder as the files API returns it; `access` 0 means the owner's own (no restriction). */

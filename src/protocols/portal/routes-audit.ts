@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import * as z from 'zod/mini'
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext } from '../../app/index.js'
 import type { AuditEvent } from '../../core/entities.js'
 import { isoWithOffset } from '../http/timestamps.js'
 import { currentUser, requirePortalUser } from './authenticate.js'

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext } from '../../app/index.js'
 import { isoWithOffset } from '../http/timestamps.js'
 import { requirePortalUser, currentUser } from './authenticate.js'
 import { success } from './envelope.js'

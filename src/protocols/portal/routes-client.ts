@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext } from '../../app/index.js'
 import { requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
 

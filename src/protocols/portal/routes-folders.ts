@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { AdapterContext, FileOperation } from '../../app/create-app.js'
-import type { Principal } from '../../app/access.js'
+import type { AdapterContext, FileOperation, Principal } from '../../app/index.js'
 import type { FileRecord, FolderRecord, OperationItem } from '../../core/entities.js'
 import { isDomainError } from '../../core/errors.js'
 import { me, requirePortalUser } from './authenticate.js'

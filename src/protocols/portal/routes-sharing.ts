@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import * as z from 'zod/mini'
-import type { AdapterContext } from '../../app/create-app.js'
-import type { ShareEntry, ShareLink } from '../../app/sharing.js'
+import type { AdapterContext, ShareEntry, ShareLink } from '../../app/index.js'
 import { me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
 import { fileIdParams, parseInput, text, wholeNumber } from './schema.js'

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext } from '../../app/index.js'
 import { DomainError } from '../../core/errors.js'
 import type { Permission } from '../../core/tokens/signed-token.js'
 import { me, requirePortalUser } from './authenticate.js'

@@ -1,6 +1,4 @@
-import type { Principal } from '../../app/access.js'
-import type { AdapterContext } from '../../app/create-app.js'
-import type { FolderListQuery } from '../../app/folders.js'
+import type { AdapterContext, FolderListQuery, Principal } from '../../app/index.js'
 import { itemPresenter } from './present-items.js'
 
 /**

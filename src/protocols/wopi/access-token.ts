@@ -1,12 +1,11 @@
 /**
  * The addresses handed to WOPI clients. The access tokens in them are issued by the
- * application (app/wopi-launch.ts): HMAC-signed claim sets bound to one user, one file and
+ * application (app/wopi/launch.ts): HMAC-signed claim sets bound to one user, one file and
  * one permission, expiring after FOLIO_WOPI_TOKEN_TTL.
  */
-import type { AdapterContext } from '../../app/create-app.js'
-import { wopiSrcFor } from '../../app/wopi-launch.js'
+import { type AdapterContext, wopiSrcFor } from '../../app/index.js'
 
-/** The WOPISrc of a file (see app/wopi-launch.ts). */
+/** The WOPISrc of a file (see app/wopi/launch.ts). */
 export function wopiSrcOf(ctx: AdapterContext, fileId: string): string {
   return wopiSrcFor(ctx.config.internalUrl, fileId)
 }

@@ -5,8 +5,7 @@
  */
 import type { RawReply } from '../http/raw-reply.js'
 import type { RawRequest } from '../http/raw-request.js'
-import type { Principal } from '../../app/access.js'
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext, Principal } from '../../app/index.js'
 import { DomainError } from '../../core/errors.js'
 import type { Permission } from '../../core/tokens/signed-token.js'
 import type { FileRecord, UserRecord } from '../../core/entities.js'

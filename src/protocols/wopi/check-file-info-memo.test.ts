@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext } from '../../app/index.js'
 import type { FileRecord, UserRecord } from '../../core/entities.js'
 import { checkFileInfoBody } from './check-file-info-memo.js'
 import { checkFileInfoJson, presentCheckFileInfo } from './presenters.js'

@@ -7,7 +7,7 @@
  * own. Building a body (two URLs, a date, a base64 hash, a dozen escaped strings and its
  * UTF-8 length) was about 7% of a CheckFileInfo's CPU (perf, bench/cpu-per-request.ts).
  */
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext } from '../../app/index.js'
 import type { FileRecord, UserRecord } from '../../core/entities.js'
 import type { Permission } from '../../core/tokens/signed-token.js'
 import { checkFileInfoJson, presentCheckFileInfo } from './presenters.js'

@@ -9,7 +9,7 @@
  * This module also decides whether a request's proof headers are acceptable.
  */
 import type { Config } from '../../config/load.js'
-import type { ActionUrls, Clock, Logger, WopiActions } from '../../app/create-app.js'
+import type { ActionUrls, Clock, Logger, WopiActions } from '../../app/index.js'
 import { errorMessage } from '../../core/ids.js'
 import type { IncomingHttpHeaders } from 'node:http'
 import type { OutboundClient } from '../http/outbound.js'

@@ -12,7 +12,7 @@
  */
 import { DomainError, type ErrorCode } from '../../core/errors.js'
 import { encodeUtf7 } from '../../core/names/utf7.js'
-import type { Logger } from '../../app/create-app.js'
+import type { Logger } from '../../app/index.js'
 import type { RawReply } from '../http/raw-reply.js'
 import type { RawRequest } from '../http/raw-request.js'
 import { releaseBody } from './body.js'

@@ -8,7 +8,7 @@
  * operation, run it; every error is answered by the one WOPI error table (errors.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext } from '../../app/index.js'
 import { guardRawBody } from '../http/body-timeouts.js'
 import { RawReply } from '../http/raw-reply.js'
 import { RawRequest } from '../http/raw-request.js'

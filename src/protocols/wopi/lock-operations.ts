@@ -1,6 +1,6 @@
 /**
  * Lock, UnlockAndRelock, RefreshLock, Unlock and GetLock: headers in, the application's lock
- * use cases (app/locks.ts, atomic compare-and-set decisions of core/lock), headers out.
+ * use cases (app/wopi/locks.ts, atomic compare-and-set decisions of core/lock), headers out.
  */
 import type { FileRecord } from '../../core/entities.js'
 import type { WopiCall } from './authorize.js'

@@ -3,7 +3,7 @@
  * Types are strict: integers are JSON numbers, ids and versions strings, flags real
  * booleans, and nothing is ever null (Microsoft: omit a property rather than send null).
  */
-import type { AdapterContext } from '../../app/create-app.js'
+import type { AdapterContext } from '../../app/index.js'
 import { MAX_FILE_NAME_BYTES, splitExtension } from '../../core/names/file-names.js'
 import type { Permission } from '../../core/tokens/signed-token.js'
 import type { FileRecord, UserRecord } from '../../core/entities.js'

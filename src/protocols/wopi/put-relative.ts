@@ -16,7 +16,7 @@
  * announced. The answer is {Name, Url, HostViewUrl, HostEditUrl}; Url carries a new token
  * for the new file with the caller's user and permission.
  */
-import type { RelativeTarget } from '../../app/file-changes.js'
+import type { RelativeTarget } from '../../app/index.js'
 import { DomainError } from '../../core/errors.js'
 import type { WopiCall } from './authorize.js'
 import { bodyStream } from './body.js'

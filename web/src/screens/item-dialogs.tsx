@@ -156,7 +156,7 @@ export function DeleteDialog(props: { entries: Entry[]; forever: boolean; onClos
         )}{' '}
         {props.forever
           ? 'and all versions will be deleted for good. This cannot be undone.'
-          : `will be moved to the trash${one && only.kind === 'folder' ? ' with everything in it' : ''}. You can restore ${one ? 'it' : 'them'} from the Trash until it is emptied.`}
+          : `will be moved to the trash${one && only.kind === 'folder' ? ' with everything in it' : ''}. You can restore ${one ? 'it' : 'them'} from the Trash until it is emptied or its date to be deleted for good, shown there, has come.`}
       </p>
     </ConfirmDialog>
   )

@@ -83,7 +83,13 @@ function SelectCell(props: { title: string; selected: boolean; onSelect: (select
 /** Where a trashed item came from, or who shared an item with the reader. */
 function PlaceBadge(props: { item: api.FileItem | api.FolderItem; section: Section }) {
   if (props.section === 'trash') {
-    return props.item.originTitle ? <span class="badge">From {props.item.originTitle}</span> : null
+    const { originTitle, autoDelete } = props.item
+    return (
+      <>
+        {originTitle ? <span class="badge">From {originTitle}</span> : null}
+        {autoDelete ? <span class="badge">Deleted for good on {formatDate(autoDelete)}</span> : null}
+      </>
+    )
   }
   if (props.section === 'share' && props.item.owner) {
     return (

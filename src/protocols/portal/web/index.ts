@@ -1,7 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { userPrincipal } from '../../../app/access.js'
-import type { AdapterContext } from '../../../app/create-app.js'
+import { type AdapterContext, userPrincipal } from '../../../app/index.js'
 import { DomainError } from '../../../core/errors.js'
 import type { UserRecord } from '../../../core/entities.js'
 import { sendProblemPage, type PageLink } from '../../http/error-page.js'
