@@ -8,7 +8,7 @@ import type { ByteRange } from '../ports/blob-store.js'
 import type { Clock } from '../ports/clock.js'
 import type { Logger } from '../ports/logger.js'
 import type { FileOperationRecord, FileRecord, FolderRootType, UserRecord, VersionRecord } from '../core/entities.js'
-import type { FileListQuery } from '../ports/metadata-store.js'
+import type { FileListQuery, UserSettings } from '../ports/metadata-store.js'
 import { authorize, userAccessFrom, type AccessLevel, type FileAction, type Principal } from './access.js'
 import * as accounts from './accounts.js'
 import * as archive from './archive.js'
@@ -21,6 +21,7 @@ import * as fileOps from './file-ops.js'
 import * as folders from './folders.js'
 import { runHousekeeping, type HousekeepingReport } from './garbage-collection.js'
 import * as locks from './locks.js'
+import * as reUpload from './re-upload.js'
 import * as sharing from './sharing.js'
 import { sharedPage } from './shared-page.js'
 import { runOperation, takeOperations, type StartedOperation } from './operations.js'
@@ -49,14 +50,35 @@ export interface FilesService {
   list(by: Principal, query: Omit<FileListQuery, 'folderId'>): Promise<{ total: number; items: FileRecord[] }>
   /** A blank document in `folder` ('@my' when left out); its name repaired. */
   createBlank(by: Principal, title: string, folder?: folders.FolderRef): Promise<FileRecord>
-  /** Stores an upload in `folder` ('@my' when left out); its name repaired. */
+  /**
+   * Stores an upload in `folder` ('@my' when left out); its name repaired. A name the folder
+   * holds already makes a new version of that file or a new file beside it, as
+   * `createNewIfExist` (or, left out, the user's setting) says: see re-upload.ts.
+   */
   upload(
     by: Principal,
     title: string,
     body: Readable,
     expectedSize?: number,
     folder?: folders.FolderRef,
+    createNewIfExist?: boolean,
   ): Promise<FileRecord>
+  /** Stores an upload's bytes for `folder`; `settleUpload` then places it (see re-upload.ts). */
+  stageUpload(
+    by: Principal,
+    title: string,
+    body: Readable,
+    expectedSize?: number,
+    folder?: folders.FolderRef,
+  ): Promise<reUpload.StagedUpload>
+  /** A new version of the same-named file or a new file, as `createNewIfExist` (or the user's setting) says. */
+  settleUpload(staged: reUpload.StagedUpload, createNewIfExist?: boolean): Promise<FileRecord>
+  /** Drops a staged upload whose request failed. */
+  discardUpload(staged: reUpload.StagedUpload): Promise<void>
+  /** The caller's own portal settings (files/settings). */
+  settings(by: Principal): Promise<UserSettings>
+  /** Whether the caller's same-named uploads become new versions by default. */
+  setUpdateIfExist(by: Principal, value: boolean): Promise<UserSettings>
   rename: Bound<typeof changes.renameFile>
   delete: Bound<typeof changes.deleteFile>
   storeNewContents: Bound<typeof changes.storeNewContents>
@@ -280,6 +302,16 @@ export function createApp(ctx: AppContext): App {
     if (rootType === 'trash') throw new DomainError('INVALID_INPUT', 'files cannot be created in the trash')
     return folder
   }
+  const stageUpload = async (by: Principal, title: string, body: Readable, size: number | undefined, folder: folders.FolderRef) => {
+    let target: Awaited<ReturnType<typeof writableFolder>>
+    try {
+      target = await writableFolder(by, folder)
+    } catch (error) {
+      body.resume()
+      throw error
+    }
+    return reUpload.stageUpload(ctx, by, target, title, body, size)
+  }
   /**
    * A WOPI call with a link guest's token: the link's access is read on every call, so
    * turning the link off (or making a new one) refuses the very next call, and a lowered
@@ -336,16 +368,15 @@ export function createApp(ctx: AppContext): App {
         // The file belongs to the folder's owner; who made it is the caller (a sharee, say).
         return files.createBlankFile(ctx, target.ownerId, title, target.id, by.user.id)
       },
-      upload: async (by, title, body, size, folder = '@my') => {
-        let target: Awaited<ReturnType<typeof writableFolder>>
-        try {
-          target = await writableFolder(by, folder)
-        } catch (error) {
-          body.resume()
-          throw error
-        }
-        return files.uploadFile(ctx, target.ownerId, title, body, size, target.id, by.user.id)
+      upload: async (by, title, body, size, folder = '@my', createNewIfExist) => {
+        const staged = await stageUpload(by, title, body, size, folder)
+        return reUpload.settleUpload(ctx, staged, createNewIfExist)
       },
+      stageUpload: (by, title, body, size, folder = '@my') => stageUpload(by, title, body, size, folder),
+      settleUpload: (staged, createNewIfExist) => reUpload.settleUpload(ctx, staged, createNewIfExist),
+      discardUpload: (staged) => reUpload.discardUpload(ctx, staged),
+      settings: (by) => reUpload.userSettings(ctx, by),
+      setUpdateIfExist: (by, value) => reUpload.setUpdateIfExist(ctx, by, value),
       rename: bind(ctx, changes.renameFile),
       delete: bind(ctx, changes.deleteFile),
       storeNewContents: bind(ctx, changes.storeNewContents),

@@ -326,6 +326,19 @@ export interface SettingsRepository {
   setIfAbsent(name: string, value: string): Promise<string>
 }
 
+/** A user's own portal settings (files/settings); every field has a default. */
+export interface UserSettings {
+  /** An upload under a name the folder holds already stores a new version of that file. */
+  updateIfExist: boolean
+}
+
+/** Each user's settings; a user who never changed one reads undefined (the defaults). */
+export interface UserSettingsRepository {
+  get(userId: string): Promise<UserSettings | undefined>
+  /** Stores the user's settings whole (removed with the user). */
+  set(userId: string, settings: UserSettings): Promise<void>
+}
+
 /**
  * Editing sessions and save errors, one row per file, removed with the file.
  * Writes to a file that does not exist throw NOT_FOUND.
@@ -438,6 +451,7 @@ export interface MetadataStore {
   files: FileRepository
   folders: FolderRepository
   settings: SettingsRepository
+  userSettings: UserSettingsRepository
   editing: EditingRepository
   audit: AuditRepository
   shares: ShareRepository

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import multipart from '@fastify/multipart'
 import type { AdapterContext } from '../../app/create-app.js'
 import type { LockInfo } from '../../app/locks.js'
+import type { StagedUpload } from '../../app/re-upload.js'
 import { DomainError } from '../../core/errors.js'
 import type { FileRecord } from '../../core/entities.js'
 import { sendContent } from '../http/send-content.js'
@@ -134,6 +135,16 @@ export function fileRoutes(ctx: AdapterContext) {
         const presented = await present(request, files)
         return reply.code(201).send(success(presented.length === 1 ? presented[0] : presented, 201))
       })
+
+      // New contents for a file, as ONLYOFFICE's mobile apps save a document edited on the
+      // device: multipart (the first file part, whatever its name) or a raw body. The same
+      // "store new contents" as every other save.
+      upload.put('/files/:fileId/update', async (request) => {
+        const { fileId } = parseInput(fileIdParams, request.params)
+        const file = await storeUpdate(ctx, request, folderRef(fileId))
+        const [presented] = await present(request, [file])
+        return success(presented)
+      })
     })
   }
 }
@@ -160,37 +171,97 @@ function malformedMultipart(error: unknown): DomainError | undefined {
   return new DomainError('INVALID_INPUT', `malformed multipart body: ${error.message}`, { field: 'file' })
 }
 
+/** `createNewIfExist` as a query or form value: 'true' / 'false' (any case), else undefined. */
+export function createNewIfExistOf(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value
+  if (typeof value !== 'string') return undefined
+  const lower = value.trim().toLowerCase()
+  if (lower === 'true') return true
+  if (lower === 'false') return false
+  if (lower === '') return undefined
+  throw new DomainError('INVALID_INPUT', 'createNewIfExist is true or false', { field: 'createNewIfExist' })
+}
+
 /**
  * Stores every file of a multipart upload, in the order sent, each as it arrives (so a
- * large one is never held in memory): parts in the field "file" are files; other fields
- * are ignored. ?title= names the first file; the others keep their own names. A body that
- * is not well-formed multipart is 400; a file already stored before the malformation
- * stays stored and listed.
+ * large one is never held in memory). Every file part is a file whatever its field name
+ * (ONLYOFFICE's Android app names the part after the file). ?title= names the first
+ * file; the others keep their own names. `createNewIfExist` may come in the query or as a
+ * form field before or after the files, so each file is placed once the whole body is
+ * read. A body that is not well-formed multipart is 400 and stores nothing.
  */
 async function uploadMultipart(ctx: AdapterContext, request: FastifyRequest, folder: string) {
   const query = request.query as Record<string, unknown>
-  const stored: FileRecord[] = []
+  let createNewIfExist = createNewIfExistOf(query.createNewIfExist)
+  const staged: StagedUpload[] = []
   try {
     for await (const part of request.parts()) {
-      if (part.type !== 'file') continue
-      if (part.fieldname !== 'file') {
-        part.file.resume()
-        throw new DomainError('INVALID_INPUT', 'files must be sent in the field "file"', { field: 'file' })
+      if (part.type !== 'file') {
+        if (part.fieldname.toLowerCase() === 'createnewifexist') createNewIfExist = createNewIfExistOf(part.value)
+        continue
       }
-      const named: boolean = stored.length === 0 && typeof query.title === 'string' && query.title !== ''
+      const named: boolean = staged.length === 0 && typeof query.title === 'string' && query.title !== ''
       const title: string = named ? String(query.title) : part.filename
       if (!title) {
         part.file.resume()
         throw new DomainError('INVALID_INPUT', 'the uploaded file has no name', { field: 'file' })
       }
-      stored.push(await ctx.app.files.upload(me(request), title, part.file, undefined, folder))
+      staged.push(await ctx.app.files.stageUpload(me(request), title, part.file, undefined, folder))
+    }
+  } catch (error) {
+    await Promise.all(staged.map((upload) => ctx.app.files.discardUpload(upload)))
+    throw malformedMultipart(error) ?? error
+  }
+  if (staged.length === 0) {
+    throw new DomainError('INVALID_INPUT', 'a multipart upload needs a file part', { field: 'file' })
+  }
+  const stored: FileRecord[] = []
+  for (const [index, upload] of staged.entries()) {
+    try {
+      stored.push(await ctx.app.files.settleUpload(upload, createNewIfExist))
+    } catch (error) {
+      await Promise.all(staged.slice(index + 1).map((rest) => ctx.app.files.discardUpload(rest)))
+      throw error
+    }
+  }
+  return stored
+}
+
+/** The body of `PUT files/{fileId}/update` stored as the file's newest version. */
+async function storeUpdate(ctx: AdapterContext, request: FastifyRequest, fileId: string): Promise<FileRecord> {
+  const by = me(request)
+  if (!request.isMultipart()) {
+    const length = request.headers['content-length']
+    const expectedSize = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined
+    const body = request.body as Readable
+    try {
+      return await ctx.app.files.storeNewContents(fileId, {
+        by, body, source: 'upload', ...(expectedSize !== undefined ? { expectedSize } : {}),
+      })
+    } catch (error) {
+      request.raw.resume()
+      throw error
+    }
+  }
+  let stored: FileRecord | undefined
+  try {
+    for await (const part of request.parts()) {
+      if (part.type !== 'file') continue
+      if (stored !== undefined) {
+        part.file.resume()
+        continue
+      }
+      try {
+        stored = await ctx.app.files.storeNewContents(fileId, { by, body: part.file, source: 'upload' })
+      } catch (error) {
+        part.file.resume()
+        throw error
+      }
     }
   } catch (error) {
     throw malformedMultipart(error) ?? error
   }
-  if (stored.length === 0) {
-    throw new DomainError('INVALID_INPUT', 'multipart upload needs a file in the field "file"', { field: 'file' })
-  }
+  if (stored === undefined) throw new DomainError('INVALID_INPUT', 'the update needs a file part', { field: 'file' })
   return stored
 }
 
@@ -203,5 +274,12 @@ async function uploadRaw(ctx: AdapterContext, request: FastifyRequest, folder: s
   }
   const length = request.headers['content-length']
   const expected = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined
-  return ctx.app.files.upload(me(request), title, request.body as Readable, expected, folder)
+  let createNewIfExist: boolean | undefined
+  try {
+    createNewIfExist = createNewIfExistOf(query.createNewIfExist)
+  } catch (error) {
+    request.raw.resume()
+    throw error
+  }
+  return ctx.app.files.upload(me(request), title, request.body as Readable, expected, folder, createNewIfExist)
 }
