@@ -15,16 +15,18 @@ import * as archive from './archive.js'
 import { fileSubject, listAudit, principalActor, recordAudit } from './audit.js'
 import type { AppContext } from './context.js'
 import * as editing from './editing.js'
+import * as localEditing from './editing-local/local-editing.js'
 import * as changes from './file-changes.js'
 import * as files from './files.js'
 import * as fileOps from './file-ops.js'
 import * as folders from './folders.js'
 import { runHousekeeping, type HousekeepingReport } from './garbage-collection.js'
 import * as locks from './locks.js'
+import { openPresigned, presign } from './presigned.js'
 import * as reUpload from './re-upload.js'
 import * as sharing from './sharing.js'
 import { sharedPage } from './shared-page.js'
-import { runOperation, takeOperations, type StartedOperation } from './operations.js'
+import { listOperations, runOperation, takeOperations, type StartedOperation } from './operations.js'
 import { createTokens, type Tokens } from './tokens.js'
 import { issueWopiToken, launchWopi, type WopiLaunch } from './wopi-launch.js'
 
@@ -33,6 +35,7 @@ export type { Clock } from '../ports/clock.js'
 export type { Logger } from '../ports/logger.js'
 export type { ActionUrls, WopiActions } from '../ports/wopi-actions.js'
 export type { Telemetry } from '../ports/telemetry.js'
+export type { UserSettings } from '../ports/metadata-store.js'
 
 /** A module function with its AppContext bound: `(ctx, ...args) => R` becomes `(...args) => R`. */
 type Bound<F> = F extends (ctx: AppContext, ...args: infer A) => infer R ? (...args: A) => R : never
@@ -75,6 +78,10 @@ export interface FilesService {
   settleUpload(staged: reUpload.StagedUpload, createNewIfExist?: boolean): Promise<FileRecord>
   /** Drops a staged upload whose request failed. */
   discardUpload(staged: reUpload.StagedUpload): Promise<void>
+  /** A short-lived read link token for the file's current version (see presigned.ts). */
+  presign(by: Principal, fileId: string): Promise<{ file: FileRecord; token: string; expiresAt: number }>
+  /** The file and version a presigned token reads, the user's access checked again. */
+  openPresigned(token: string, fileId: string): Promise<{ file: FileRecord; version: VersionRecord }>
   /** The caller's own portal settings (files/settings). */
   settings(by: Principal): Promise<UserSettings>
   /** Whether the caller's same-named uploads become new versions by default. */
@@ -131,6 +138,8 @@ export interface FoldersService {
    * Kept in the store: any instance reports them.
    */
   takeOperations(by: Principal): Promise<FileOperation[]>
+  /** The same list without taking finished ones (the reply of the call that started one). */
+  listOperations(by: Principal): Promise<FileOperation[]>
   /**
    * Checks a download of several items as one archive and records it as a finished
    * 'download' operation (the selected items), so clients polling the operations find it.
@@ -170,6 +179,10 @@ export interface EditingService {
     fetch: editing.BodyFetcher,
   ): Promise<FileRecord>
   changesOf: typeof editing.changesOf
+  /** Editing on a device without Docs: the lock that stands for it, and its save (editing-local/). */
+  startLocal: Bound<typeof localEditing.startLocalEdit>
+  trackLocal: Bound<typeof localEditing.trackLocalEdit>
+  saveLocal: Bound<typeof localEditing.saveLocalEdit>
 }
 
 /** Accounts, sessions and the people admin (see accounts.ts). */
@@ -353,6 +366,7 @@ export function createApp(ctx: AppContext): App {
       restore: (by, items) => record(by, 'move', () => fileOps.restoreItems(ctx, by, items)),
       conflicts: bind(ctx, fileOps.moveConflicts),
       takeOperations: (by) => takeOperations(ctx, by),
+      listOperations: (by) => listOperations(ctx, by),
       download: (by, items) =>
         record(by, 'download', async () => {
           const plan = await archive.planArchive(ctx, by, items)
@@ -375,6 +389,8 @@ export function createApp(ctx: AppContext): App {
       stageUpload: (by, title, body, size, folder = '@my') => stageUpload(by, title, body, size, folder),
       settleUpload: (staged, createNewIfExist) => reUpload.settleUpload(ctx, staged, createNewIfExist),
       discardUpload: (staged) => reUpload.discardUpload(ctx, staged),
+      presign: (by, fileId) => presign(ctx, tokens, by, fileId),
+      openPresigned: (token, fileId) => openPresigned(ctx, tokens, token, fileId),
       settings: (by) => reUpload.userSettings(ctx, by),
       setUpdateIfExist: (by, value) => reUpload.setUpdateIfExist(ctx, by, value),
       rename: bind(ctx, changes.renameFile),
@@ -426,6 +442,9 @@ export function createApp(ctx: AppContext): App {
         return editing.saveEditorCopy(ctx, { ...input, ownerId: by.user.id, sourceFileId: source.id }, fetch)
       },
       changesOf: editing.changesOf,
+      startLocal: bind(ctx, localEditing.startLocalEdit),
+      trackLocal: bind(ctx, localEditing.trackLocalEdit),
+      saveLocal: bind(ctx, localEditing.saveLocalEdit),
     },
     accounts: {
       createUser: bind(ctx, accounts.createUser),

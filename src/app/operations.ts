@@ -159,3 +159,17 @@ export async function takeOperations(ctx: AppContext, by: Principal): Promise<Fi
     op.finishedAt === null ? op.startedAt >= now - RUNNING_OPERATION_TTL_MS : op.finishedAt >= now - FINISHED_OPERATION_TTL_MS,
   )
 }
+
+/**
+ * The operations of `by` as the reply of the call that started one shows them: like
+ * takeOperations, but a finished one stays to be reported by the next poll. ONLYOFFICE's
+ * apps look for their operation, finished, in the poll after that reply, so an operation
+ * that ended before the reply is listed there and again by the next GET files/fileops.
+ */
+export async function listOperations(ctx: AppContext, by: Principal): Promise<FileOperationRecord[]> {
+  const now = ctx.clock.now()
+  const listed = await ctx.store.operations.list(by.user.id)
+  return listed.filter((op) =>
+    op.finishedAt === null ? op.startedAt >= now - RUNNING_OPERATION_TTL_MS : op.finishedAt >= now - FINISHED_OPERATION_TTL_MS,
+  )
+}

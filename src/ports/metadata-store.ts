@@ -430,6 +430,8 @@ export interface FileOperationRepository {
    * the same transaction, so two instances never both report one.
    */
   take(userId: string): Promise<FileOperationRecord[]>
+  /** The user's operations, oldest first, leaving finished ones to be taken. */
+  list(userId: string): Promise<FileOperationRecord[]>
   /**
    * Removes operations that finished before `finishedBefore`, and those still marked
    * running that started before `startedBefore` (their process died); returns how many.

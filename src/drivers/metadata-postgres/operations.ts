@@ -38,6 +38,13 @@ export function createOperationRepository(db: Database): FileOperationRepository
         .map(toOperation)
         .sort((a, b) => a.startedAt - b.startedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     },
+    async list(userId) {
+      const { rows } = await db.query<OperationRow>(
+        `SELECT ${OPERATION_COLUMNS} FROM file_operations WHERE user_id = $1 ORDER BY started_at, id`,
+        [userId],
+      )
+      return rows.map(toOperation)
+    },
     async purge(finishedBefore, startedBefore) {
       const result = await db.query(
         `DELETE FROM file_operations WHERE finished_at < $1 OR (finished_at IS NULL AND started_at < $2)`,

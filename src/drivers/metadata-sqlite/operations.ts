@@ -37,6 +37,9 @@ export function createOperationRepository(db: Database.Database): FileOperationR
     async take(userId) {
       return take.immediate(userId).map(toOperation)
     },
+    async list(userId) {
+      return ofUser.all(userId).map(toOperation)
+    },
     async purge(finishedBefore, startedBefore) {
       return purge.run(finishedBefore, startedBefore).changes
     },

@@ -52,8 +52,8 @@ export function portalApi(ctx: AdapterContext, editorTools: EditorTools) {
     })
     // One line per route module; each protocol issue adds its own.
     await app.register(authRoutes(ctx))
-    await app.register(clientRoutes(ctx))
-    await app.register(appRoutes(ctx))
+    await app.register(clientRoutes(ctx, editorTools))
+    await app.register(appRoutes(ctx, editorTools))
     await app.register(fileRoutes(ctx))
     await app.register(folderRoutes(ctx))
     await app.register(openEditRoutes(ctx, editorTools))

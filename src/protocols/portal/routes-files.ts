@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import multipart from '@fastify/multipart'
+import * as z from 'zod/mini'
 import type { AdapterContext } from '../../app/create-app.js'
 import type { LockInfo } from '../../app/locks.js'
 import type { StagedUpload } from '../../app/re-upload.js'
@@ -19,6 +20,7 @@ import {
   parseInput,
   titleBody,
   versionParams,
+  wholeNumber,
 } from './schema.js'
 
 /** The files API (ONLYOFFICE Workspace paths): list, create, upload, info, download, rename, delete. */
@@ -81,9 +83,22 @@ export function fileRoutes(ctx: AdapterContext) {
       return success({ ...(await presentLock(released)), released: released.locked })
     })
 
+    // A file's viewUrl; `?version=N` (appended as `&version=N` by ONLYOFFICE's apps) reads
+    // an older version.
     app.get('/files/file/:fileId/download', async (request, reply) => {
       const { fileId } = parseInput(fileIdParams, request.params)
+      const version = requestedVersion(request.query)
       const file = await ctx.app.files.get(me(request), fileId, 'download')
+      if (version !== undefined && version !== file.version) {
+        const record = await ctx.app.files.version(me(request), fileId, version)
+        return sendContent(ctx, request, reply, {
+          blobKey: record.blobKey,
+          size: record.size,
+          sha256: record.sha256,
+          fileName: file.title,
+          modifiedAt: record.createdAt,
+        })
+      }
       return sendContent(ctx, request, reply, {
         blobKey: file.blobKey,
         size: file.size,
@@ -93,11 +108,23 @@ export function fileRoutes(ctx: AdapterContext) {
       })
     })
 
+    // Newest first. Each entry is a file object as of that version (ONLYOFFICE's apps read
+    // the history as files: id, title, version, viewUrl, created, createdBy) with Folio's
+    // own version facts (author, size, source, downloadUrl).
     app.get('/files/file/:fileId/history', async (request) => {
       const { fileId } = parseInput(fileIdParams, request.params)
-      const versions = await ctx.app.files.versions(me(request), fileId)
+      const file = await ctx.app.files.get(me(request), fileId)
+      const versions = (await ctx.app.files.versions(me(request), fileId)).reverse()
       const names = await ctx.app.accounts.displayNames(versions.map((v) => v.createdBy))
-      return success(versions.reverse().map((v) => presentVersion(v, ctx.config.publicUrl, names)))
+      const asFiles = await present(request, versions.map((v) => ({
+        ...file, version: v.version, size: v.size, sha256: v.sha256, blobKey: v.blobKey,
+        createdAt: v.createdAt, createdBy: v.createdBy, updatedAt: v.createdAt, updatedBy: v.createdBy,
+      })))
+      return success(versions.map((v, index) => ({
+        ...asFiles[index],
+        ...presentVersion(v, ctx.config.publicUrl, names),
+        viewUrl: `${ctx.config.publicUrl}/api/2.0/files/file/${encodeURIComponent(file.id)}/download?action=download&version=${v.version}`,
+      })))
     })
 
     app.get('/files/file/:fileId/version/:version/download', async (request, reply) => {
@@ -147,6 +174,19 @@ export function fileRoutes(ctx: AdapterContext) {
       })
     })
   }
+}
+
+/** The query of a download: ONLYOFFICE's `action` (ignored) and an optional version. */
+const downloadQuery = z.object({ version: z.optional(wholeNumber(1)) })
+
+/**
+ * The version a download asks for; given twice (a history entry's viewUrl with
+ * `&version=N` appended again), the last counts.
+ */
+function requestedVersion(query: unknown): number | undefined {
+  const value: unknown = typeof query === 'object' && query !== null ? Reflect.get(query, 'version') : undefined
+  const last: unknown = Array.isArray(value) ? value[value.length - 1] : value
+  return parseInput(downloadQuery, { version: last }).version
 }
 
 /** Most files one multipart upload may carry; more is refused with 400. */

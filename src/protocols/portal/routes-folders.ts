@@ -196,8 +196,10 @@ export function folderRoutes(ctx: AdapterContext) {
       return presentOperation(op, files, folders, ctx.config.publicUrl)
     }
 
-    async function operationsReply(by: Principal) {
-      const ops = await ctx.app.folders.takeOperations(by)
+    // A poll (GET files/fileops) takes finished operations; the reply of the call that
+    // started one lists them and leaves them for the next poll.
+    async function operationsReply(by: Principal, poll = false) {
+      const ops = poll ? await ctx.app.folders.takeOperations(by) : await ctx.app.folders.listOperations(by)
       const presented = []
       for (const op of ops) presented.push(await reportOperation(by, op))
       return success(presented)
@@ -240,6 +242,10 @@ export function folderRoutes(ctx: AdapterContext) {
       return operationsReply(by)
     })
 
+    // ONLYOFFICE's "stop all": Folio's operations are not stopped mid-way (each leaves its
+    // items done), so this answers the caller's operations as they stand.
+    app.put('/files/fileops/terminate', async (request) => operationsReply(me(request)))
+
     // Folio's own: puts trashed items back where they were deleted from.
     app.put('/files/fileops/restore', async (request) => {
       const by = me(request)
@@ -248,7 +254,9 @@ export function folderRoutes(ctx: AdapterContext) {
       return operationsReply(by)
     })
 
-    app.get('/files/fileops', async (request) => operationsReply(me(request)))
+    for (const path of ['/files/fileops', '/files/fileops.json']) {
+      app.get(path, async (request) => operationsReply(me(request), true))
+    }
 
     // Several items as one zip archive, as ONLYOFFICE's bulk download: the operation
     // checks the selection and finishes at once; its url fetches the archive.
