@@ -12,7 +12,9 @@ import {
   misfits,
   misfitsRequiring,
 } from '../support/app-models.js'
+import { FakeClock } from '../support/folio-server.js'
 import { startHarness, type Harness } from '../support/onlyoffice-harness.js'
+import { call, signIn } from '../support/portal-client.js'
 
 /**
  * ONLYOFFICE Documents for Android against Folio, each request as the app's sources
@@ -261,5 +263,75 @@ describe('ONLYOFFICE Documents for Android', () => {
     const photo = await send('GET', `api/2.0/people/${self.json.response.id}/photo`, { headers: bearer() })
     assert.equal(photo.status, 200)
     assert.equal(typeof photo.json.response.max, 'string')
+  })
+})
+
+describe('presigned links (the app opens documents through them)', () => {
+  let h: Harness
+  const clock = new FakeClock()
+  let owner = ''
+  let reader = ''
+  let readerId = ''
+  let first: { id: string }
+  let second: { id: string }
+
+  before(async () => {
+    h = await startHarness({ clock })
+    owner = h.token
+    await h.createUser('rita')
+    reader = await signIn(h.folio.url, 'rita', 'rita-password-1')
+    readerId = (await call(h.folio.url, 'GET', '/api/2.0/people/@self', { token: reader })).json.response.id
+    first = await h.upload('one.txt', 'the first file')
+    second = await h.upload('two.txt', 'the second file')
+  })
+  after(() => h?.close())
+
+  const presign = async (token: string, fileId: string): Promise<string> => {
+    // core/.../manager/ManagerService.kt: getDownloadFileLink
+    const reply = await call(h.folio.url, 'GET', `/api/2.0/files/file/${fileId}/presigneduri`, { token: `Bearer ${token}` })
+    assert.equal(reply.status, 200, reply.text)
+    return reply.json.response
+  }
+
+  test('a link expires after minutes (the server\'s clock moved, no waiting)', async () => {
+    const url = await presign(owner, first.id)
+    assert.equal((await fetch(url)).status, 200)
+    clock.advance(4 * 60_000)
+    assert.equal((await fetch(url)).status, 200)
+    clock.advance(2 * 60_000)
+    const expired = await fetch(url)
+    assert.equal(expired.status, 401)
+    assert.match(await expired.text(), /expired/)
+  })
+
+  test('a link reads one file only, and only for reading', async () => {
+    const url = new URL(await presign(owner, first.id))
+    const other = new URL(url)
+    other.pathname = url.pathname.replace(first.id, second.id)
+    assert.equal((await fetch(other)).status, 401)
+    assert.equal((await fetch(url, { method: 'PUT', body: 'x' })).status, 404)
+    const tampered = new URL(url)
+    tampered.searchParams.set('token', `${url.searchParams.get('token')}x`)
+    assert.equal((await fetch(tampered)).status, 401)
+  })
+
+  test('a link is bound to its version: a newer save does not change what it reads', async () => {
+    const url = await presign(owner, first.id)
+    const form = new FormData()
+    form.append('one.txt', new Blob(['a newer version']), 'one.txt')
+    const saved = await fetch(`${h.folio.url}/api/2.0/files/${first.id}/update`, { method: 'PUT', headers: { Authorization: owner }, body: form })
+    assert.equal(saved.status, 200)
+    assert.equal(await (await fetch(url)).text(), 'the first file')
+  })
+
+  test('a link stops working once its user lost access (a share removed)', async () => {
+    await call(h.folio.url, 'PUT', `/api/2.0/files/file/${second.id}/share`, { token: owner, body: { share: [{ shareTo: readerId, access: 2 }] } })
+    const url = await presign(reader, second.id)
+    assert.equal(await (await fetch(url)).text(), 'the second file')
+    await call(h.folio.url, 'PUT', `/api/2.0/files/file/${second.id}/share`, { token: owner, body: { share: [{ shareTo: readerId, access: 0 }] } })
+    assert.equal((await fetch(url)).status, 404)
+    // Nor can they ask for a new one.
+    const again = await call(h.folio.url, 'GET', `/api/2.0/files/file/${second.id}/presigneduri`, { token: reader })
+    assert.equal(again.status, 404)
   })
 })
