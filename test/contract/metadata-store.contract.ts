@@ -1482,6 +1482,23 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       }))
   })
 
+  describe(`${name}: user settings`, () => {
+    test('undefined until set; each user\'s own; replaced whole; removed with the user', () =>
+      withStore(async (store) => {
+        await store.users.create(buildUser())
+        await store.users.create(buildUser({ id: 'u-bob', userName: 'Bob' }))
+        assert.equal(await store.userSettings.get('u-alice'), undefined)
+        await store.userSettings.set('u-alice', { updateIfExist: true })
+        assert.deepEqual(await store.userSettings.get('u-alice'), { updateIfExist: true })
+        assert.equal(await store.userSettings.get('u-bob'), undefined)
+        await store.userSettings.set('u-alice', { updateIfExist: false })
+        assert.deepEqual(await store.userSettings.get('u-alice'), { updateIfExist: false })
+        await store.userSettings.set('u-alice', { updateIfExist: true })
+        assert.equal(await store.users.remove('u-alice'), true)
+        assert.equal(await store.userSettings.get('u-alice'), undefined)
+      }))
+  })
+
   describe(`${name}: audit`, () => {
     function event(n: number, overrides: Partial<AuditEvent> = {}): AuditEvent {
       return {
@@ -1909,6 +1926,18 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.deepEqual(taken, [op({ ...outcome(T0 + 5) }), op({ id: 'op-2', kind: 'copy', startedAt: T0 + 1 })])
         assert.deepEqual((await store.operations.take('u-alice')).map((o) => o.id), ['op-2'])
         assert.deepEqual((await store.operations.take('u-bob')).map((o) => o.id), ['op-bob'])
+      }))
+
+    test('list reports running and finished operations without taking them', () =>
+      withStore(async (store) => {
+        await store.operations.start(op())
+        await store.operations.start(op({ id: 'op-2', kind: 'copy', startedAt: T0 + 1 }))
+        await store.operations.finish('op-1', outcome(T0 + 5))
+        assert.deepEqual((await store.operations.list('u-alice')).map((o) => o.id), ['op-1', 'op-2'])
+        assert.deepEqual((await store.operations.list('u-alice')).map((o) => o.id), ['op-1', 'op-2'])
+        assert.deepEqual((await store.operations.take('u-alice')).map((o) => o.id), ['op-1', 'op-2'])
+        assert.deepEqual((await store.operations.list('u-alice')).map((o) => o.id), ['op-2'])
+        assert.deepEqual(await store.operations.list('u-bob'), [])
       }))
 
     test('every kind is kept as started: move, copy, delete and download', () =>
