@@ -1762,6 +1762,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
     async function fill(store: MetadataStore): Promise<void> {
       await store.users.create(buildUser({ id: 'u-root', userName: 'root', isAdmin: true, tokenGeneration: 3 }))
       await store.users.create(buildUser({ wopiUserInfo: 'info' }))
+      await store.userSettings.set('u-alice', { updateIfExist: true })
       await store.settings.setIfAbsent('signing-secret', 'c2VjcmV0')
       await store.sessions.create(buildSession())
       await store.throttle.update('alice', () => ({
@@ -1805,6 +1806,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       const folderIds = ['r-my', 'r-trash', 'z-projects', 'a-deep', 'm-old']
       return {
         users: await store.users.list(),
+        userSettings: [await store.userSettings.get('u-alice'), await store.userSettings.get('u-root')],
         secret: await store.settings.get('signing-secret'),
         session: await store.sessions.find('a'.repeat(64)),
         throttle: await store.throttle.get('alice'),
@@ -1834,7 +1836,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
     }
 
     const expected = {
-      users: 2, settings: 1, sessions: 1, throttle: 1, folders: 5, files: 2, versions: 4, editing: 1,
+      users: 2, userSettings: 1, settings: 1, sessions: 1, throttle: 1, folders: 5, files: 2, versions: 4, editing: 1,
       shares: 2, shareLinks: 1, audit: 3,
     }
     const zero = Object.fromEntries(Object.keys(expected).map((kind) => [kind, 0]))
