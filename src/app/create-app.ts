@@ -26,7 +26,7 @@ import { openPresigned, presign } from './presigned.js'
 import * as reUpload from './re-upload.js'
 import * as sharing from './sharing.js'
 import { sharedPage } from './shared-page.js'
-import { listOperations, runOperation, takeOperations, type StartedOperation } from './operations.js'
+import { runOperation, takeOperations, type StartedOperation } from './operations.js'
 import { createTokens, type Tokens } from './tokens.js'
 import { issueWopiToken, launchWopi, type WopiLaunch } from './wopi-launch.js'
 
@@ -134,12 +134,11 @@ export interface FoldersService {
   restore(by: Principal, items: fileOps.ItemSelection): Promise<StartedOperation>
   /**
    * The operations `by` has running, and those finished since the last call (oldest
-   * first); a finished one is reported once, as ONLYOFFICE drops it after reporting it.
+   * first); a finished one is reported once, as ONLYOFFICE drops it after reporting it,
+   * except those in `keep` (the call's own), reported again by the next call.
    * Kept in the store: any instance reports them.
    */
-  takeOperations(by: Principal): Promise<FileOperation[]>
-  /** The same list without taking finished ones (the reply of the call that started one). */
-  listOperations(by: Principal): Promise<FileOperation[]>
+  takeOperations(by: Principal, keep?: readonly string[]): Promise<FileOperation[]>
   /**
    * Checks a download of several items as one archive and records it as a finished
    * 'download' operation (the selected items), so clients polling the operations find it.
@@ -365,8 +364,7 @@ export function createApp(ctx: AppContext): App {
       emptyTrash: (by) => record(by, 'delete', () => fileOps.emptyTrash(ctx, by)),
       restore: (by, items) => record(by, 'move', () => fileOps.restoreItems(ctx, by, items)),
       conflicts: bind(ctx, fileOps.moveConflicts),
-      takeOperations: (by) => takeOperations(ctx, by),
-      listOperations: (by) => listOperations(ctx, by),
+      takeOperations: (by, keep) => takeOperations(ctx, by, keep),
       download: (by, items) =>
         record(by, 'download', async () => {
           const plan = await archive.planArchive(ctx, by, items)

@@ -427,11 +427,10 @@ export interface FileOperationRepository {
   finish(id: string, outcome: OperationOutcome): Promise<boolean>
   /**
    * The user's operations, oldest first: running ones stay, finished ones are removed in
-   * the same transaction, so two instances never both report one.
+   * the same transaction, so two instances never both report one; finished ones named in
+   * `keep` are reported and stay, for the next take.
    */
-  take(userId: string): Promise<FileOperationRecord[]>
-  /** The user's operations, oldest first, leaving finished ones to be taken. */
-  list(userId: string): Promise<FileOperationRecord[]>
+  take(userId: string, keep?: readonly string[]): Promise<FileOperationRecord[]>
   /**
    * Removes operations that finished before `finishedBefore`, and those still marked
    * running that started before `startedBefore` (their process died); returns how many.

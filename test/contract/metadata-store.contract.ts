@@ -1930,16 +1930,17 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.deepEqual((await store.operations.take('u-bob')).map((o) => o.id), ['op-bob'])
       }))
 
-    test('list reports running and finished operations without taking them', () =>
+    test('a take keeps the finished operations it is told to, for the next take', () =>
       withStore(async (store) => {
         await store.operations.start(op())
         await store.operations.start(op({ id: 'op-2', kind: 'copy', startedAt: T0 + 1 }))
+        await store.operations.start(op({ id: 'op-3', kind: 'delete', startedAt: T0 + 2 }))
         await store.operations.finish('op-1', outcome(T0 + 5))
-        assert.deepEqual((await store.operations.list('u-alice')).map((o) => o.id), ['op-1', 'op-2'])
-        assert.deepEqual((await store.operations.list('u-alice')).map((o) => o.id), ['op-1', 'op-2'])
-        assert.deepEqual((await store.operations.take('u-alice')).map((o) => o.id), ['op-1', 'op-2'])
-        assert.deepEqual((await store.operations.list('u-alice')).map((o) => o.id), ['op-2'])
-        assert.deepEqual(await store.operations.list('u-bob'), [])
+        await store.operations.finish('op-2', outcome(T0 + 6))
+        assert.deepEqual((await store.operations.take('u-alice', ['op-2'])).map((o) => o.id), ['op-1', 'op-2', 'op-3'])
+        assert.deepEqual((await store.operations.take('u-alice')).map((o) => o.id), ['op-2', 'op-3'])
+        assert.deepEqual((await store.operations.take('u-alice', ['op-2'])).map((o) => o.id), ['op-3'])
+        assert.deepEqual(await store.operations.take('u-bob', ['op-3']), [])
       }))
 
     test('every kind is kept as started: move, copy, delete and download', () =>
