@@ -6,6 +6,7 @@ import type { FileRecord } from '../../core/entities.js'
 import type { Principal } from '../access.js'
 import type { AppContext } from '../context.js'
 import { fileFor, storeNewContents } from '../file-changes.js'
+import { isInTrash } from '../folders.js'
 import { NO_LOCK_CLAIM, type LockClaim } from '../lock-policy.js'
 import { lockFile, unlockFile } from '../locks.js'
 
@@ -30,6 +31,8 @@ function requireUser(by: Principal): void {
 export async function startLocalEdit(ctx: AppContext, by: Principal, fileId: string): Promise<{ file: FileRecord; key: string }> {
   requireUser(by)
   const file = await fileFor(ctx, by, fileId, 'edit')
+  // A trashed file opens in no editor until it is restored.
+  if (await isInTrash(ctx, file)) throw new DomainError('INVALID_INPUT', 'the file is in the trash: restore it to edit it')
   const key = localEditKey(file.id, by.user.id)
   return { file: await lockFile(ctx, by, file, key), key }
 }
