@@ -232,7 +232,13 @@ export function createNewIfExistOf(value: unknown): boolean | undefined {
  */
 async function uploadMultipart(ctx: AdapterContext, request: FastifyRequest, folder: string) {
   const query = request.query as Record<string, unknown>
-  let createNewIfExist = createNewIfExistOf(query.createNewIfExist)
+  let createNewIfExist: boolean | undefined
+  try {
+    createNewIfExist = createNewIfExistOf(query.createNewIfExist)
+  } catch (error) {
+    request.raw.resume()
+    throw error
+  }
   const staged: StagedUpload[] = []
   try {
     for await (const part of request.parts()) {
