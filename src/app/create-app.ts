@@ -55,7 +55,7 @@ export function createApp(ctx: AppContext): App {
   // Operations still running after their call was answered (see folders/operations.ts).
   const inFlight = new Set<Promise<unknown>>()
   return {
-    files: createFilesService(ctx),
+    files: createFilesService(ctx, tokens),
     folders: createFoldersService(ctx, inFlight),
     locks: createLocksService(ctx),
     editing: createEditingService(ctx),

@@ -8,7 +8,7 @@ export { userPrincipal, type AccessLevel, type FileAction, type Principal } from
 export { actorOf } from './audit.js'
 export type { AccountsService } from './accounts/index.js'
 export { changesOf, type BodyFetcher, type EditingService } from './editing/index.js'
-export type { FilesService, RelativeTarget } from './files/index.js'
+export type { FilesService, RelativeTarget, StagedUpload, UserSettings } from './files/index.js'
 export type {
   ArchivePlan,
   FileOperation,

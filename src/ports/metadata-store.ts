@@ -326,6 +326,19 @@ export interface SettingsRepository {
   setIfAbsent(name: string, value: string): Promise<string>
 }
 
+/** A user's own portal settings (files/settings); every field has a default. */
+export interface UserSettings {
+  /** An upload under a name the folder holds already stores a new version of that file. */
+  updateIfExist: boolean
+}
+
+/** Each user's settings; a user who never changed one reads undefined (the defaults). */
+export interface UserSettingsRepository {
+  get(userId: string): Promise<UserSettings | undefined>
+  /** Stores the user's settings whole (removed with the user). */
+  set(userId: string, settings: UserSettings): Promise<void>
+}
+
 /**
  * Editing sessions and save errors, one row per file, removed with the file.
  * Writes to a file that does not exist throw NOT_FOUND.
@@ -416,9 +429,10 @@ export interface FileOperationRepository {
   finish(id: string, outcome: OperationOutcome): Promise<boolean>
   /**
    * The user's operations, oldest first: running ones stay, finished ones are removed in
-   * the same transaction, so two instances never both report one.
+   * the same transaction, so two instances never both report one; finished ones named in
+   * `keep` are reported and stay, for the next take.
    */
-  take(userId: string): Promise<FileOperationRecord[]>
+  take(userId: string, keep?: readonly string[]): Promise<FileOperationRecord[]>
   /**
    * Removes operations that finished before `finishedBefore`, and those still marked
    * running that started before `startedBefore` (their process died); returns how many.
@@ -440,6 +454,7 @@ export interface MetadataStore {
   files: FileRepository
   folders: FolderRepository
   settings: SettingsRepository
+  userSettings: UserSettingsRepository
   editing: EditingRepository
   audit: AuditRepository
   shares: ShareRepository

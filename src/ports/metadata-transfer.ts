@@ -17,6 +17,12 @@ export interface SettingRecord {
   value: string
 }
 
+/** One user's portal settings (files/settings). */
+export interface UserSettingRecord {
+  userId: string
+  updateIfExist: boolean
+}
+
 /** The sign-in throttle state of one key (a user name or a client address). */
 export interface ThrottleRecord {
   key: string
@@ -30,6 +36,7 @@ export interface ThrottleRecord {
  */
 export type TransferBatch =
   | { kind: 'users'; records: UserRecord[] }
+  | { kind: 'userSettings'; records: UserSettingRecord[] }
   | { kind: 'settings'; records: SettingRecord[] }
   | { kind: 'sessions'; records: SessionRecord[] }
   | { kind: 'throttle'; records: ThrottleRecord[] }
@@ -49,6 +56,7 @@ export type TransferKind = TransferBatch['kind']
  */
 export const TRANSFER_KINDS: readonly TransferKind[] = [
   'users',
+  'userSettings',
   'settings',
   'sessions',
   'throttle',
@@ -99,6 +107,7 @@ export interface MetadataTransfer {
 export function emptyCounts(): TransferCounts {
   return {
     users: 0,
+    userSettings: 0,
     settings: 0,
     sessions: 0,
     throttle: 0,

@@ -1503,6 +1503,23 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       }))
   })
 
+  describe(`${name}: user settings`, () => {
+    test('undefined until set; each user\'s own; replaced whole; removed with the user', () =>
+      withStore(async (store) => {
+        await store.users.create(buildUser())
+        await store.users.create(buildUser({ id: 'u-bob', userName: 'Bob' }))
+        assert.equal(await store.userSettings.get('u-alice'), undefined)
+        await store.userSettings.set('u-alice', { updateIfExist: true })
+        assert.deepEqual(await store.userSettings.get('u-alice'), { updateIfExist: true })
+        assert.equal(await store.userSettings.get('u-bob'), undefined)
+        await store.userSettings.set('u-alice', { updateIfExist: false })
+        assert.deepEqual(await store.userSettings.get('u-alice'), { updateIfExist: false })
+        await store.userSettings.set('u-alice', { updateIfExist: true })
+        assert.equal(await store.users.remove('u-alice'), true)
+        assert.equal(await store.userSettings.get('u-alice'), undefined)
+      }))
+  })
+
   describe(`${name}: audit`, () => {
     function event(n: number, overrides: Partial<AuditEvent> = {}): AuditEvent {
       return {
@@ -1781,6 +1798,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
     async function fill(store: MetadataStore): Promise<void> {
       await store.users.create(buildUser({ id: 'u-root', userName: 'root', isAdmin: true, tokenGeneration: 3 }))
       await store.users.create(buildUser({ wopiUserInfo: 'info' }))
+      await store.userSettings.set('u-alice', { updateIfExist: true })
       await store.settings.setIfAbsent('signing-secret', 'c2VjcmV0')
       await store.sessions.create(buildSession())
       await store.throttle.update('alice', () => ({
@@ -1824,6 +1842,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       const folderIds = ['r-my', 'r-trash', 'z-projects', 'a-deep', 'm-old']
       return {
         users: await store.users.list(),
+        userSettings: [await store.userSettings.get('u-alice'), await store.userSettings.get('u-root')],
         secret: await store.settings.get('signing-secret'),
         session: await store.sessions.find('a'.repeat(64)),
         throttle: await store.throttle.get('alice'),
@@ -1853,7 +1872,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
     }
 
     const expected = {
-      users: 2, settings: 1, sessions: 1, throttle: 1, folders: 5, files: 2, versions: 4, editing: 1,
+      users: 2, userSettings: 1, settings: 1, sessions: 1, throttle: 1, folders: 5, files: 2, versions: 4, editing: 1,
       shares: 2, shareLinks: 1, audit: 3,
     }
     const zero = Object.fromEntries(Object.keys(expected).map((kind) => [kind, 0]))
@@ -1946,6 +1965,19 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.deepEqual(taken, [op({ ...outcome(T0 + 5) }), op({ id: 'op-2', kind: 'copy', startedAt: T0 + 1 })])
         assert.deepEqual((await store.operations.take('u-alice')).map((o) => o.id), ['op-2'])
         assert.deepEqual((await store.operations.take('u-bob')).map((o) => o.id), ['op-bob'])
+      }))
+
+    test('a take keeps the finished operations it is told to, for the next take', () =>
+      withStore(async (store) => {
+        await store.operations.start(op())
+        await store.operations.start(op({ id: 'op-2', kind: 'copy', startedAt: T0 + 1 }))
+        await store.operations.start(op({ id: 'op-3', kind: 'delete', startedAt: T0 + 2 }))
+        await store.operations.finish('op-1', outcome(T0 + 5))
+        await store.operations.finish('op-2', outcome(T0 + 6))
+        assert.deepEqual((await store.operations.take('u-alice', ['op-2'])).map((o) => o.id), ['op-1', 'op-2', 'op-3'])
+        assert.deepEqual((await store.operations.take('u-alice')).map((o) => o.id), ['op-2', 'op-3'])
+        assert.deepEqual((await store.operations.take('u-alice', ['op-2'])).map((o) => o.id), ['op-3'])
+        assert.deepEqual(await store.operations.take('u-bob', ['op-3']), [])
       }))
 
     test('every kind is kept as started: move, copy, delete and download', () =>

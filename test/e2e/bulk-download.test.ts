@@ -94,7 +94,10 @@ describe('bulk download of files and folders as a zip archive', () => {
     const sha = (bytes: Buffer | null | undefined) => createHash('sha256').update(bytes ?? Buffer.alloc(0)).digest('hex')
     assert.equal(sha(entries.get('Team/Big.bin')), sha(big))
 
-    // A finished operation is reported once, as ONLYOFFICE does.
+    // The poll after the reply still finds it finished (ONLYOFFICE's apps look for it
+    // there); the poll after that no more.
+    const polled = await api(owner, 'GET', '/files/fileops')
+    assert.equal(polled.json.response.find((o: { id: string }) => o.id === op.id)?.finished, true)
     const again = await api(owner, 'GET', '/files/fileops')
     assert.equal(again.json.response.some((o: { id: string }) => o.id === op.id), false)
   })

@@ -36,8 +36,8 @@ describe('FOLIO_INTERNAL_URL: ONLYOFFICE Docs reaches Folio at its own address',
     const callbackUrl = config.editorConfig?.callbackUrl ?? ''
     assert.ok(callbackUrl.startsWith(`${internal}/onlyoffice/callback/${file.id}?`), callbackUrl)
     const record = (await h.api('GET', `/files/file/${file.id}`)).json.response
-    assert.equal(record.viewUrl, `${PUBLIC_URL}/api/2.0/files/file/${file.id}/download`)
-    assert.equal(record.webUrl, `${PUBLIC_URL}/editor/${file.id}`)
+    assert.equal(record.viewUrl, `${PUBLIC_URL}/api/2.0/files/file/${file.id}/download?action=download`)
+    assert.equal(record.webUrl, `${PUBLIC_URL}/doceditor/${file.id}`)
   })
 
   test('Docs opens, edits and saves the file through the internal address', async () => {

@@ -123,7 +123,7 @@ describe('Folio without FOLIO_DOCS_URL', () => {
     }
   })
 
-  test('mounts no ONLYOFFICE routes and openedit says the editor is not configured', async () => {
+  test('mounts no ONLYOFFICE routes; openedit answers the config an app edits on the device with', async () => {
     const { signIn } = await import('../support/portal-client.js')
     const token = await signIn(server.url)
     const upload = await call(server.url, 'POST', '/api/2.0/files/@my/upload?title=a.docx', {
@@ -132,8 +132,16 @@ describe('Folio without FOLIO_DOCS_URL', () => {
       raw: 'x',
     })
     const id = upload.json.response.id
+    // No editor address or callback: the key, a presigned link to the bytes, the permissions.
     const open = await call(server.url, 'GET', `/api/2.0/files/file/${id}/openedit`, { token })
-    assert.equal(open.status, 501)
+    assert.equal(open.status, 200)
+    const config = open.json.response
+    assert.match(config.document.key, /^[0-9A-Za-z_.=-]{1,128}$/)
+    assert.equal(config.document.permissions.edit, true)
+    assert.equal(config.editorConfig.callbackUrl, undefined)
+    assert.equal(config.token, undefined)
+    const bytes = await fetch(config.document.url)
+    assert.equal(await bytes.text(), 'x')
     const callback = await call(server.url, 'POST', `/onlyoffice/callback/${id}`, { body: { key: 'k', status: 1 } })
     assert.equal(callback.status, 404)
     // Restore and the history list work without an editor.

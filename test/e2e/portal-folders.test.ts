@@ -317,7 +317,9 @@ describe('folders, trash and file operations API', () => {
     }
     const build = await api('GET', '/settings/version/build.json')
     const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'))
-    assert.equal(build.json.response.communityServer, version)
+    // The Workspace API version the apps need (see PORTAL_API_VERSION); Folio's own beside it.
+    assert.equal(build.json.response.communityServer, '11.5.0.1')
+    assert.equal(build.json.response.folio, version)
     assert.equal(build.json.response.documentServer, '')
     const settings = await api('GET', '/settings')
     assert.equal(settings.json.response.personal, false)

@@ -12,8 +12,11 @@ async function uiSignIn(url: string, userName: string, password: string) {
     headers: { 'Content-Type': 'application/json', 'X-Folio-Request': '1' },
     body: JSON.stringify({ userName, password }),
   })
-  const setCookie = response.headers.get('set-cookie') ?? ''
-  return { response, setCookie, cookie: setCookie.split(';')[0] ?? '', json: await response.json() }
+  // The session cookie; the same session also goes in asc_auth_key (ONLYOFFICE's clients).
+  const cookies = response.headers.getSetCookie()
+  const setCookie = cookies.find((c) => c.startsWith('folio_session=')) ?? ''
+  const portalCookie = cookies.find((c) => c.startsWith('asc_auth_key=')) ?? ''
+  return { response, setCookie, portalCookie, cookie: setCookie.split(';')[0] ?? '', json: await response.json() }
 }
 
 describe('web UI: static front end and security headers', () => {
@@ -111,8 +114,10 @@ describe('web UI: cookie session and CSRF guard', () => {
   after(() => server.dispose())
 
   test('POST /ui/session sets an HttpOnly, SameSite=Strict cookie living as long as the session', async () => {
-    const { response, setCookie, json } = await uiSignIn(server.url, 'admin', server.adminPassword)
+    const { response, setCookie, portalCookie, json } = await uiSignIn(server.url, 'admin', server.adminPassword)
     assert.equal(response.status, 201)
+    // asc_auth_key carries the same session with the same flags.
+    assert.equal(portalCookie.replace(/^asc_auth_key=/, ''), setCookie.replace(/^folio_session=/, ''))
     assert.equal(json.status, 0)
     assert.equal(json.response.userName, 'admin')
     assert.equal(json.response.isAdmin, true)

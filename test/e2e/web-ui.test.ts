@@ -282,7 +282,7 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
   test('with ONLYOFFICE Docs configured, Open goes to the editor page; editing and lock state show', async () => {
     const plan = (await h.api('GET', '/files/@my?filterValue=Annual')).json.response.files[0]
     const open = fileRow(page, 'Annual plan.docx').getByRole('link', { name: 'Open Annual plan.docx in the editor' })
-    assert.equal(await open.getAttribute('href'), `/editor/${plan.id}`)
+    assert.equal(await open.getAttribute('href'), `/doceditor/${plan.id}`)
     assert.equal(await open.getAttribute('target'), '_blank')
 
     // Someone has the file open in Docs (status 1), and another file holds a WOPI lock.
@@ -305,7 +305,7 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
     await open.click()
     const editor = await popup
     await editor.waitForLoadState('domcontentloaded')
-    assert.equal(new URL(editor.url()).pathname, `/editor/${plan.id}`)
+    assert.equal(new URL(editor.url()).pathname, `/doceditor/${plan.id}`)
     await editor.close()
 
     session.edit(bytes('the plan, as edited in ONLYOFFICE Docs'))

@@ -81,6 +81,9 @@ export interface FileJson {
   title: string
   version: number
   pureContentLength: number
+  /** Where the file downloads (with a query string) and where it opens in the editor. */
+  viewUrl: string
+  webUrl: string
   editing: { id: string; name: string }[]
   lastSaveError: { status: number; message: string; at: string } | null
 }

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks'
 import * as api from './api'
 import { Icon } from './components/icons'
+import { tellDesktopSignedIn, tellDesktopSignedOut } from './desktop'
 import { Link } from './components/link'
 import { announce, clearNotices, dismiss, useNotices } from './notices'
 import { navigate, useRoute } from './router'
@@ -32,6 +33,7 @@ export function App() {
       api.capabilities().catch(() => NO_CAPABILITIES),
     ])
     setSession({ state: 'signed-in', profile: me, capabilities })
+    tellDesktopSignedIn(me)
   }, [])
 
   useEffect(() => {
@@ -55,6 +57,7 @@ export function App() {
       // The cookie is cleared or already gone; show the sign-in screen anyway.
     }
     setSession({ state: 'signed-out' })
+    tellDesktopSignedOut()
     navigate('/sign-in')
     announce('You are signed out.')
   }

@@ -37,7 +37,7 @@ export function uploadErrorMessage(error: ApiError, maxFileSize: number): string
 export class UploadQueue {
   private items: Upload[] = []
   private readonly requests = new Map<number, XMLHttpRequest>()
-  private readonly files = new Map<number, { file: File; folder: string }>()
+  private readonly files = new Map<number, { file: File; folder: string; createNewIfExist?: boolean }>()
   private readonly listeners = new Set<(items: Upload[]) => void>()
   private nextId = 1
 
@@ -61,7 +61,7 @@ export class UploadQueue {
    * Queues files for `folder` (the one on screen when they were picked); ones over the
    * size limit fail at once, without sending a byte.
    */
-  add(files: Iterable<File>, folder = '@my'): void {
+  add(files: Iterable<File>, folder = '@my', createNewIfExist?: boolean): void {
     for (const file of files) {
       const id = this.nextId++
       const upload: Upload = { id, name: file.name, size: file.size, loaded: 0, state: 'queued' }
@@ -69,7 +69,7 @@ export class UploadQueue {
         upload.state = 'failed'
         upload.error = `Too large: files may be at most ${formatSize(this.maxFileSize())}.`
       } else {
-        this.files.set(id, { file, folder })
+        this.files.set(id, createNewIfExist === undefined ? { file, folder } : { file, folder, createNewIfExist })
       }
       this.items = [...this.items, upload]
     }
@@ -113,7 +113,7 @@ export class UploadQueue {
   private start(id: number): void {
     const queued = this.files.get(id)
     if (!queued) return
-    const { file, folder } = queued
+    const { file, folder, createNewIfExist } = queued
     this.files.delete(id)
     const request = new XMLHttpRequest()
     this.requests.set(id, request)
@@ -123,7 +123,9 @@ export class UploadQueue {
       this.pump()
     }
     // The name also goes in ?title= so any Unicode name survives multipart encoding.
-    request.open('POST', `${API}/files/${folderSegment(folder)}/upload?title=${encodeURIComponent(file.name)}`)
+    // createNewIfExist: false makes a same-named file's new version, true keeps both.
+    const choice = createNewIfExist === undefined ? '' : `&createNewIfExist=${String(createNewIfExist)}`
+    request.open('POST', `${API}/files/${folderSegment(folder)}/upload?title=${encodeURIComponent(file.name)}${choice}`)
     request.setRequestHeader('Accept', 'application/json')
     request.setRequestHeader('X-Folio-Request', '1')
     request.upload.addEventListener('progress', (event) => {

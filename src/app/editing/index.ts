@@ -3,6 +3,7 @@ import { fileFor, type Principal } from '../access.js'
 import { bind, type Bound } from '../bind.js'
 import type { AppContext } from '../context.js'
 import * as editing from './editing.js'
+import * as localEditing from './local-editing.js'
 
 export type { BodyFetcher } from './editing.js'
 export { changesOf } from './editing.js'
@@ -22,6 +23,10 @@ export interface EditingService {
     fetch: editing.BodyFetcher,
   ): Promise<FileRecord>
   changesOf: typeof editing.changesOf
+  /** Editing on a device without Docs: the lock that stands for it, and its save (local-editing.ts). */
+  startLocal: Bound<typeof localEditing.startLocalEdit>
+  trackLocal: Bound<typeof localEditing.trackLocalEdit>
+  saveLocal: Bound<typeof localEditing.saveLocalEdit>
 }
 
 export function createEditingService(ctx: AppContext): EditingService {
@@ -37,5 +42,8 @@ export function createEditingService(ctx: AppContext): EditingService {
       return editing.saveEditorCopy(ctx, { ...input, ownerId: by.user.id, sourceFileId: source.id }, fetch)
     },
     changesOf: editing.changesOf,
+    startLocal: bind(ctx, localEditing.startLocalEdit),
+    trackLocal: bind(ctx, localEditing.trackLocalEdit),
+    saveLocal: bind(ctx, localEditing.saveLocalEdit),
   }
 }

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream'
+import { Readable } from 'node:stream'
 import { DomainError, isDomainError } from '../../core/errors.js'
 import {
   candidateNames,
@@ -12,8 +12,9 @@ import { currentLock } from '../../core/lock/lock-rules.js'
 import { assertValidTitle } from '../../core/names/name-rules.js'
 import type { FileRecord, FolderRecord, VersionSource } from '../../core/entities.js'
 import { allows } from '../../core/sharing/access-levels.js'
-import { accessLevel, authorize, authorizeFolder, fileFor, type Principal } from '../access.js'
+import { accessLevel, authorize, authorizeFolder, fileFor, type FileAction, type Principal } from '../access.js'
 import { fileSubject, principalActor, recordAudit } from '../audit.js'
+import type { StoredBlob } from '../../ports/blob-store.js'
 import type { AppContext } from '../context.js'
 import { announceRename, dropStaleEditors, prepareDrop } from '../editor-notices.js'
 import {
@@ -108,7 +109,8 @@ export async function deleteFile(
 
 export interface NewContentsInput {
   by: Principal
-  body: Readable
+  /** The new contents, or contents already in the blob store (deleted if the save is refused). */
+  body: Readable | StoredBlob
   /** Declared size of the body, when known (refused at once when over the limit). */
   expectedSize?: number
   source: VersionSource
@@ -128,11 +130,18 @@ export async function storeNewContents(
   fileId: string,
   input: NewContentsInput,
 ): Promise<FileRecord> {
-  const file = input.current ?? (await getFile(ctx, fileId))
-  await authorize(ctx, input.by, 'edit', file)
+  const { body } = input
+  let file: FileRecord
   const claim = input.claim ?? NO_LOCK_CLAIM
-  assertLockAllows(file, claim, 'put', ctx.clock.now())
-  const blob = await storeBody(ctx, input.body, input.expectedSize)
+  try {
+    file = input.current ?? (await getFile(ctx, fileId))
+    await authorize(ctx, input.by, 'edit', file)
+    assertLockAllows(file, claim, 'put', ctx.clock.now())
+  } catch (error) {
+    if (!(body instanceof Readable)) await ctx.blobs.delete(body.key).catch(() => undefined)
+    throw error
+  }
+  const blob = body instanceof Readable ? await storeBody(ctx, body, input.expectedSize) : body
   const stored = await commitNewVersion(ctx, file.id, {
     blob,
     userId: input.by.user.id,

@@ -36,10 +36,11 @@ export interface FoldersService {
   restore(by: Principal, items: fileOps.ItemSelection): Promise<StartedOperation>
   /**
    * The operations `by` has running, and those finished since the last call (oldest
-   * first); a finished one is reported once, as ONLYOFFICE drops it after reporting it.
+   * first); a finished one is reported once, as ONLYOFFICE drops it after reporting it,
+   * except those in `keep` (the call's own), reported again by the next call.
    * Kept in the store: any instance reports them.
    */
-  takeOperations(by: Principal): Promise<FileOperation[]>
+  takeOperations(by: Principal, keep?: readonly string[]): Promise<FileOperation[]>
   /**
    * Checks a download of several items as one archive and records it as a finished
    * 'download' operation (the selected items), so clients polling the operations find it.
@@ -81,7 +82,7 @@ export function createFoldersService(ctx: AppContext, inFlight: Set<Promise<unkn
     emptyTrash: (by) => record(by, 'delete', (progress) => fileOps.emptyTrash(ctx, by, progress)),
     restore: (by, items) => record(by, 'move', (progress) => fileOps.restoreItems(ctx, by, items, progress)),
     conflicts: bind(ctx, fileOps.moveConflicts),
-    takeOperations: (by) => takeOperations(ctx, by),
+    takeOperations: (by, keep) => takeOperations(ctx, by, keep),
     download: (by, items) =>
       record(by, 'download', async () => {
         const plan = await archive.planArchive(ctx, by, items)

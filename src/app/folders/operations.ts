@@ -170,13 +170,21 @@ function stoppedError(kind: FileOperationKind, error: unknown, progress: Operati
 /**
  * The operations of `by` to report now, oldest first: the running ones, and each finished
  * one once (it is dropped as it is reported), leaving out those expired by their times.
+ * Finished ones in `keep` stay for the next report: the reply of the call that started an
+ * operation keeps it, because ONLYOFFICE's apps look for it, finished, in the poll that
+ * follows that reply.
  * Running operations whose process fell silent are ended first, with INTERRUPTED_MESSAGE.
  */
-export async function takeOperations(ctx: AppContext, by: Principal): Promise<FileOperationRecord[]> {
+export async function takeOperations(
+  ctx: AppContext,
+  by: Principal,
+  keep: readonly string[] = [],
+): Promise<FileOperationRecord[]> {
   const now = ctx.clock.now()
   await ctx.store.operations.endSilent(now - SILENT_OPERATION_MS, now, INTERRUPTED_MESSAGE)
-  const taken = await ctx.store.operations.take(by.user.id)
+  const taken = await ctx.store.operations.take(by.user.id, keep)
   return taken.filter((op) =>
     op.finishedAt === null ? op.startedAt >= now - RUNNING_OPERATION_TTL_MS : op.finishedAt >= now - FINISHED_OPERATION_TTL_MS,
   )
 }
+

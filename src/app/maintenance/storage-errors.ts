@@ -46,6 +46,7 @@ export function withStorageErrorReports(
       files: reportingFailures(store.files, database),
       folders: reportingFailures(store.folders, database),
       settings: reportingFailures(store.settings, database),
+      userSettings: reportingFailures(store.userSettings, database),
       editing: reportingFailures(store.editing, database),
       audit: reportingFailures(store.audit, database),
       shares: reportingFailures(store.shares, database),

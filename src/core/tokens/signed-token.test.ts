@@ -30,6 +30,16 @@ describe('signed tokens', () => {
     assert.deepEqual(verifyToken(secret, signToken(secret, guest), 'wopi', now), { ok: true, claims: guest })
   })
 
+  test('a presigned link\'s token passes as nothing else, and nothing else passes as one', () => {
+    const presigned = signToken(secret, { ...claims, scope: 'presigned', version: 3 })
+    assert.equal(verifyToken(secret, presigned, 'presigned', now).ok, true)
+    for (const scope of ['wopi', 'download', 'callback'] as const) {
+      assert.deepEqual(verifyToken(secret, presigned, scope, now), { ok: false, reason: 'wrong-scope' })
+      const other = signToken(secret, { ...claims, scope })
+      assert.deepEqual(verifyToken(secret, other, 'presigned', now), { ok: false, reason: 'wrong-scope' })
+    }
+  })
+
   test('tokens are URL-safe', () => {
     assert.match(signToken(secret, claims), /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/)
   })

@@ -8,7 +8,12 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
  * no algorithm field to confuse. Form: `<payload b64url>.<mac b64url>`.
  */
 
-export type TokenScope = 'wopi' | 'download' | 'callback'
+/**
+ * 'presigned': a short-lived read link to one version of one file that a signed-in user
+ * asked for (the portal's presigneduri), downloaded without a login; each use re-checks
+ * the user's access.
+ */
+export type TokenScope = 'wopi' | 'download' | 'callback' | 'presigned'
 export type Permission = 'read' | 'write'
 
 export interface TokenClaims {
@@ -125,7 +130,7 @@ function parseWire(json: string): WireClaims | undefined {
   }
   if (typeof value !== 'object' || value === null) return undefined
   const v = value as Record<string, unknown>
-  const scopeOk = v.s === 'wopi' || v.s === 'download' || v.s === 'callback'
+  const scopeOk = v.s === 'wopi' || v.s === 'download' || v.s === 'callback' || v.s === 'presigned'
   if (!scopeOk || typeof v.f !== 'string' || typeof v.u !== 'string') return undefined
   if ((v.p !== 'r' && v.p !== 'w') || typeof v.e !== 'number') return undefined
   if (v.v !== undefined && typeof v.v !== 'number') return undefined

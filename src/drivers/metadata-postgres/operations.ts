@@ -19,7 +19,7 @@ export function createOperationRepository(db: Database): FileOperationRepository
       )
       return (result.rowCount ?? 0) > 0
     },
-    async take(userId) {
+    async take(userId, keep = []) {
       // One statement, so one snapshot: the finished rows it removes and the running rows it
       // reads are the same moment's. As two statements (READ COMMITTED gives each its own
       // snapshot), an operation that finished between them was in neither. The DELETE
@@ -27,12 +27,13 @@ export function createOperationRepository(db: Database): FileOperationRepository
       // two ask at once.
       const { rows } = await db.query<OperationRow>(
         `WITH taken AS (
-            DELETE FROM file_operations WHERE user_id = $1 AND finished_at IS NOT NULL
+            DELETE FROM file_operations WHERE user_id = $1 AND finished_at IS NOT NULL AND id <> ALL($2::text[])
             RETURNING ${OPERATION_COLUMNS})
           SELECT ${OPERATION_COLUMNS} FROM taken
           UNION ALL
-          SELECT ${OPERATION_COLUMNS} FROM file_operations WHERE user_id = $1 AND finished_at IS NULL`,
-        [userId],
+          SELECT ${OPERATION_COLUMNS} FROM file_operations
+            WHERE user_id = $1 AND (finished_at IS NULL OR id = ANY($2::text[]))`,
+        [userId, [...keep]],
       )
       return rows
         .map(toOperation)

@@ -15,6 +15,7 @@ import {
   type ImportReport,
   type SettingRecord,
   type ThrottleRecord,
+  type UserSettingRecord,
   type TransferBatch,
   type TransferKind,
 } from '../../ports/metadata-transfer.js'
@@ -94,6 +95,13 @@ export const TRANSFER_TABLES: readonly TransferTable[] = [
     conflict: ['id'],
     order: ['id'],
   },
+  {
+    kind: 'userSettings',
+    table: 'user_settings',
+    columns: ['user_id', 'update_if_exist'],
+    conflict: ['user_id'],
+    order: ['user_id'],
+  },
   { kind: 'settings', table: 'settings', columns: ['name', 'value'], conflict: ['name'], order: ['name'] },
   {
     kind: 'sessions',
@@ -172,6 +180,8 @@ export function batchFromRows(kind: TransferKind, rows: Row[]): TransferBatch {
   switch (kind) {
     case 'users':
       return { kind, records: rows.map(toUser) }
+    case 'userSettings':
+      return { kind, records: rows.map(toUserSetting) }
     case 'settings':
       return { kind, records: rows.map(toSetting) }
     case 'sessions':
@@ -202,6 +212,8 @@ export function rowValues(batch: TransferBatch, asFlag: Flag): unknown[][] {
       return batch.records.map((u) => [u.id, u.userName, u.userName.toLowerCase(), u.displayName, u.email,
         asFlag(u.isAdmin), u.passwordHash, u.wopiUserInfo, u.tokenGeneration, u.createdAt, u.updatedAt,
         asFlag(u.disabled)])
+    case 'userSettings':
+      return batch.records.map((u) => [u.userId, asFlag(u.updateIfExist)])
     case 'settings':
       return batch.records.map((s) => [s.name, s.value])
     case 'sessions':
@@ -232,6 +244,10 @@ export function rowValues(batch: TransferBatch, asFlag: Flag): unknown[][] {
       return batch.records.map((a) => [a.id, a.at, a.action, a.actorId, a.actorName, a.address, a.targetType,
         a.targetId, a.targetName, a.detail])
   }
+}
+
+function toUserSetting(row: Row): UserSettingRecord {
+  return { userId: text(row, 'user_id'), updateIfExist: flag(row, 'update_if_exist') }
 }
 
 function toSetting(row: Row): SettingRecord {

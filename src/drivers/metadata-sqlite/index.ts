@@ -10,6 +10,7 @@ import { createOperationRepository } from './operations.js'
 import { createSessionRepository } from './sessions.js'
 import { createShareLinkRepository, createShareRepository } from './shares.js'
 import { createSettingsRepository } from './settings.js'
+import { createUserSettingsRepository } from './user-settings.js'
 import { createThrottleRepository } from './throttle.js'
 import { createTransfer } from './transfer.js'
 import { createUserRepository } from './users.js'
@@ -60,6 +61,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Meta
       files: createFileRepository(db, walIndex),
       folders: createFolderRepository(db),
       settings: createSettingsRepository(db),
+      userSettings: createUserSettingsRepository(db),
       editing: createEditingRepository(db),
       audit: createAuditRepository(db),
       shares: createShareRepository(db),

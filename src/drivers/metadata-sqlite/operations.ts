@@ -13,8 +13,10 @@ export function createOperationRepository(db: Database.Database): FileOperationR
   const ofUser = db.prepare<[string], OperationRow>(
     `SELECT ${OPERATION_COLUMNS} FROM file_operations WHERE user_id = ? ORDER BY started_at, id`,
   )
-  const dropFinished = db.prepare<[string]>(
-    'DELETE FROM file_operations WHERE user_id = ? AND finished_at IS NOT NULL',
+  // The second parameter is a JSON array of the ids to keep.
+  const dropFinished = db.prepare<[string, string]>(
+    `DELETE FROM file_operations WHERE user_id = ? AND finished_at IS NOT NULL
+      AND id NOT IN (SELECT value FROM json_each(?))`,
   )
   const purge = db.prepare<[number, number]>(`DELETE FROM file_operations
     WHERE finished_at < ? OR (finished_at IS NULL AND started_at < ?)`)
@@ -22,9 +24,9 @@ export function createOperationRepository(db: Database.Database): FileOperationR
   const endSilent = db.prepare<[number, string, number]>(`UPDATE file_operations SET finished_at = ?, error = ?
     WHERE finished_at IS NULL AND coalesce(alive_at, started_at) < ?`)
   // Read and removal in one transaction: no other connection reports the same rows.
-  const take = db.transaction((userId: string) => {
+  const take = db.transaction((userId: string, keep: string) => {
     const rows = ofUser.all(userId)
-    dropFinished.run(userId)
+    dropFinished.run(userId, keep)
     return rows
   })
   return {
@@ -34,8 +36,8 @@ export function createOperationRepository(db: Database.Database): FileOperationR
     async finish(id, outcome) {
       return finish.run(outcome.finishedAt, outcome.error, itemsJson(outcome.files), itemsJson(outcome.folders), id).changes > 0
     },
-    async take(userId) {
-      return take.immediate(userId).map(toOperation)
+    async take(userId, keep = []) {
+      return take.immediate(userId, JSON.stringify(keep)).map(toOperation)
     },
     async purge(finishedBefore, startedBefore) {
       return purge.run(finishedBefore, startedBefore).changes

@@ -18,6 +18,13 @@ export interface PortalCredentials {
 export const SESSION_COOKIE = 'folio_session'
 
 /**
+ * The same session under the name ONLYOFFICE's clients use: the Desktop Editors read it
+ * after a sign-in in their embedded browser, and the Android app sends it on downloads.
+ * Set and cleared with SESSION_COOKIE, with the same flags.
+ */
+export const PORTAL_COOKIE = 'asc_auth_key'
+
+/**
  * The header every state-changing web UI request carries. A cross-site page
  * cannot add a custom header without a CORS preflight, which Folio never
  * grants, so a cookie-authenticated write without it is refused.
@@ -42,12 +49,16 @@ export function readPortalToken(request: FastifyRequest): string | undefined {
   return readPortalCredentials(request)?.token
 }
 
-/** The value of the `folio_session` cookie, when it has the shape of a token. */
+/**
+ * The session token of the `folio_session` cookie, else of the `asc_auth_key` cookie, when
+ * it has the shape of a token.
+ */
 export function readSessionCookie(request: FastifyRequest): string | undefined {
   const cookie = request.headers.cookie
   if (!cookie) return undefined
-  const match = /(?:^|;\s*)folio_session=([A-Za-z0-9_-]{16,128})(?:;|$)/.exec(cookie)
-  return match?.[1]
+  const session = /(?:^|;\s*)folio_session=([A-Za-z0-9_-]{16,128})(?:;|$)/.exec(cookie)
+  if (session?.[1] !== undefined) return session[1]
+  return /(?:^|;\s*)asc_auth_key=([A-Za-z0-9_-]{16,128})(?:;|$)/.exec(cookie)?.[1]
 }
 
 /**

@@ -236,8 +236,10 @@ export function shareLinkPageRoutes(ctx: AdapterContext) {
 /** GET /editor/:fileId (?mode=view). Not signed in: redirect to `/?next=/editor/<id>`. */
 export function editorPageRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
-    app.get<{ Params: { fileId: string }; Querystring: { mode?: string } }>(
-      '/editor/:fileId',
+    // /doceditor/ too: ONLYOFFICE's Desktop Editors open a portal URL with `doceditor` in
+    // it as an editor tab of their own.
+    for (const path of ['/editor/:fileId', '/doceditor/:fileId']) app.get<{ Params: { fileId: string }; Querystring: { mode?: string } }>(
+      path,
       async (request, reply) => {
         const docs = ctx.config.docs
         const { fileId } = request.params

@@ -6,7 +6,8 @@ import type { FileRecord, UserRecord, VersionRecord } from '../../core/entities.
 import { COMMAND_ERRORS, type DocsCommandClient } from './command-client.js'
 import type { DocsFetcher } from './docs-fetch.js'
 import { toInternalDocsUrl } from './docs-url.js'
-import { editorConfigFor, type EditorConfig, type EditorMode } from './editor-config.js'
+import { buildEditorConfig, editorConfigFor, type EditorConfig, type EditorMode } from './editor-config.js'
+import { apiScriptUrl } from './editor-page.js'
 import { historyData, refreshHistoryData, type HistoryData, type RefreshHistoryData } from './history.js'
 import type { LinkHolder } from './links.js'
 import { requireDocsSettings } from './services.js'
@@ -20,7 +21,14 @@ export interface OnlyofficeEditorTools {
   historyData(file: FileRecord, version: VersionRecord, holder: LinkHolder): Promise<HistoryData>
   vetDocsLink(url: string): string | undefined
   fetch: DocsFetcher
+  docsVersion(): Promise<string>
+  docsApiUrl(): string
+  deviceEditorConfig(file: FileRecord, user: UserRecord, mode: EditorMode, access: AccessLevel, documentUrl: string): EditorConfig
 }
+
+/** How long Docs' version is kept once known, and how soon a failed ask is tried again (ms). */
+const DOCS_VERSION_TTL_MS = 10 * 60_000
+const DOCS_VERSION_RETRY_MS = 60_000
 
 /** Builds the editor tools over the one command client and fetcher of this process. */
 export function onlyofficeEditorTools(
@@ -28,7 +36,39 @@ export function onlyofficeEditorTools(
   commands: DocsCommandClient | undefined,
   fetch: DocsFetcher,
 ): OnlyofficeEditorTools {
+  let knownVersion: { value: string; until: number } | undefined
+  async function askDocsVersion(): Promise<string> {
+    if (!commands) return ''
+    const now = ctx.clock.now()
+    if (knownVersion !== undefined && now < knownVersion.until) return knownVersion.value
+    let value = ''
+    try {
+      const reply = await commands.send({ c: 'version' })
+      if (reply.error === COMMAND_ERRORS.ok && typeof reply.version === 'string') value = reply.version
+    } catch (error) {
+      ctx.logger.warn({ err: error }, 'ONLYOFFICE Docs did not tell its version')
+    }
+    knownVersion = { value, until: now + (value === '' ? DOCS_VERSION_RETRY_MS : DOCS_VERSION_TTL_MS) }
+    return value
+  }
   return {
+    docsVersion: askDocsVersion,
+    docsApiUrl: () => (ctx.config.docs ? apiScriptUrl(ctx.config.docs.url) : ''),
+    deviceEditorConfig: (file, user, mode, access, documentUrl) => {
+      const config = buildEditorConfig({
+        file,
+        user: { id: user.id, name: user.displayName },
+        requestedMode: mode,
+        access,
+        downloadUrl: documentUrl,
+        callbackUrl: '',
+        lang: 'en',
+      })
+      // Saves come back through the portal (saveediting), never a callback.
+      const editorConfig = { ...config.editorConfig }
+      delete editorConfig.callbackUrl
+      return { ...config, editorConfig }
+    },
     requireDocs: () => void requireDocsSettings(ctx),
     editorConfig: (file, user, mode, access, link) => editorConfigFor(ctx, file, user, mode, access, link),
     async forcesave(file) {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { AdapterContext } from '../../app/index.js'
 import { portalErrorHandler } from './errors.js'
+import { appRoutes } from './routes-apps.js'
 import { auditRoutes } from './routes-audit.js'
 import { authRoutes } from './routes-auth.js'
 import { clientRoutes } from './routes-client.js'
@@ -36,9 +37,23 @@ export function portalApi(ctx: AdapterContext, editorTools: EditorTools) {
         done(null, Object.fromEntries(new URLSearchParams(String(body))))
       },
     )
+    // An empty JSON body is an empty object: ONLYOFFICE's apps send Content-Type:
+    // application/json and no body on calls whose fields are all optional (emptytrash,
+    // terminate, ...). Anything else goes to Fastify's own parser (which refuses
+    // prototype poisoning).
+    const json = app.getDefaultJsonParser('error', 'error')
+    app.removeContentTypeParser('application/json')
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      if (String(body).trim() === '') {
+        done(null, {})
+        return
+      }
+      json(request, String(body), done)
+    })
     // One line per route module; each protocol issue adds its own.
     await app.register(authRoutes(ctx))
-    await app.register(clientRoutes(ctx))
+    await app.register(clientRoutes(ctx, editorTools))
+    await app.register(appRoutes(ctx, editorTools))
     await app.register(fileRoutes(ctx))
     await app.register(folderRoutes(ctx))
     await app.register(openEditRoutes(ctx, editorTools))

@@ -136,8 +136,10 @@ export function presentFile(
     // Who holds the WOPI lock and since when (null when unlocked or not recorded).
     lockedBy: locked && file.lock?.holderId !== undefined ? userRef(file.lock.holderId, names) : null,
     lockedAt: locked && file.lock?.lockedAt !== undefined ? isoWithOffset(file.lock.lockedAt) : null,
-    viewUrl: `${publicUrl}/api/2.0/files/file/${file.id}/download`,
-    webUrl: `${publicUrl}/editor/${file.id}`,
+    // With a query string, as ONLYOFFICE's (clients append `&version=N` for an older one).
+    viewUrl: `${publicUrl}/api/2.0/files/file/${file.id}/download?action=download`,
+    // `doceditor` in the path: ONLYOFFICE's Desktop Editors open it as an editor tab.
+    webUrl: `${publicUrl}/doceditor/${file.id}`,
     // Who has it open in ONLYOFFICE Docs now (callback status 1) and the last failed save.
     editing: (editing?.editors ?? []).map((id) => {
       const name = names.get(id) || id
@@ -174,4 +176,9 @@ export function presentLockInfo(info: LockInfo, names: Map<string, string>) {
     lockedAt: info.lockedAt === undefined ? null : isoWithOffset(info.lockedAt),
     expires: info.expiresAt === undefined ? null : isoWithOffset(info.expiresAt),
   }
+}
+
+/** The address of a presigned link (see app/presigned.ts): no login, the token in the query. */
+export function presignedUrl(publicUrl: string, fileId: string, token: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/api/2.0/files/presigned/${encodeURIComponent(fileId)}?token=${token}`
 }

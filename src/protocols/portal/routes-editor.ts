@@ -7,7 +7,7 @@ import { guestIdOf, guestName } from '../http/guest-identity.js'
 import { readPortalCredentials } from '../http/session-credentials.js'
 import { currentUser, me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
-import { presentFile, presentVersion } from './presenters.js'
+import { presentFile, presentVersion, presignedUrl } from './presenters.js'
 import { fileIdParams, parseInput, text, versionParams, wholeNumber } from './schema.js'
 
 /**
@@ -38,10 +38,37 @@ export interface EditorTools {
   vetDocsLink(url: string): string | undefined
   /** Fetches a vetted link from the Docs server. */
   fetch: BodyFetcher
+  /** The connected Docs' version (asked of its command service, kept a while); '' without Docs. */
+  docsVersion(): Promise<string>
+  /** Where browsers load Docs' api.js from; '' without Docs. */
+  docsApiUrl(): string
+  /**
+   * The editor config of a document edited on a device without Docs: the same key, mode and
+   * permissions as Docs would get, `documentUrl` to fetch the bytes, no callback and no token.
+   */
+  deviceEditorConfig(
+    file: FileRecord,
+    user: UserRecord,
+    mode: 'edit' | 'view',
+    access: AccessLevel,
+    documentUrl: string,
+  ): unknown
 }
+
+/** A boolean from a query ('true' / 'false', any case). */
+const queryFlag = z.optional(z.pipe(
+  z.union([z.boolean(), z.string().check(z.refine((v) => ['true', 'false'].includes(v.toLowerCase()), { message: 'true or false' }))]),
+  z.transform((v) => v === true || (typeof v === 'string' && v.toLowerCase() === 'true')),
+))
 
 const openEditQuery = z.object({
   mode: z._default(z.enum(['edit', 'view']), 'edit'),
+  /** ONLYOFFICE's apps ask with flags instead of `mode`: view wins, then edit or fill. */
+  edit: queryFlag,
+  view: queryFlag,
+  fill: queryFlag,
+  /** The version the app has (it opens the current one). */
+  version: z.optional(wholeNumber(1)),
   /** A share link's key: opens the file without an account, within the link's access. */
   doc: z.optional(text(1, 256)),
   /** The name a link guest typed. */
@@ -55,13 +82,23 @@ const openEditQuery = z.object({
  * id per browser, kept in a cookie, and the name they typed); the editor's download and
  * callback links stay tied to the link, so turning it off stops them too.
  */
+/** The mode an openedit asks for: `view=true` views; `edit=false` without `fill=true` views. */
+export function requestedMode(query: { mode: 'edit' | 'view'; edit?: boolean; view?: boolean; fill?: boolean }): 'edit' | 'view' {
+  if (query.view === true) return 'view'
+  if (query.edit === true || query.fill === true) return 'edit'
+  if (query.edit === false) return 'view'
+  return query.mode
+}
+
 export function openEditRoutes(ctx: AdapterContext, tools: EditorTools) {
   const authenticate = requirePortalUser(ctx)
   return async (app: FastifyInstance): Promise<void> => {
     for (const path of ['/files/file/:fileId/openedit', '/files/file/:fileId/openedit.json']) {
       app.get(path, async (request, reply) => {
         const { fileId } = parseInput(fileIdParams, request.params)
-        const { mode, doc, name } = parseInput(openEditQuery, request.query)
+        const query = parseInput(openEditQuery, request.query)
+        const { doc, name } = query
+        const mode = requestedMode(query)
         if (doc !== undefined && readPortalCredentials(request) === undefined) {
           const secure = ctx.config.publicUrl.startsWith('https:')
           const guest = { id: guestIdOf(request, reply, secure), name: guestName(name) }
@@ -75,6 +112,13 @@ export function openEditRoutes(ctx: AdapterContext, tools: EditorTools) {
           throw new DomainError('INVALID_INPUT', 'the file is in the trash: restore it to open it')
         }
         const access = await ctx.app.authorize(me(request), 'read', file)
+        if (ctx.config.docs === undefined) {
+          // No Docs: the config an app edits on the device with (ONLYOFFICE's iOS app): the
+          // document's key, a presigned link to its bytes and the permissions, no editor.
+          const { token } = await ctx.app.files.presign(me(request), file.id)
+          const url = presignedUrl(ctx.config.publicUrl, file.id, token)
+          return success(tools.deviceEditorConfig(file, currentUser(request), mode, access, url))
+        }
         return success(await tools.editorConfig(file, currentUser(request), mode, access))
       })
     }

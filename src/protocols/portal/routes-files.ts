@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import multipart from '@fastify/multipart'
-import type { AdapterContext, LockInfo } from '../../app/index.js'
+import * as z from 'zod/mini'
+import type { AdapterContext, LockInfo, StagedUpload } from '../../app/index.js'
 import { DomainError } from '../../core/errors.js'
 import type { FileRecord } from '../../core/entities.js'
 import { sendContent } from '../http/send-content.js'
@@ -17,6 +18,7 @@ import {
   parseInput,
   titleBody,
   versionParams,
+  wholeNumber,
 } from './schema.js'
 
 /** The files API (ONLYOFFICE Workspace paths): list, create, upload, info, download, rename, delete. */
@@ -79,9 +81,22 @@ export function fileRoutes(ctx: AdapterContext) {
       return success({ ...(await presentLock(released)), released: released.locked })
     })
 
+    // A file's viewUrl; `?version=N` (appended as `&version=N` by ONLYOFFICE's apps) reads
+    // an older version.
     app.get('/files/file/:fileId/download', async (request, reply) => {
       const { fileId } = parseInput(fileIdParams, request.params)
+      const version = requestedVersion(request.query)
       const file = await ctx.app.files.get(me(request), fileId, 'download')
+      if (version !== undefined && version !== file.version) {
+        const record = await ctx.app.files.version(me(request), fileId, version)
+        return sendContent(ctx, request, reply, {
+          blobKey: record.blobKey,
+          size: record.size,
+          sha256: record.sha256,
+          fileName: file.title,
+          modifiedAt: record.createdAt,
+        })
+      }
       return sendContent(ctx, request, reply, {
         blobKey: file.blobKey,
         size: file.size,
@@ -91,11 +106,23 @@ export function fileRoutes(ctx: AdapterContext) {
       })
     })
 
+    // Newest first. Each entry is a file object as of that version (ONLYOFFICE's apps read
+    // the history as files: id, title, version, viewUrl, created, createdBy) with Folio's
+    // own version facts (author, size, source, downloadUrl).
     app.get('/files/file/:fileId/history', async (request) => {
       const { fileId } = parseInput(fileIdParams, request.params)
-      const versions = await ctx.app.files.versions(me(request), fileId)
+      const file = await ctx.app.files.get(me(request), fileId)
+      const versions = (await ctx.app.files.versions(me(request), fileId)).reverse()
       const names = await ctx.app.accounts.displayNames(versions.map((v) => v.createdBy))
-      return success(versions.reverse().map((v) => presentVersion(v, ctx.config.publicUrl, names)))
+      const asFiles = await present(request, versions.map((v) => ({
+        ...file, version: v.version, size: v.size, sha256: v.sha256, blobKey: v.blobKey,
+        createdAt: v.createdAt, createdBy: v.createdBy, updatedAt: v.createdAt, updatedBy: v.createdBy,
+      })))
+      return success(versions.map((v, index) => ({
+        ...asFiles[index],
+        ...presentVersion(v, ctx.config.publicUrl, names),
+        viewUrl: `${ctx.config.publicUrl}/api/2.0/files/file/${encodeURIComponent(file.id)}/download?action=download&version=${v.version}`,
+      })))
     })
 
     app.get('/files/file/:fileId/version/:version/download', async (request, reply) => {
@@ -133,8 +160,31 @@ export function fileRoutes(ctx: AdapterContext) {
         const presented = await present(request, files)
         return reply.code(201).send(success(presented.length === 1 ? presented[0] : presented, 201))
       })
+
+      // New contents for a file, as ONLYOFFICE's mobile apps save a document edited on the
+      // device: multipart (the first file part, whatever its name) or a raw body. The same
+      // "store new contents" as every other save.
+      upload.put('/files/:fileId/update', async (request) => {
+        const { fileId } = parseInput(fileIdParams, request.params)
+        const file = await storeUpdate(ctx, request, folderRef(fileId))
+        const [presented] = await present(request, [file])
+        return success(presented)
+      })
     })
   }
+}
+
+/** The query of a download: ONLYOFFICE's `action` (ignored) and an optional version. */
+const downloadQuery = z.object({ version: z.optional(wholeNumber(1)) })
+
+/**
+ * The version a download asks for; given twice (a history entry's viewUrl with
+ * `&version=N` appended again), the last counts.
+ */
+function requestedVersion(query: unknown): number | undefined {
+  const value: unknown = typeof query === 'object' && query !== null ? Reflect.get(query, 'version') : undefined
+  const last: unknown = Array.isArray(value) ? value[value.length - 1] : value
+  return parseInput(downloadQuery, { version: last }).version
 }
 
 /** Most files one multipart upload may carry; more is refused with 400. */
@@ -159,37 +209,103 @@ function malformedMultipart(error: unknown): DomainError | undefined {
   return new DomainError('INVALID_INPUT', `malformed multipart body: ${error.message}`, { field: 'file' })
 }
 
+/** `createNewIfExist` as a query or form value: 'true' / 'false' (any case), else undefined. */
+export function createNewIfExistOf(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value
+  if (typeof value !== 'string') return undefined
+  const lower = value.trim().toLowerCase()
+  if (lower === 'true') return true
+  if (lower === 'false') return false
+  if (lower === '') return undefined
+  throw new DomainError('INVALID_INPUT', 'createNewIfExist is true or false', { field: 'createNewIfExist' })
+}
+
 /**
  * Stores every file of a multipart upload, in the order sent, each as it arrives (so a
- * large one is never held in memory): parts in the field "file" are files; other fields
- * are ignored. ?title= names the first file; the others keep their own names. A body that
- * is not well-formed multipart is 400; a file already stored before the malformation
- * stays stored and listed.
+ * large one is never held in memory). Every file part is a file whatever its field name
+ * (ONLYOFFICE's Android app names the part after the file). ?title= names the first
+ * file; the others keep their own names. `createNewIfExist` may come in the query or as a
+ * form field before or after the files, so each file is placed once the whole body is
+ * read. A body that is not well-formed multipart is 400 and stores nothing.
  */
 async function uploadMultipart(ctx: AdapterContext, request: FastifyRequest, folder: string) {
   const query = request.query as Record<string, unknown>
-  const stored: FileRecord[] = []
+  let createNewIfExist: boolean | undefined
+  try {
+    createNewIfExist = createNewIfExistOf(query.createNewIfExist)
+  } catch (error) {
+    request.raw.resume()
+    throw error
+  }
+  const staged: StagedUpload[] = []
   try {
     for await (const part of request.parts()) {
-      if (part.type !== 'file') continue
-      if (part.fieldname !== 'file') {
-        part.file.resume()
-        throw new DomainError('INVALID_INPUT', 'files must be sent in the field "file"', { field: 'file' })
+      if (part.type !== 'file') {
+        if (part.fieldname.toLowerCase() === 'createnewifexist') createNewIfExist = createNewIfExistOf(part.value)
+        continue
       }
-      const named: boolean = stored.length === 0 && typeof query.title === 'string' && query.title !== ''
+      const named: boolean = staged.length === 0 && typeof query.title === 'string' && query.title !== ''
       const title: string = named ? String(query.title) : part.filename
       if (!title) {
         part.file.resume()
         throw new DomainError('INVALID_INPUT', 'the uploaded file has no name', { field: 'file' })
       }
-      stored.push(await ctx.app.files.upload(me(request), title, part.file, undefined, folder))
+      staged.push(await ctx.app.files.stageUpload(me(request), title, part.file, undefined, folder))
+    }
+  } catch (error) {
+    await Promise.all(staged.map((upload) => ctx.app.files.discardUpload(upload)))
+    throw malformedMultipart(error) ?? error
+  }
+  if (staged.length === 0) {
+    throw new DomainError('INVALID_INPUT', 'a multipart upload needs a file part', { field: 'file' })
+  }
+  const stored: FileRecord[] = []
+  for (const [index, upload] of staged.entries()) {
+    try {
+      stored.push(await ctx.app.files.settleUpload(upload, createNewIfExist))
+    } catch (error) {
+      await Promise.all(staged.slice(index + 1).map((rest) => ctx.app.files.discardUpload(rest)))
+      throw error
+    }
+  }
+  return stored
+}
+
+/** The body of `PUT files/{fileId}/update` stored as the file's newest version. */
+async function storeUpdate(ctx: AdapterContext, request: FastifyRequest, fileId: string): Promise<FileRecord> {
+  const by = me(request)
+  if (!request.isMultipart()) {
+    const length = request.headers['content-length']
+    const expectedSize = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined
+    const body = request.body as Readable
+    try {
+      return await ctx.app.files.storeNewContents(fileId, {
+        by, body, source: 'upload', ...(expectedSize !== undefined ? { expectedSize } : {}),
+      })
+    } catch (error) {
+      request.raw.resume()
+      throw error
+    }
+  }
+  let stored: FileRecord | undefined
+  try {
+    for await (const part of request.parts()) {
+      if (part.type !== 'file') continue
+      if (stored !== undefined) {
+        part.file.resume()
+        continue
+      }
+      try {
+        stored = await ctx.app.files.storeNewContents(fileId, { by, body: part.file, source: 'upload' })
+      } catch (error) {
+        part.file.resume()
+        throw error
+      }
     }
   } catch (error) {
     throw malformedMultipart(error) ?? error
   }
-  if (stored.length === 0) {
-    throw new DomainError('INVALID_INPUT', 'multipart upload needs a file in the field "file"', { field: 'file' })
-  }
+  if (stored === undefined) throw new DomainError('INVALID_INPUT', 'the update needs a file part', { field: 'file' })
   return stored
 }
 
@@ -202,5 +318,12 @@ async function uploadRaw(ctx: AdapterContext, request: FastifyRequest, folder: s
   }
   const length = request.headers['content-length']
   const expected = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined
-  return ctx.app.files.upload(me(request), title, request.body as Readable, expected, folder)
+  let createNewIfExist: boolean | undefined
+  try {
+    createNewIfExist = createNewIfExistOf(query.createNewIfExist)
+  } catch (error) {
+    request.raw.resume()
+    throw error
+  }
+  return ctx.app.files.upload(me(request), title, request.body as Readable, expected, folder, createNewIfExist)
 }

@@ -195,8 +195,10 @@ export function folderRoutes(ctx: AdapterContext) {
       return presentOperation(op, files, folders, ctx.config.publicUrl)
     }
 
-    async function operationsReply(by: Principal) {
-      const ops = await ctx.app.folders.takeOperations(by)
+    // Finished operations are reported once, but the one a call started is kept for the
+    // poll after its reply (`started`): ONLYOFFICE's apps look for it there.
+    async function operationsReply(by: Principal, started?: { id: string }) {
+      const ops = await ctx.app.folders.takeOperations(by, started === undefined ? [] : [started.id])
       const presented = []
       for (const op of ops) presented.push(await reportOperation(by, op))
       return success(presented)
@@ -206,56 +208,62 @@ export function folderRoutes(ctx: AdapterContext) {
       const by = me(request)
       const { immediately } = parseInput(immediatelyInput, { ...toRecord(request.query), ...toRecord(request.body) })
       const folderId = parseInput(folderRefParams, request.params).folderId
-      await ctx.app.folders.delete(by, { folderIds: [folderId], fileIds: [] }, immediately)
-      return operationsReply(by)
+      const started = await ctx.app.folders.delete(by, { folderIds: [folderId], fileIds: [] }, immediately)
+      return operationsReply(by, started)
     })
 
     app.put('/files/fileops/move', async (request) => {
       const by = me(request)
       const body = parseInput(moveCopyBody, request.body)
       const items = { folderIds: body.folderIds, fileIds: body.fileIds }
-      await ctx.app.folders.move(by, items, folderRef(body.destFolderId), body.conflictResolveType)
-      return operationsReply(by)
+      const started = await ctx.app.folders.move(by, items, folderRef(body.destFolderId), body.conflictResolveType)
+      return operationsReply(by, started)
     })
 
     app.put('/files/fileops/copy', async (request) => {
       const by = me(request)
       const body = parseInput(moveCopyBody, request.body)
       const items = { folderIds: body.folderIds, fileIds: body.fileIds }
-      await ctx.app.folders.copy(by, items, folderRef(body.destFolderId), body.conflictResolveType)
-      return operationsReply(by)
+      const started = await ctx.app.folders.copy(by, items, folderRef(body.destFolderId), body.conflictResolveType)
+      return operationsReply(by, started)
     })
 
     app.put('/files/fileops/delete', async (request) => {
       const by = me(request)
       const body = parseInput(deleteItemsBody, request.body)
-      await ctx.app.folders.delete(by, { folderIds: body.folderIds, fileIds: body.fileIds }, body.immediately)
-      return operationsReply(by)
+      const started = await ctx.app.folders.delete(by, { folderIds: body.folderIds, fileIds: body.fileIds }, body.immediately)
+      return operationsReply(by, started)
     })
 
     app.put('/files/fileops/emptytrash', async (request) => {
       const by = me(request)
-      await ctx.app.folders.emptyTrash(by)
-      return operationsReply(by)
+      const started = await ctx.app.folders.emptyTrash(by)
+      return operationsReply(by, started)
     })
+
+    // ONLYOFFICE's "stop all": Folio's operations are not stopped mid-way (each leaves its
+    // items done), so this answers the caller's operations as they stand.
+    app.put('/files/fileops/terminate', async (request) => operationsReply(me(request)))
 
     // Folio's own: puts trashed items back where they were deleted from.
     app.put('/files/fileops/restore', async (request) => {
       const by = me(request)
       const body = parseInput(deleteItemsBody, request.body)
-      await ctx.app.folders.restore(by, { folderIds: body.folderIds, fileIds: body.fileIds })
-      return operationsReply(by)
+      const started = await ctx.app.folders.restore(by, { folderIds: body.folderIds, fileIds: body.fileIds })
+      return operationsReply(by, started)
     })
 
-    app.get('/files/fileops', async (request) => operationsReply(me(request)))
+    for (const path of ['/files/fileops', '/files/fileops.json']) {
+      app.get(path, async (request) => operationsReply(me(request)))
+    }
 
     // Several items as one zip archive, as ONLYOFFICE's bulk download: the operation
     // checks the selection and finishes at once; its url fetches the archive.
     app.put('/files/fileops/bulkdownload', async (request) => {
       const by = me(request)
       const body = parseInput(bulkDownloadBody, request.body)
-      await ctx.app.folders.download(by, { folderIds: body.folderIds, fileIds: body.fileIds })
-      return operationsReply(by)
+      const started = await ctx.app.folders.download(by, { folderIds: body.folderIds, fileIds: body.fileIds })
+      return operationsReply(by, started)
     })
 
     app.get('/files/fileops/bulkdownload', async (request, reply) => {

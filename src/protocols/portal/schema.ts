@@ -64,25 +64,56 @@ export function parseInput<T extends z.ZodMiniType>(schema: T, value: unknown): 
   throw new DomainError('INVALID_INPUT', describeIssues(result.error.issues))
 }
 
-/** Names and numbers of ONLYOFFICE's SortedByType, and what Folio sorts by for each. */
+/**
+ * Names and numbers of ONLYOFFICE's SortedByType, the lower-case names its apps send
+ * (Android: created, type, size, name; iOS: tag) and DocSpace's, and what Folio sorts by for
+ * each. Folio has no tags, rooms or last-opened dates: those sort by the last change.
+ */
 const SORTS: Record<string, FileSortField> = {
-  dateandtime: 'updated', '0': 'updated', updated: 'updated',
-  az: 'title', '1': 'title', title: 'title',
-  size: 'size', '2': 'size',
+  dateandtime: 'updated', '0': 'updated', updated: 'updated', lastopened: 'updated',
+  az: 'title', '1': 'title', title: 'title', name: 'title', firstname: 'title', displayname: 'title',
+  size: 'size', '2': 'size', usedspace: 'size',
   author: 'author', '3': 'author',
   type: 'type', '4': 'type',
   new: 'updated', '5': 'updated',
   dateandtimecreation: 'created', '6': 'created', created: 'created',
+  tag: 'updated', tags: 'updated', roomtype: 'updated',
 }
 
-/** Names and numbers of the FilterType values Folio serves. */
-const FILTERS: Record<string, 'none' | 'files' | 'folders' | 'documents' | 'presentations' | 'spreadsheets'> = {
+/** What Folio lists for a FilterType: a kind of item, or nothing (a filter it has no meaning for). */
+export type ListFilterName =
+  | 'none' | 'files' | 'folders' | 'documents' | 'presentations' | 'spreadsheets'
+  | 'images' | 'media' | 'archives' | 'pdf' | 'nothing'
+
+/**
+ * Names and numbers of ONLYOFFICE's FilterType (Workspace's and DocSpace's). The ones about
+ * people, departments, rooms and form templates have no meaning in Folio: they list nothing
+ * rather than being refused, so an app's filter menu works.
+ */
+const FILTERS: Record<string, ListFilterName> = {
   none: 'none', '0': 'none',
   filesonly: 'files', '1': 'files',
   foldersonly: 'folders', '2': 'folders',
   documentsonly: 'documents', '3': 'documents',
   presentationsonly: 'presentations', '4': 'presentations',
   spreadsheetsonly: 'spreadsheets', '5': 'spreadsheets',
+  imagesonly: 'images', '7': 'images',
+  byuser: 'nothing', '8': 'nothing',
+  bydepartment: 'nothing', '9': 'nothing',
+  archiveonly: 'archives', '10': 'archives',
+  byextension: 'nothing', '11': 'nothing',
+  mediaonly: 'media', '12': 'media',
+  fillingformsrooms: 'nothing', '13': 'nothing',
+  editingrooms: 'nothing', '14': 'nothing',
+  reviewrooms: 'nothing', '15': 'nothing',
+  readonlyrooms: 'nothing', '16': 'nothing',
+  customrooms: 'nothing', '17': 'nothing',
+  oformtemplateonly: 'nothing', '18': 'nothing',
+  oformonly: 'nothing', '19': 'nothing',
+  virtualdatarooms: 'nothing', '20': 'nothing',
+  publicrooms: 'nothing', '21': 'nothing',
+  pdf: 'pdf', '22': 'pdf',
+  pdfform: 'nothing', '23': 'nothing',
 }
 
 /** Query of a folder listing: paging, sort (names or numbers, any case) and filters. */
@@ -92,7 +123,7 @@ export const folderListQuery = z.object({
   sortBy: z.pipe(
     z.optional(text(0, 64)).check(
       z.refine((value) => value === undefined || value === '' || Object.hasOwn(SORTS, value.toLowerCase()), {
-        message: 'unknown sortBy (DateAndTime, AZ, Size, Author, Type, New, DateAndTimeCreation or 0-6)',
+        message: 'unknown sortBy (DateAndTime, AZ, Size, Author, Type, New, DateAndTimeCreation, 0-6, or created, name, tag)',
       }),
     ),
     z.transform((value) => (value ? SORTS[value.toLowerCase()] : undefined)),
@@ -109,7 +140,7 @@ export const folderListQuery = z.object({
   filterType: z.pipe(
     z.optional(text(0, 32)).check(
       z.refine((value) => value === undefined || value === '' || Object.hasOwn(FILTERS, value.toLowerCase()), {
-        message: 'unsupported filterType (None, FilesOnly, FoldersOnly, DocumentsOnly, PresentationsOnly, SpreadsheetsOnly or 0-5)',
+        message: 'unknown filterType (one of ONLYOFFICE\'s FilterType names or numbers: None, FilesOnly, FoldersOnly, DocumentsOnly, ImagesOnly, MediaOnly, ArchiveOnly, Pdf, ...)',
       }),
     ),
     z.transform((value) => (value ? FILTERS[value.toLowerCase()] ?? 'none' : 'none')),

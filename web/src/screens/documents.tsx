@@ -4,6 +4,7 @@ import { allowed } from '../access'
 import { Breadcrumbs, type Crumb } from '../components/breadcrumbs'
 import { Icon } from '../components/icons'
 import { ShareDialog } from '../components/share-dialog'
+import { SameNameDialog } from '../components/same-name-dialog'
 import { UploadPanel } from '../components/upload-panel'
 import { errorText } from '../error-text'
 import { carriesItems, describe, droppedItems, DRAG_TYPE, itemsOf, keyOf, type Entry } from '../items'
@@ -235,8 +236,17 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
     ? [...path.filter((crumb) => crumb.folder !== props.folder), { folder: props.folder, title }]
     : path ?? []
 
+  const [sameName, setSameName] = useState<{ files: File[]; folder: string } | null>(null)
+  // Files named like one already listed here are held back for a question: a new version
+  // of that file, or both kept. The rest go up at once.
   const addFiles = (files: FileList | null | undefined) => {
-    if (files && files.length > 0) queue.add(Array.from(files), props.folder)
+    if (!files || files.length === 0) return
+    const listed = new Set(dataFolder === props.folder ? (data?.files ?? []).map((f) => f.title.toLowerCase()) : [])
+    const picked = Array.from(files)
+    const clashing = picked.filter((file) => listed.has(file.name.toLowerCase()))
+    const fresh = picked.filter((file) => !listed.has(file.name.toLowerCase()))
+    if (fresh.length > 0) queue.add(fresh, props.folder)
+    if (clashing.length > 0) setSameName({ files: clashing, folder: props.folder })
   }
 
   const fail = (error: unknown) => {
@@ -427,6 +437,20 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
       {mayAdd ? <p class="hint">Drop files anywhere on this page to upload them.</p> : null}
       {section === 'trash' ? <p class="hint">Deleted items stay here until you restore them or empty the trash.</p> : null}
 
+      {sameName ? (
+        <SameNameDialog
+          names={sameName.files.map((file) => file.name)}
+          onNewVersion={() => {
+            queue.add(sameName.files, sameName.folder, false)
+            setSameName(null)
+          }}
+          onKeepBoth={() => {
+            queue.add(sameName.files, sameName.folder, true)
+            setSameName(null)
+          }}
+          onClose={() => setSameName(null)}
+        />
+      ) : null}
       <UploadPanel uploads={uploads} onCancel={(id) => queue.cancel(id)} onClear={() => queue.clearFinished()} />
 
       <div class="list-controls">

@@ -44,7 +44,8 @@ export function SortHeader(props: {
 }
 
 function editorHref(file: api.FileItem, capabilities: api.Capabilities): string | undefined {
-  if (capabilities.onlyofficeEditor) return `/editor/${encodeURIComponent(file.id)}`
+  // `doceditor` in the address: ONLYOFFICE's Desktop Editors open it as an editor tab.
+  if (capabilities.onlyofficeEditor) return `/doceditor/${encodeURIComponent(file.id)}`
   if (capabilities.wopiEditor) return `/wopi-host/${encodeURIComponent(file.id)}?action=edit`
   return undefined
 }

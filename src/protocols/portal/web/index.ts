@@ -7,6 +7,7 @@ import { sendProblemPage, type PageLink } from '../../http/error-page.js'
 import { foundOrUndefined } from '../../http/page-lookup.js'
 import type { HttpPlugin } from '../../http/server.js'
 import {
+  PORTAL_COOKIE,
   SESSION_COOKIE,
   assertCsrfHeader,
   readPortalCredentials,
@@ -79,7 +80,29 @@ export function webUi(ctx: AdapterContext, options: WebUiOptions = {}): HttpPlug
     await app.register(sessionRoutes(ctx))
     await app.register(wopiHostRoutes(ctx))
     if (ctx.config.docs === undefined) await app.register(editorFallbackRoutes(ctx))
+    await app.register(desktopRoutes())
     await app.register(staticRoutes(ctx, root))
+  }
+}
+
+/**
+ * The portal pages ONLYOFFICE's Desktop Editors open: the start page (`/Products/Files/`,
+ * to which they append `/?desktop=true`) is the web UI, and Workspace's editor address
+ * (`DocEditor.aspx?fileid=`) is the editor page under `/doceditor/`, which they open as an
+ * editor tab.
+ */
+function desktopRoutes() {
+  return async (app: FastifyInstance): Promise<void> => {
+    const startPages = ['/Products/Files', '/Products/Files/', '/Products/Files//', '/products/files', '/products/files/', '/products/files//']
+    for (const path of startPages) app.get(path, async (_request, reply) => reply.redirect('/', 302))
+    for (const path of ['/Products/Files/DocEditor.aspx', '/products/files/doceditor.aspx']) {
+      app.get(path, async (request, reply) => {
+        const query: Record<string, unknown> = { ...(request.query ?? {}) }
+        const fileId = typeof query.fileid === 'string' ? query.fileid : typeof query.fileId === 'string' ? query.fileId : ''
+        const { fileId: id } = parseInput(fileIdParams, { fileId })
+        return reply.redirect(`/doceditor/${encodeURIComponent(id)}`, 302)
+      })
+    }
   }
 }
 
@@ -87,15 +110,17 @@ export function webUi(ctx: AdapterContext, options: WebUiOptions = {}): HttpPlug
 function sessionRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
     const secure = ctx.config.publicUrl.toLowerCase().startsWith('https:')
+    // The session goes in both cookies with the same flags (see PORTAL_COOKIE).
     const cookie = (value: string, maxAgeSeconds: number) =>
-      [
-        `${SESSION_COOKIE}=${value}`,
-        'Path=/',
-        'HttpOnly',
-        'SameSite=Strict',
-        `Max-Age=${maxAgeSeconds}`,
-        ...(secure ? ['Secure'] : []),
-      ].join('; ')
+      [SESSION_COOKIE, PORTAL_COOKIE].map((name) =>
+        [
+          `${name}=${value}`,
+          'Path=/',
+          'HttpOnly',
+          'SameSite=Strict',
+          `Max-Age=${maxAgeSeconds}`,
+          ...(secure ? ['Secure'] : []),
+        ].join('; '))
 
     app.post('/ui/session', async (request, reply) => {
       // A cross-site form cannot sign a victim into the attacker's account either.
@@ -224,7 +249,7 @@ function fileLinks(fileId: string): PageLink[] {
  */
 function editorFallbackRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
-    app.get('/editor/:fileId', async (request, reply) => {
+    for (const path of ['/editor/:fileId', '/doceditor/:fileId']) app.get(path, async (request, reply) => {
       const { fileId } = parseInput(fileIdParams, request.params)
       const id = encodeURIComponent(fileId)
       const credentials = readPortalCredentials(request)
