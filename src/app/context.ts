@@ -5,6 +5,7 @@ import type { DocsCommands } from '../ports/docs-commands.js'
 import type { Logger } from '../ports/logger.js'
 import type { MetadataStore } from '../ports/metadata-store.js'
 import type { Telemetry } from '../ports/telemetry.js'
+import type { TextExtractor } from '../ports/text-extractor.js'
 import type { WopiActions } from '../ports/wopi-actions.js'
 
 /** The setting holding the signing secret, made by the first start on a store. */
@@ -28,4 +29,6 @@ export interface AppContext {
   wopiActions?: WopiActions
   /** Where saves and storage failures are reported, when metrics are on. */
   telemetry?: Telemetry
+  /** Loads the reader of documents' text for the search index (on first use). */
+  loadTextExtractor?: () => Promise<TextExtractor>
 }

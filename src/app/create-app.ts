@@ -21,6 +21,7 @@ import * as fileOps from './file-ops.js'
 import * as folders from './folders.js'
 import { runHousekeeping, type HousekeepingReport } from './garbage-collection.js'
 import * as locks from './locks.js'
+import { createSearchService, type SearchService } from './search/index.js'
 import * as sharing from './sharing.js'
 import { sharedPage } from './shared-page.js'
 import { runOperation, takeOperations, type StartedOperation } from './operations.js'
@@ -228,6 +229,8 @@ export interface App {
   accounts: AccountsService
   wopi: WopiService
   sharing: SharingService
+  /** Search by name and content, and its index (src/app/search/). */
+  search: SearchService
   tokens: Tokens
   /**
    * The one access decision (see access.ts), for adapters that must refuse early: the
@@ -474,6 +477,7 @@ export function createApp(ctx: AppContext): App {
       findPeople: bind(ctx, sharing.findPeople),
       linkAccess: bind(ctx, sharing.linkAccess),
     },
+    search: createSearchService(ctx),
     tokens,
     authorize: (by, action, file) => authorize(ctx, by, action, file),
     audit: { list: bind(ctx, listAudit) },

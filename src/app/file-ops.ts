@@ -11,6 +11,7 @@ import { deleteBlobsOf, deleteFile as removeFile, mutateFile, withFreeName } fro
 import { folderFor, pathOf, type FolderRef } from './folders.js'
 import { assertLockAllows, NO_LOCK_CLAIM } from './lock-policy.js'
 import { rootFolder } from './roots.js'
+import { enqueueIndexing } from './search/index-version-job.js'
 
 /** What to do when the destination holds an item of the same name (Workspace's numbers). */
 export type ConflictResolution = 'skip' | 'overwrite' | 'duplicate'
@@ -300,6 +301,7 @@ async function copyFile(
       meta: { copiedFrom: source.id, copiedVersion: source.version },
     }
     await ctx.store.files.create(file, version)
+    await enqueueIndexing(ctx, file.id)
     return file
   }
   return withFreeName(ctx, destId, source.title, create)

@@ -10,6 +10,7 @@ import { compareAndSet, MAX_CAS_ATTEMPTS, RETRY } from './compare-and-set.js'
 import type { AppContext } from './context.js'
 import { repairName } from './folders.js'
 import { rootFolder } from './roots.js'
+import { enqueueIndexing } from './search/index-version-job.js'
 import { freeDroppedVersions, planRetention } from './version-retention.js'
 
 /**
@@ -79,6 +80,7 @@ export async function createFileFromBlob(ctx: AppContext, input: NewFileInput): 
       }
       const version = versionOf(file.id, 1, input.blob, input.source, userId, now, input.meta ?? {})
       await ctx.store.files.create(file, version)
+      await enqueueIndexing(ctx, file.id)
       return file
     }
     if (input.exactTitle) return await create(wanted)
@@ -339,6 +341,7 @@ export async function commitNewVersion(
     await ctx.blobs.delete(input.blob.key).catch(() => undefined)
     throw error
   }
+  await enqueueIndexing(ctx, fileId)
   await freeDroppedVersions(ctx, dropped)
   return committed
 }
