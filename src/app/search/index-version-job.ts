@@ -11,8 +11,9 @@ export const INDEX_VERSION = 'index-version'
 
 /**
  * Reads the words of a file's current version into the search index, replacing the words
- * of its earlier version. Idempotent: a version indexed already is not read again, a file
- * gone for good leaves nothing behind (its words went with it). A document no reader can
+ * of its earlier version. Idempotent: a second run stores the same words again (so
+ * `folio search reindex --all` reads every file anew), and a file gone for good leaves
+ * nothing behind (its words went with it). A document no reader can
  * read is indexed by its name only, said in the log at debug.
  */
 export async function indexVersion(ctx: AppContext, input: IndexVersionInput): Promise<void> {
@@ -21,7 +22,6 @@ export async function indexVersion(ctx: AppContext, input: IndexVersionInput): P
     await ctx.store.search.remove(input.fileId)
     return
   }
-  if ((await ctx.store.search.indexedVersion(file.id)) === file.version) return
   const extractor = await ctx.loadTextExtractor?.()
   const limits = { maxChars: ctx.config.search.maxTextChars, timeoutMs: ctx.config.search.timeoutMs }
   const result = extractor === undefined
