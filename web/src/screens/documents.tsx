@@ -3,6 +3,7 @@ import * as api from '../api'
 import { allowed } from '../access'
 import { Breadcrumbs, type Crumb } from '../components/breadcrumbs'
 import { Icon } from '../components/icons'
+import { SearchBox } from '../components/search-box'
 import { ShareDialog } from '../components/share-dialog'
 import { UploadPanel } from '../components/upload-panel'
 import { errorText } from '../error-text'
@@ -428,6 +429,8 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
       {section === 'trash' ? <p class="hint">Deleted items stay here until you restore them or empty the trash.</p> : null}
 
       <UploadPanel uploads={uploads} onCancel={(id) => queue.cancel(id)} onClear={() => queue.clearFinished()} />
+
+      <SearchBox capabilities={props.capabilities} />
 
       <div class="list-controls">
         <label class="filter">
