@@ -6,7 +6,7 @@ import type { SearchItem } from '../../app/search/index.js'
 import type { FolderCounts } from '../../core/entities.js'
 import { me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
-import { itemPresenter } from './present-items.js'
+import { itemPresenter, type Section } from './present-items.js'
 import { parseInput, text, wholeNumber } from './schema.js'
 
 /** Most items one search answers. */
@@ -45,21 +45,38 @@ export function isListingSearch(request: FastifyRequest): boolean {
   return flagged('withsubfolders') || flagged('withSubfolders') || flagged('searchInContent')
 }
 
-/** Presents search results in their order: files carry `snippet` where their words matched. */
-async function presentItems(ctx: AdapterContext, by: Principal, items: SearchItem[]) {
+/**
+ * Presents search results in their order: files carry `snippet` where their words matched.
+ * `ownSection` is the section of the caller's own items found ('my', or 'trash' when the
+ * trash was searched); everyone else's are in 'share'. Known, so not looked up per item.
+ */
+async function presentItems(
+  ctx: AdapterContext,
+  by: Principal,
+  items: SearchItem[],
+  ownSection: Section,
+) {
   const present = itemPresenter(ctx, by)
   const folders = items.flatMap((item) => (item.kind === 'folder' ? [item.folder] : []))
   const counts = new Map<string, FolderCounts>()
   for (const folder of folders) counts.set(folder.id, (await ctx.app.folders.get(by, folder.id)).counts)
   const fileItems = items.flatMap((item) => (item.kind === 'file' ? [item] : []))
   const levels = new Map(fileItems.map((item) => [item.file.id, item.level]))
-  const files = await present.files(fileItems.map((item) => item.file), undefined, levels)
+  const own = fileItems.filter((item) => item.file.ownerId === by.user.id)
+  const others = fileItems.filter((item) => item.file.ownerId !== by.user.id)
+  const presented = new Map<string, object>()
+  const add = async (group: typeof fileItems, section: Section) => {
+    const shown = await present.files(group.map((item) => item.file), section, levels)
+    for (const [i, file] of shown.entries()) {
+      const snippet = group[i]?.snippet
+      presented.set(group[i]?.file.id ?? '', snippet === undefined ? file : { ...file, snippet })
+    }
+  }
+  await add(own, ownSection)
+  await add(others, 'share')
   return {
     folders: await present.folders(folders, counts),
-    files: files.map((file, i) => {
-      const snippet = fileItems[i]?.snippet
-      return snippet === undefined ? file : { ...file, snippet }
-    }),
+    files: fileItems.flatMap((item) => presented.get(item.file.id) ?? []),
   }
 }
 
@@ -78,7 +95,7 @@ export async function searchListing(ctx: AdapterContext, request: FastifyRequest
     limit: Math.min(MAX_RESULTS, query.startIndex + query.count),
   })
   const page = items.slice(query.startIndex, query.startIndex + query.count)
-  const { folders, files } = await presentItems(ctx, by, page)
+  const { folders, files } = await presentItems(ctx, by, page, rootType === 'trash' ? 'trash' : 'my')
   const [current] = await itemPresenter(ctx, by).folders(
     [folder], new Map([[folder.id, counts]]), rootType, new Map([[folder.id, level]]),
   )
@@ -108,7 +125,7 @@ export function searchRoutes(ctx: AdapterContext) {
       const raw = parseInput(searchParams, request.params)['*']
       const searchText = raw.endsWith('.json') ? raw.slice(0, -'.json'.length) : raw
       const items = await ctx.app.search.everywhere(by, { text: searchText, inContent: true, limit: 100 })
-      const { folders, files } = await presentItems(ctx, by, items)
+      const { folders, files } = await presentItems(ctx, by, items, 'my')
       return success([...folders, ...files])
     })
   }
