@@ -301,7 +301,7 @@ async function copyFile(
       meta: { copiedFrom: source.id, copiedVersion: source.version },
     }
     await ctx.store.files.create(file, version)
-    await enqueueIndexing(ctx, file.id)
+    void enqueueIndexing(ctx, file.id)
     return file
   }
   return withFreeName(ctx, destId, source.title, create)

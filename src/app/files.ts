@@ -80,7 +80,7 @@ export async function createFileFromBlob(ctx: AppContext, input: NewFileInput): 
       }
       const version = versionOf(file.id, 1, input.blob, input.source, userId, now, input.meta ?? {})
       await ctx.store.files.create(file, version)
-      await enqueueIndexing(ctx, file.id)
+      void enqueueIndexing(ctx, file.id)
       return file
     }
     if (input.exactTitle) return await create(wanted)
@@ -341,7 +341,7 @@ export async function commitNewVersion(
     await ctx.blobs.delete(input.blob.key).catch(() => undefined)
     throw error
   }
-  await enqueueIndexing(ctx, fileId)
+  void enqueueIndexing(ctx, fileId)
   await freeDroppedVersions(ctx, dropped)
   return committed
 }

@@ -53,8 +53,11 @@ describe('search after a crash', { skip }, () => {
     }
     const docx = await upload('report.docx', readFileSync(new URL('source-text.docx', FIXTURES)))
     const pdf = await upload('report.pdf', readFileSync(new URL('source-text.pdf', FIXTURES)))
-    const metrics = await call(first.url, 'GET', '/metrics', { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })
-    assert.match(metrics.text, /folio_jobs\{kind="index-version",state="pending"\} 2/)
+    // The backlog metric counts both jobs (queued right after each save's commit).
+    await until('two pending jobs in the metric', async () => {
+      const metrics = await call(first.url, 'GET', '/metrics', { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })
+      return /folio_jobs\{kind="index-version",state="pending"\} 2/.test(metrics.text) ? true : undefined
+    })
     await folio.stop('SIGKILL')
 
     const db = new Database(join(dataDir, 'folio.db'))

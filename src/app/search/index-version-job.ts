@@ -45,8 +45,10 @@ export const indexVersionJob: JobKind = {
 }
 
 /**
- * Asks for the file's current version to be indexed. A failure is logged, not thrown: the
- * version is committed already, and the catch-up at the next start finds it unindexed.
+ * Asks for the file's current version to be indexed. Never rejects: a failure is logged,
+ * since the version is committed already and the catch-up at the next start finds it
+ * unindexed. So callers need not wait for it (a save is answered without the queue's own
+ * write in its path); the job is a commit of its own, after the version's.
  */
 export async function enqueueIndexing(ctx: AppContext, fileId: string): Promise<void> {
   try {

@@ -92,7 +92,9 @@ export async function searchListing(ctx: AdapterContext, request: FastifyRequest
   const items = await ctx.app.search.inFolder(by, ref, {
     text: query.filterValue,
     inContent: query.searchInContent,
-    limit: Math.min(MAX_RESULTS, query.startIndex + query.count),
+    // One page more than asked for, so `total` tells a client there is a next page without
+    // every match of a common word being read and checked.
+    limit: Math.min(MAX_RESULTS, query.startIndex + 2 * query.count),
   })
   const page = items.slice(query.startIndex, query.startIndex + query.count)
   const { folders, files } = await presentItems(ctx, by, page, rootType === 'trash' ? 'trash' : 'my')
