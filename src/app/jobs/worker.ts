@@ -65,15 +65,26 @@ export function startJobWorker(ctx: AppContext, kinds: readonly JobKind[]): JobW
   const byKind = new Map(kinds.map((kind) => [kind.kind, kind]))
   const id = `worker-${newId()}`
   let stopped = false
+  // Set by an enqueue while the loop is busy, so the idle wait that follows ends at once.
+  let woken = false
   let wake: (() => void) | undefined
-  const unsubscribe = onEnqueue(ctx.store, () => wake?.())
+  const unsubscribe = onEnqueue(ctx.store, () => {
+    woken = true
+    wake?.()
+  })
   const idle = () =>
     new Promise<void>((resolve) => {
+      if (woken || stopped) {
+        woken = false
+        resolve()
+        return
+      }
       const timer = setTimeout(done, JOB_POLL_MS)
       timer.unref()
       function done() {
         clearTimeout(timer)
         wake = undefined
+        woken = false
         resolve()
       }
       wake = done
