@@ -178,6 +178,19 @@ export function runSearchStoreContract(name: string, open: OpenStore): void {
         assert.deepEqual(await store.search.stats(), { documents: 2, textChars: 'zanzibar'.length + 'nothing here'.length })
       }))
 
+    test('a text of a million characters of distinct words is stored and found', () =>
+      withStore(async (store) => {
+        await seed(store)
+        // More distinct words than one PostgreSQL tsvector holds with their positions.
+        const words = Array.from({ length: 110_000 }, (_, i) => `x${(i * 7919).toString(36).padStart(7, 'q')}`)
+        await index(store, 'f-notes', words.join(' '), 2)
+        assert.equal(await store.search.indexedVersion('f-notes'), 2)
+        for (const at of [0, 5, 40_000]) {
+          assert.deepEqual(await foundIds(store, query(ALICE, words[at] ?? '')), ['f-notes'], `word ${at}`)
+        }
+        assert.deepEqual(await foundIds(store, query(ALICE, 'zanzibar')), [])
+      }))
+
     test('stale and all file ids, in batches', () =>
       withStore(async (store) => {
         await seed(store)

@@ -5,6 +5,7 @@ import {
   FOLDER_COLUMNS, mergeHits, QUALIFIED_FILE_COLUMNS, TEXT_START_CHARS, tsQuery, type ContentRow,
 } from '../metadata-shared/search-rows.js'
 import type { Database } from './database.js'
+import { isProgramLimitExceeded } from './pg-errors.js'
 
 /** The folders in scope ($1) and every folder under them; the files named in scope ($2). */
 const SCOPE = `WITH RECURSIVE scope (id) AS (
@@ -18,6 +19,25 @@ function nameFilter(count: number, column: string): string {
   return Array.from({ length: count }, (_, i) => `AND strpos(${column}, $${i + 4}) > 0`).join(' ')
 }
 
+/**
+ * Most characters of distinct words kept when a text's words with their positions do not
+ * fit in one tsvector (PostgreSQL's limit is 1 MiB): each word then once, no positions.
+ */
+const DISTINCT_WORDS_CHARS = 512 * 1024
+
+/** The distinct words of `terms`, in order of first use, up to DISTINCT_WORDS_CHARS. */
+function distinctWords(terms: string): string[] {
+  const words: string[] = []
+  let chars = 0
+  for (const word of new Set(terms.split(' '))) {
+    if (word === '') continue
+    chars += word.length + 1
+    if (chars > DISTINCT_WORDS_CHARS) break
+    words.push(word)
+  }
+  return words
+}
+
 /** PostgreSQL text cannot hold NUL: a text read with one keeps the rest. */
 function withoutNul(text: string): string {
   return text.includes('\u0000') ? text.replaceAll('\u0000', ' ') : text
@@ -27,14 +47,19 @@ function withoutNul(text: string): string {
 export function createSearchRepository(db: Database): SearchIndexRepository {
   return {
     async put(entry) {
-      // The words are Folio's own folded ones: the 'simple' configuration only splits them.
-      await db.query(
-        `INSERT INTO search_documents (file_id, version, body, terms)
-            SELECT id, $2, $3, to_tsvector('simple', $4) FROM files WHERE id = $1
-          ON CONFLICT (file_id) DO UPDATE SET version = excluded.version, body = excluded.body, terms = excluded.terms
-            WHERE search_documents.version <= excluded.version`,
-        [entry.fileId, entry.version, withoutNul(entry.text), entry.terms],
-      )
+      const upsert = (vector: string) => `INSERT INTO search_documents (file_id, version, body, terms)
+          SELECT id, $2, $3, ${vector} FROM files WHERE id = $1
+        ON CONFLICT (file_id) DO UPDATE SET version = excluded.version, body = excluded.body, terms = excluded.terms
+          WHERE search_documents.version <= excluded.version`
+      const values = [entry.fileId, entry.version, withoutNul(entry.text)]
+      try {
+        // The words are Folio's own folded ones: the 'simple' configuration only splits them.
+        await db.query(upsert(`to_tsvector('simple', $4)`), [...values, entry.terms])
+      } catch (error) {
+        if (!isProgramLimitExceeded(error)) throw error
+        // Too many words with their positions for one tsvector: each word once instead.
+        await db.query(upsert('array_to_tsvector($4::text[])'), [...values, distinctWords(entry.terms)])
+      }
     },
     async indexedVersion(fileId) {
       const { rows } = await db.query<{ version: number }>('SELECT version FROM search_documents WHERE file_id = $1', [fileId])
