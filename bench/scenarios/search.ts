@@ -197,7 +197,7 @@ async function throughput(
     const key = keys[i] ?? ''
     const result = await extractor.extract({ title: 'doc.txt', size: 1, open: (range) => blobs.get(key, range) }, limits)
     const text = result.outcome === 'text' ? result.text : ''
-    await store.search.put({ fileId, version: 2, text, terms: indexTermsOf(text) })
+    await store.search.put({ fileId, version: 2, text, terms: indexTermsOf(text), titleTerms: indexTermsOf('doc.txt') })
   }
   const seconds = (performance.now() - started) / 1000
   record.figure(ratioFigure({
@@ -272,7 +272,7 @@ async function seed(store: MetadataStore, blobs: BlobStore, count: number): Prom
       fileId: file.id, version: 1, blobKey: key, size: text.length, sha256: file.sha256, createdAt: i,
       createdBy: admin.id, source: 'upload', meta: {},
     })
-    await store.search.put({ fileId: file.id, version: 1, text, terms: indexTermsOf(text) })
+    await store.search.put({ fileId: file.id, version: 1, text, terms: indexTermsOf(text), titleTerms: indexTermsOf(file.title) })
     return file.id
   }
   for (let from = 0; from < count; from += SEED_BATCH) {

@@ -16,8 +16,8 @@ CREATE INDEX jobs_due ON jobs (state, run_after);
 
 -- The search index: the text of each file's current version (for snippets), and its folded
 -- words (computed by Folio, the same for SQLite and PostgreSQL) as a tsvector of the
--- 'simple' configuration (no stemming, no stop words) under a GIN index. A file's row goes
--- with the file.
+-- 'simple' configuration (no stemming, no stop words) under a GIN index: the title's words
+-- with weight A (ranked first), the text's with weight D. A file's row goes with the file.
 CREATE TABLE search_documents (
   file_id text COLLATE "C" PRIMARY KEY REFERENCES files (id) ON DELETE CASCADE,
   version integer NOT NULL,

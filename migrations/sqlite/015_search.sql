@@ -15,7 +15,7 @@ CREATE TABLE jobs (
 CREATE INDEX jobs_due ON jobs (state, run_after);
 
 -- The search index: the text of each file's current version (for snippets), and its folded
--- words (computed by Folio, the same for SQLite and PostgreSQL) in an FTS5 table without
+-- words and those of its title (computed by Folio, the same for SQLite and PostgreSQL) in an FTS5 table without
 -- content of its own. A file's row goes with the file; the trigger takes its words along.
 CREATE TABLE search_documents (
   id INTEGER PRIMARY KEY,
@@ -24,9 +24,11 @@ CREATE TABLE search_documents (
   body TEXT NOT NULL
 ) STRICT;
 
--- unicode61 with remove_diacritics 2: case and accents never matter (the words stored are
--- folded already; queries are too). No stemming.
+-- The words of the file's title (ranked first) and of its text. unicode61 with
+-- remove_diacritics 2: case and accents never matter (the words stored are folded already;
+-- queries are too). No stemming.
 CREATE VIRTUAL TABLE search_terms USING fts5 (
+  title,
   terms,
   content = '',
   contentless_delete = 1,

@@ -26,6 +26,7 @@ import {
   type NewFileInput,
 } from './files.js'
 import { assertLockAllows, NO_LOCK_CLAIM, type LockClaim } from './lock-policy.js'
+import { enqueueIndexing } from './search/index-version-job.js'
 
 /**
  * The changes to a file every door shares: one rename, one delete, one "store new
@@ -92,6 +93,8 @@ export async function renameFile(ctx: AppContext, fileId: string, input: RenameI
     }
   }
   announceRename(ctx, renamed)
+  // The index holds the title's words too.
+  if (renamed.title !== original.title) void enqueueIndexing(ctx, renamed.id)
   return renamed
 }
 

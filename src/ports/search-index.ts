@@ -9,6 +9,8 @@ export interface IndexedText {
   text: string
   /** The folded words of the text, separated by spaces (src/core/search/terms.ts). */
   terms: string
+  /** The folded words of the file's title at that time, matched before the text's. */
+  titleTerms: string
 }
 
 /**
@@ -22,11 +24,19 @@ export interface SearchScope {
 
 export interface SearchQuery {
   scope: SearchScope
-  /** Lower-cased pieces that must each occur in a title (any case); [] matches no name. */
+  /**
+   * Lower-cased pieces that must each occur in a folder's title (any case), and in a file's
+   * title when `scanFileTitles`; [] matches no name.
+   */
   namePieces: readonly string[]
   /**
-   * Folded words the content must hold, the last one as a prefix ([] matches no content);
-   * undefined searches names only.
+   * Match file titles by namePieces too (a scan of the scope's files: for a folder's
+   * filter); otherwise files are found by their indexed words only.
+   */
+  scanFileTitles: boolean
+  /**
+   * Folded words the indexed title or text must hold, the last one as a prefix ([] matches
+   * nothing); undefined: no indexed search. Title matches rank first.
    */
   contentTerms?: readonly string[]
   /** Most items of each kind (folders by name, files by name, files by content) returned. */
@@ -36,7 +46,7 @@ export interface SearchQuery {
 /** A file found, and how. */
 export interface FileHit {
   file: FileRecord
-  /** Its title holds every name piece. */
+  /** Its title matched (the pieces scanned, or the indexed words). */
   byName: boolean
   /** Its content matched; higher ranks better (0 when only the name matched). */
   rank: number

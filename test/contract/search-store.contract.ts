@@ -33,7 +33,8 @@ async function addFile(store: MetadataStore, id: string, ownerId: string, folder
 }
 
 async function index(store: MetadataStore, fileId: string, text: string, version = 1) {
-  await store.search.put({ fileId, version, text, terms: indexTermsOf(text) })
+  const title = (await store.files.findById(fileId))?.title ?? ''
+  await store.search.put({ fileId, version, text, terms: indexTermsOf(text), titleTerms: indexTermsOf(title) })
 }
 
 /**
@@ -61,10 +62,11 @@ async function seed(store: MetadataStore) {
 
 const ALICE: SearchScope = { folderIds: ['r-u-alice'], fileIds: [] }
 
-function query(scope: SearchScope, text: string, inContent = true): SearchQuery {
+function query(scope: SearchScope, text: string, inContent = true, scanFileTitles = true): SearchQuery {
   return {
     scope,
     namePieces: namePiecesOf(text),
+    scanFileTitles,
     ...(inContent ? { contentTerms: queryTermsOf(text) } : {}),
     limit: 50,
   }
@@ -126,6 +128,24 @@ export function runSearchStoreContract(name: string, open: OpenStore): void {
         assert.deepEqual(await foundIds(store, query(ALICE, 'plan', false)), [])
         const hits = (await store.search.search(query(ALICE, 'budget'))).files
         assert.deepEqual(hits.map((hit) => [hit.file.id, hit.byName]), [['f-budget', true]])
+      }))
+
+    test("indexed titles: a file is found by its title's words, accents and case aside, title matches first", () =>
+      withStore(async (store) => {
+        await seed(store)
+        await addFile(store, 'f-cafe', 'u-alice', 'd-projects', 'Café plans.txt')
+        await index(store, 'f-cafe', 'about a quarterly thing')
+        // Without scanning titles: the index finds both, the title match first.
+        const hits = (await store.search.search(query(ALICE, 'CAFE', true, false))).files
+        assert.deepEqual(hits.map((hit) => [hit.file.id, hit.byName]), [['f-cafe', true], ['f-budget', false]])
+        assert.deepEqual(await foundIds(store, query(ALICE, 'plan', true, false)), ['f-cafe'])
+        // No file title is scanned: a piece inside a word is not a word.
+        assert.deepEqual(await foundIds(store, query(ALICE, 'udget', true, false)), [])
+        // A rename is indexed again at the same version.
+        await store.files.update('f-cafe', 1, { title: 'Tea plans.txt' })
+        await index(store, 'f-cafe', 'about a quarterly thing')
+        assert.deepEqual(await foundIds(store, query(ALICE, 'cafe', true, false)), ['f-budget'])
+        assert.deepEqual(await foundIds(store, query(ALICE, 'tea', true, false)), ['f-cafe'])
       }))
 
     test('name matches come before content matches', () =>

@@ -13,7 +13,8 @@ async function until(what: string, check: () => Promise<boolean>, tries = 300): 
 
 /**
  * Every door that makes a new version has it indexed: an ONLYOFFICE editor save, a
- * restore of an older version and a copy, each replacing (or adding) the words found.
+ * restore of an older version and a copy, each replacing (or adding) the words found; and a
+ * rename has the title's words indexed again.
  */
 describe('search sees every new version', () => {
   let h: Harness
@@ -52,5 +53,10 @@ describe('search sees every new version', () => {
     })
     assert.equal(copied.status, 200, copied.text)
     await until('the copy is indexed', async () => (await found('albatrossword')).length === 2)
+
+    // A rename: the title's words are indexed again.
+    const renamed = await h.api('PUT', `/files/file/${file.id}`, { title: 'Pelican report.txt' })
+    assert.equal(renamed.status, 200, renamed.text)
+    await until('the new title is indexed', holds('pelican', [file.id]))
   })
 })

@@ -36,7 +36,13 @@ export async function indexVersion(ctx: AppContext, input: IndexVersionInput): P
     ctx.logger.debug({ fileId: file.id, version: file.version, reason }, 'search: indexed by name only')
   }
   const text = result.outcome === 'text' ? result.text : ''
-  await ctx.store.search.put({ fileId: file.id, version: file.version, text, terms: indexTermsOf(text) })
+  await ctx.store.search.put({
+    fileId: file.id,
+    version: file.version,
+    text,
+    terms: indexTermsOf(text),
+    titleTerms: indexTermsOf(file.title),
+  })
 }
 
 export const indexVersionJob: JobKind = {

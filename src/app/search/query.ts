@@ -64,6 +64,9 @@ export async function searchItems(ctx: AppContext, by: Principal, input: SearchI
   const results = await ctx.store.search.search({
     scope: await scopeOf(ctx, by, input.where),
     namePieces,
+    // Everywhere, files are found by their indexed words (title and text), so a search does
+    // not read the title of every file the caller may see; a folder's filter scans its subtree.
+    scanFileTitles: input.where.kind !== 'everywhere',
     ...(input.inContent ? { contentTerms: terms } : {}),
     limit: input.limit,
   })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { indexTermsOf, namePiecesOf, queryTermsOf, snippetOf, MAX_QUERY_TERMS } from './terms.js'
+import { indexTermsOf, namePiecesOf, queryTermsOf, snippetOf, titleHas, MAX_QUERY_TERMS } from './terms.js'
 
 test('case and accents do not matter: café, Café, CAFE are one word', () => {
   assert.deepEqual(queryTermsOf('café'), ['cafe'])
@@ -34,4 +34,11 @@ test('a snippet shows the words around the first match, cut at whole words', () 
   assert.ok(!/ lph|alph$/.test(snippet.slice(1, 6)))
   assert.equal(snippetOf('nothing here', ['cafe']), undefined)
   assert.equal(snippetOf('the budgetary plan', ['budg']), 'the budgetary plan')
+})
+
+test('a title holds the terms as the index matches them: whole words, the last a prefix', () => {
+  assert.equal(titleHas('Café Plans 2024.docx', ['cafe', 'pla']), true)
+  assert.equal(titleHas('Café Plans 2024.docx', ['caf', 'plans']), false)
+  assert.equal(titleHas('Café Plans 2024.docx', ['2024']), true)
+  assert.equal(titleHas('Café Plans 2024.docx', []), false)
 })

@@ -59,6 +59,17 @@ export function namePiecesOf(query: string): string[] {
   return [...new Set(pieces)].slice(0, MAX_QUERY_TERMS)
 }
 
+/**
+ * True when the words of `title` hold the query's terms as the index matches them: every
+ * term a whole word, the last one as a prefix.
+ */
+export function titleHas(title: string, terms: readonly string[]): boolean {
+  if (terms.length === 0) return false
+  const words = wordsOf(title)
+  const last = terms.length - 1
+  return terms.every((term, i) => words.some((word) => (i === last ? word.startsWith(term) : word === term)))
+}
+
 /** Characters of text shown around the first matching word. */
 const SNIPPET_CHARS = 160
 

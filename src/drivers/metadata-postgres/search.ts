@@ -51,14 +51,16 @@ export function createSearchRepository(db: Database): SearchIndexRepository {
           SELECT id, $2, $3, ${vector} FROM files WHERE id = $1
         ON CONFLICT (file_id) DO UPDATE SET version = excluded.version, body = excluded.body, terms = excluded.terms
           WHERE search_documents.version <= excluded.version`
-      const values = [entry.fileId, entry.version, withoutNul(entry.text)]
+      const values = [entry.fileId, entry.version, withoutNul(entry.text), entry.titleTerms]
+      // The title's words weigh most (A), the text's least (D).
+      const title = `setweight(to_tsvector('simple', $4), 'A')`
       try {
         // The words are Folio's own folded ones: the 'simple' configuration only splits them.
-        await db.query(upsert(`to_tsvector('simple', $4)`), [...values, entry.terms])
+        await db.query(upsert(`${title} || setweight(to_tsvector('simple', $5), 'D')`), [...values, entry.terms])
       } catch (error) {
         if (!isProgramLimitExceeded(error)) throw error
         // Too many words with their positions for one tsvector: each word once instead.
-        await db.query(upsert('array_to_tsvector($4::text[])'), [...values, distinctWords(entry.terms)])
+        await db.query(upsert(`${title} || array_to_tsvector($5::text[])`), [...values, distinctWords(entry.terms)])
       }
     },
     async indexedVersion(fileId) {
@@ -76,7 +78,7 @@ export function createSearchRepository(db: Database): SearchIndexRepository {
           WHERE folders.id IN (SELECT id FROM scope) AND folders.parent_id IS NOT NULL AND $2::text[] IS NOT NULL
             ${nameFilter(count, 'folders.title_key')}
           ORDER BY folders.title_key COLLATE "C", folders.id LIMIT $3`, [...scope, ...query.namePieces])).rows.map(toFolder)
-      const files = count === 0 ? [] : (await db.query<FileRow>(`${SCOPE}
+      const files = count === 0 || !query.scanFileTitles ? [] : (await db.query<FileRow>(`${SCOPE}
           SELECT ${QUALIFIED_FILE_COLUMNS} FROM files WHERE ${FILE_IN_SCOPE} ${nameFilter(count, 'files.title_key')}
           ORDER BY files.title_key COLLATE "C", files.id LIMIT $3`, [...scope, ...query.namePieces])).rows.map(toFile)
       const terms = query.contentTerms ?? []
@@ -87,7 +89,7 @@ export function createSearchRepository(db: Database): SearchIndexRepository {
             CROSS JOIN (SELECT to_tsquery('simple', $4) AS query) AS q
           WHERE d.terms @@ q.query AND ${FILE_IN_SCOPE}
           ORDER BY rank DESC, files.title_key COLLATE "C", files.id LIMIT $3`, [...scope, tsQuery(terms)])).rows
-      return mergeHits(folders, files, byContent)
+      return mergeHits(folders, files, byContent, terms)
     },
     async fileIds(afterId, limit) {
       const { rows } = await db.query<{ id: string }>('SELECT id FROM files WHERE id > $1 ORDER BY id LIMIT $2', [afterId, limit])

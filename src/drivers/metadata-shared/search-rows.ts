@@ -1,4 +1,5 @@
 import type { FileRecord, FolderRecord } from '../../core/entities.js'
+import { titleHas } from '../../core/search/terms.js'
 import type { FileHit, SearchResults } from '../../ports/search-index.js'
 import { FILE_COLUMNS, toFile, type FileRow } from './file-rows.js'
 
@@ -36,14 +37,19 @@ export function tsQuery(terms: readonly string[]): string {
   return terms.map((term, i) => `'${term}'${i === terms.length - 1 ? ':*' : ''}`).join(' & ')
 }
 
-/** Name matches first (in the order read), then content matches by rank; each file once. */
+/**
+ * Name matches first: the titles scanned (in the order read), then the indexed matches
+ * whose current title holds the terms, then the rest by rank; each file once.
+ */
 export function mergeHits(
   folders: FolderRecord[],
   byName: FileRecord[],
   byContent: ContentRow[],
+  terms: readonly string[],
 ): SearchResults {
   const hits = new Map<string, FileHit>()
   for (const file of byName) hits.set(file.id, { file, byName: true, rank: 0 })
+  const indexed: FileHit[] = []
   for (const row of byContent) {
     const known = hits.get(row.id)
     const rank = Number(row.rank)
@@ -52,7 +58,11 @@ export function mergeHits(
       known.textStart = row.text_start
       continue
     }
-    hits.set(row.id, { file: toFile(row), byName: false, rank, textStart: row.text_start })
+    const file = toFile(row)
+    indexed.push({ file, byName: titleHas(file.title, terms), rank, textStart: row.text_start })
   }
+  // Stable: within each group the store's order (best rank first) stays.
+  indexed.sort((a, b) => Number(b.byName) - Number(a.byName))
+  for (const hit of indexed) hits.set(hit.file.id, hit)
   return { folders, files: [...hits.values()] }
 }

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { FileRecord } from '../../core/entities.js'
-import type { SearchIndexRepository, SearchQuery } from '../../ports/search-index.js'
+import type { IndexedText, SearchIndexRepository, SearchQuery } from '../../ports/search-index.js'
 import { toFile, type FileRow } from '../metadata-shared/file-rows.js'
 import { toFolder, type FolderRow } from '../metadata-shared/folder-rows.js'
 import {
@@ -13,6 +13,9 @@ const SCOPE = `WITH RECURSIVE scope (id) AS (
     UNION SELECT folders.id FROM folders JOIN scope ON folders.parent_id = scope.id
   )`
 const FILE_IN_SCOPE = '(files.folder_id IN (SELECT id FROM scope) OR files.id IN (SELECT value FROM json_each(@files)))'
+
+/** How much more a word of the title weighs than one of the text. */
+const TITLE_WEIGHT = 10.0
 
 /** `instr` matches each piece literally: % _ and \ are plain characters. */
 function nameFilter(count: number): string {
@@ -30,7 +33,7 @@ export function createSearchRepository(db: Database.Database): SearchIndexReposi
   )
   const updateDocument = db.prepare<[number, string, number]>('UPDATE search_documents SET version = ?, body = ? WHERE id = ?')
   const dropTerms = db.prepare<[number]>('DELETE FROM search_terms WHERE rowid = ?')
-  const insertTerms = db.prepare<[number, string]>('INSERT INTO search_terms (rowid, terms) VALUES (?, ?)')
+  const insertTerms = db.prepare<[number, string, string]>('INSERT INTO search_terms (rowid, title, terms) VALUES (?, ?, ?)')
   const remove = db.prepare<[string]>('DELETE FROM search_documents WHERE file_id = ?')
   const fileIds = db.prepare<[string, number], { id: string }>('SELECT id FROM files WHERE id > ? ORDER BY id LIMIT ?')
   const staleIds = db.prepare<[string, number], { id: string }>(`SELECT files.id FROM files
@@ -41,7 +44,7 @@ export function createSearchRepository(db: Database.Database): SearchIndexReposi
     'SELECT count(*) AS documents, coalesce(sum(length(body)), 0) AS chars FROM search_documents',
   )
   const content = db.prepare<{ folders: string; files: string; match: string; limit: number }, ContentRow>(`${SCOPE}
-    SELECT ${QUALIFIED_FILE_COLUMNS}, -bm25(search_terms) AS rank, substr(d.body, 1, ${TEXT_START_CHARS}) AS text_start
+    SELECT ${QUALIFIED_FILE_COLUMNS}, -bm25(search_terms, ${TITLE_WEIGHT}, 1.0) AS rank, substr(d.body, 1, ${TEXT_START_CHARS}) AS text_start
       FROM search_terms
       JOIN search_documents AS d ON d.id = search_terms.rowid
       JOIN files ON files.id = d.file_id
@@ -71,34 +74,34 @@ export function createSearchRepository(db: Database.Database): SearchIndexReposi
     }
     return statement
   }
-  const put = db.transaction((fileId: string, version: number, text: string, terms: string) => {
-    if (fileExists.get(fileId) === undefined) return
-    const current = stored.get(fileId)
-    if (current !== undefined && current.version > version) return
+  const put = db.transaction((entry: IndexedText) => {
+    if (fileExists.get(entry.fileId) === undefined) return
+    const current = stored.get(entry.fileId)
+    if (current !== undefined && current.version > entry.version) return
     if (current === undefined) {
-      const row = insertDocument.get(fileId, version, text)
-      if (row !== undefined) insertTerms.run(row.id, terms)
+      const row = insertDocument.get(entry.fileId, entry.version, entry.text)
+      if (row !== undefined) insertTerms.run(row.id, entry.titleTerms, entry.terms)
       return
     }
-    updateDocument.run(version, text, current.id)
+    updateDocument.run(entry.version, entry.text, current.id)
     dropTerms.run(current.id)
-    insertTerms.run(current.id, terms)
+    insertTerms.run(current.id, entry.titleTerms, entry.terms)
   })
   const search = (query: SearchQuery) => {
     const scope = { folders: JSON.stringify(query.scope.folderIds), files: JSON.stringify(query.scope.fileIds) }
     const pieces = Object.fromEntries(query.namePieces.map((piece, i) => [`p${i}`, piece]))
     const named = query.namePieces.length > 0
     const folders = named ? foldersByName(query.namePieces.length).all({ ...scope, ...pieces, limit: query.limit }).map(toFolder) : []
-    const files: FileRecord[] = named
+    const files: FileRecord[] = named && query.scanFileTitles
       ? filesByName(query.namePieces.length).all({ ...scope, ...pieces, limit: query.limit }).map(toFile)
       : []
     const terms = query.contentTerms ?? []
     const byContent = terms.length > 0 ? content.all({ ...scope, match: fts5Query(terms), limit: query.limit }) : []
-    return mergeHits(folders, files, byContent)
+    return mergeHits(folders, files, byContent, terms)
   }
   return {
     async put(entry) {
-      put.immediate(entry.fileId, entry.version, entry.text, entry.terms)
+      put.immediate(entry)
     },
     async indexedVersion(fileId) {
       return stored.get(fileId)?.version
