@@ -1,6 +1,6 @@
 import type { Principal } from '../access.js'
 import type { AppContext } from '../context.js'
-import { startJobWorker, type JobWorker } from '../jobs/worker.js'
+import { runOneJob, startJobWorker, type JobWorker } from '../jobs/worker.js'
 import { viewFolder, type FolderRef } from '../folders.js'
 import { indexVersionJob } from './index-version-job.js'
 import { searchItems, type SearchItem } from './query.js'
@@ -46,7 +46,6 @@ export function createSearchService(ctx: AppContext): SearchService {
     reindex: (all) => reindex(ctx, all),
     backlog: () => ctx.store.jobs.counts(),
     runPending: async () => {
-      const { runOneJob } = await import('../jobs/worker.js')
       const kinds = new Map(JOB_KINDS.map((kind) => [kind.kind, kind]))
       let ran = 0
       while (await runOneJob(ctx, kinds, 'cli')) ran++
