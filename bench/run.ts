@@ -14,6 +14,7 @@ import { SkipScenario, type Scenario, type ScenarioContext } from './scenario.js
 import { docsSave } from './scenarios/docs-save.js'
 import { listing } from './scenarios/listing.js'
 import { scale } from './scenarios/scale.js'
+import { search } from './scenarios/search.js'
 import { lockContention } from './scenarios/lock-contention.js'
 import { startup } from './scenarios/startup.js'
 import { uploads } from './scenarios/uploads.js'
@@ -31,6 +32,7 @@ const SCENARIOS: Scenario[] = [
   startup,
   scale,
   workers,
+  search,
 ]
 
 async function main(): Promise<number> {

@@ -18,10 +18,11 @@ const outdir = join(dist, 'bundle')
  * threads from their own files (pino's transports), the optional drivers (PostgreSQL, S3)
  * that a default install never loads, and what main.ts loads on first use only (undici,
  * jose, prom-client, yazl): bundling those saves no start-up time, and a bundled undici
- * broke an editor's save into S3 (test/e2e/two-instances.test.ts). test/e2e/bundle.test.ts
+ * broke an editor's save into S3 (test/e2e/two-instances.test.ts); pdfjs-dist, the PDF text
+ * reader, loads its worker from its own folder. test/e2e/bundle.test.ts
  * runs the bundle through each part loaded on first use.
  */
-const EXTERNAL = ['better-sqlite3', 'pg', '@aws-sdk/*', 'pino', 'pino-pretty', 'undici', 'jose', 'prom-client', 'yazl']
+const EXTERNAL = ['better-sqlite3', 'pg', '@aws-sdk/*', 'pino', 'pino-pretty', 'undici', 'jose', 'prom-client', 'yazl', 'pdfjs-dist']
 
 /**
  * A compiled module that finds files next to it (migrations, the web UI, package.json)

@@ -6,6 +6,7 @@ import type { DestinationStream, Logger as PinoLogger } from 'pino'
 import type { BackupDrivers } from './app/maintenance/backup.js'
 import type { MigrationEnds } from './app/maintenance/migrate-storage.js'
 import { startHousekeeping } from './app/maintenance/garbage-collection.js'
+import { startBackgroundJobs } from './app/search/index.js'
 import { SIGNING_SECRET_SETTING, type AppContext } from './app/context.js'
 import { createApp, type AdapterContext, type App } from './app/create-app.js'
 import type { Config } from './config/load.js'
@@ -15,6 +16,7 @@ import { systemClock, type Clock } from './ports/clock.js'
 import type { DocsCommands } from './ports/docs-commands.js'
 import type { MetadataStore } from './ports/metadata-store.js'
 import type { Telemetry } from './ports/telemetry.js'
+import type { TextExtractor } from './ports/text-extractor.js'
 import type { WopiActions } from './ports/wopi-actions.js'
 import { createOutboundClient } from './protocols/http/outbound.js'
 import { buildHttpServer, type HttpPlugin } from './protocols/http/server.js'
@@ -287,7 +289,29 @@ export async function createContext(
     ...(options.docsCommands ? { docsCommands: options.docsCommands } : {}),
     ...(options.wopiActions ? { wopiActions: options.wopiActions } : {}),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
+    loadTextExtractor: textExtractorLoader(),
   }
+}
+
+/** The built-in text extractor, loaded on the first document indexed (pdfjs-dist on the first PDF). */
+function textExtractorLoader(): () => Promise<TextExtractor> {
+  let loading: Promise<TextExtractor> | undefined
+  return () => {
+    loading ??= import('./drivers/text-extract/index.js').then((driver) => driver.createTextExtractor())
+    return loading
+  }
+}
+
+/**
+ * Starts this instance's background worker, after asking for every file whose current
+ * version has no words indexed (a crash between a commit and its job leaves such files).
+ */
+async function startJobs(ctx: AppContext, services: App, logger: PinoLogger): Promise<{ stop(): Promise<void> }> {
+  const worker = startBackgroundJobs(ctx)
+  services.search.reindex(false)
+    .then((count) => logger[count > 0 ? 'info' : 'debug']({ count }, 'search: files not indexed yet were queued'))
+    .catch((error: unknown) => logger.warn({ err: error }, 'search: could not queue the files not indexed yet'))
+  return worker
 }
 
 /** Creates the admin account on first start; a generated password is logged this once. */
@@ -317,12 +341,14 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
   // The lock count is read at scrape time through the application, made just below.
   let lockCount: (() => Promise<number>) | undefined
   let space: AppContext['space'] | undefined
+  let jobCounts: (() => Promise<ReadonlyArray<{ kind: string; state: string; count: number }>>) | undefined
   // prom-client is loaded only when metrics are on.
   const processMetrics = config.metrics.enabled
     ? (await import('./protocols/ops/metrics.js')).createFolioMetrics({
         lockCount: () => lockCount?.() ?? Promise.resolve(0),
         // File contents on S3 have no disk of their own to report.
         ...(config.s3 ? {} : { space: () => space?.() ?? Promise.resolve(undefined) }),
+        jobCounts: () => jobCounts?.() ?? Promise.resolve([]),
       })
     : undefined
   // A worker's scrape reports every worker's figures, collected by the primary.
@@ -343,6 +369,7 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
   const editorTools = onlyofficeEditorTools(adapters, docsCommands, docsFetch)
   lockCount = () => services.locks.held()
   space = ctx.space
+  jobCounts = () => services.search.backlog()
   // Each adapter owns its URL prefix; health and metrics first.
   const plugins: HttpPlugin[] = [
     opsRoutes({
@@ -417,6 +444,7 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
     'Folio is listening',
   )
   const housekeeping = options.worker === undefined ? startHousekeeping(ctx) : { stop: async () => undefined }
+  const jobs = config.runJobs ? await startJobs(ctx, services, logger) : undefined
   return {
     url: `http://${host}:${port}`,
     ctx,
@@ -427,6 +455,7 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
       await metricsListener?.close()
       await app.close()
       await housekeeping.stop()
+      await jobs?.stop()
       // File operations still running after their call was answered end before the store closes.
       await adapters.app.drain()
       await client.close()

@@ -5,6 +5,7 @@ import type { DocsCommands } from '../ports/docs-commands.js'
 import type { Logger } from '../ports/logger.js'
 import type { MetadataStore } from '../ports/metadata-store.js'
 import type { Telemetry } from '../ports/telemetry.js'
+import type { TextExtractor } from '../ports/text-extractor.js'
 import type { WopiActions } from '../ports/wopi-actions.js'
 import type { SpaceReport } from './maintenance/disk-space.js'
 
@@ -34,4 +35,6 @@ export interface AppContext {
    * writes of file contents below it); undefined for a store without a local disk (S3).
    */
   space(): Promise<SpaceReport | undefined>
+  /** Loads the reader of documents' text for the search index (on first use). */
+  loadTextExtractor?: () => Promise<TextExtractor>
 }

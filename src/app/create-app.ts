@@ -11,6 +11,7 @@ import { createEditingService, type EditingService } from './editing/index.js'
 import { createFilesService, type FilesService } from './files/index.js'
 import { createFoldersService, type FoldersService } from './folders/index.js'
 import { runHousekeeping, type HousekeepingReport } from './maintenance/garbage-collection.js'
+import { createSearchService, type SearchService } from './search/index.js'
 import { createSharingService, type SharingService } from './sharing/index.js'
 import { createTokens, type Tokens } from './tokens.js'
 import { createLocksService, createWopiService, type LocksService, type WopiService } from './wopi/index.js'
@@ -24,6 +25,8 @@ export interface App {
   accounts: AccountsService
   wopi: WopiService
   sharing: SharingService
+  /** Search by name and content, and its index (src/app/search/). */
+  search: SearchService
   tokens: Tokens
   /**
    * The one access decision (see access.ts), for adapters that must refuse early: the
@@ -62,6 +65,7 @@ export function createApp(ctx: AppContext): App {
     accounts: createAccountsService(ctx),
     wopi: createWopiService(ctx, tokens),
     sharing: createSharingService(ctx),
+    search: createSearchService(ctx),
     tokens,
     authorize: (by, action, file) => authorize(ctx, by, action, file),
     audit: { list: bind(ctx, listAudit) },

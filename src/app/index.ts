@@ -17,6 +17,7 @@ export type {
   FoldersService,
   StartedOperation,
 } from './folders/index.js'
+export type { SearchItem, SearchRequest, SearchService } from './search/index.js'
 export type { ShareEntry, ShareLink, SharingService } from './sharing/index.js'
 export { wopiSrcFor, type LockInfo, type LocksService, type WopiAccess, type WopiService } from './wopi/index.js'
 

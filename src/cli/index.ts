@@ -12,6 +12,7 @@ import { CONSOLE_ACTOR } from '../app/audit.js'
 import { addAuditCommand } from './audit-command.js'
 import { addBackupCommands } from './backup-commands.js'
 import { addMigrateCommand } from './migrate-command.js'
+import { addSearchCommand } from './search-command.js'
 import { serveWithWorkers } from './workers.js'
 import { collectStartUpGarbage } from '../drivers/heap-shared/collector.js'
 import { generatePassword } from '../core/accounts/passwords.js'
@@ -204,6 +205,7 @@ export function buildCli(): Command {
   addAuditCommand(program, withApp)
   addBackupCommands(program)
   addMigrateCommand(program)
+  addSearchCommand(program, withApp)
 
   return program
 }

@@ -45,6 +45,10 @@ export interface Config {
   versionSquashWindowMs: number
   /** Most versions kept per file; undefined keeps every one. */
   versionsKeep: number | undefined
+  /** Search indexing: characters kept per document, time allowed per document. */
+  search: { maxTextChars: number; timeoutMs: number }
+  /** This instance runs background jobs (FOLIO_JOBS). */
+  runJobs: boolean
   docs:
     | { url: string; internalUrl: string; jwtSecret: string | undefined; jwtHeader: string }
     | undefined
@@ -161,6 +165,8 @@ export function buildConfig(raw: Record<string, unknown>): Config {
     operationWaitMs: s.FOLIO_OPERATION_WAIT,
     versionSquashWindowMs: s.FOLIO_VERSION_SQUASH_WINDOW,
     versionsKeep: s.FOLIO_VERSIONS_KEEP,
+    search: Object.freeze({ maxTextChars: s.FOLIO_SEARCH_MAX_TEXT, timeoutMs: s.FOLIO_SEARCH_TIMEOUT }),
+    runJobs: s.FOLIO_JOBS,
     docs: docsUrl
       ? Object.freeze({
           url: docsUrl,

@@ -161,6 +161,12 @@ export const settingsSchema = z.object({
   FOLIO_VERSION_SQUASH_WINDOW: z._default(durationOrOff, 5 * 60_000),
   /** Most versions kept per file; older ones go, their bytes freed ('unlimited' by default). */
   FOLIO_VERSIONS_KEEP: z.optional(limitOrUnlimited),
+  /** Most characters of text the search index keeps per document (the rest is not searchable). */
+  FOLIO_SEARCH_MAX_TEXT: z._default(byteSize, 1024 ** 2),
+  /** Longest the text of one document may take to read for the search index. */
+  FOLIO_SEARCH_TIMEOUT: z._default(duration, 30_000),
+  /** Run background jobs (search indexing) in this instance; every instance sharing the store may. */
+  FOLIO_JOBS: z._default(flag, true),
   /** Trust X-Forwarded-For from a reverse proxy for the client address. */
   FOLIO_TRUST_PROXY: z._default(flag, false),
   /** ONLYOFFICE Docs address as browsers reach it (enables the native editor). */

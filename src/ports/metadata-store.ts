@@ -1,5 +1,7 @@
 import type { ThrottleState } from '../core/accounts/throttle.js'
+import type { JobRepository } from './job-queue.js'
 import type { MetadataTransfer } from './metadata-transfer.js'
+import type { SearchIndexRepository } from './search-index.js'
 
 /**
  * Metadata ports. Every method is async so a networked driver (PostgreSQL) fits
@@ -462,5 +464,9 @@ export interface MetadataStore {
   /** Export and import of the whole store, ids kept (`folio migrate-storage`). */
   transfer: MetadataTransfer
   operations: FileOperationRepository
+  /** Background jobs shared by every instance (src/ports/job-queue.ts). */
+  jobs: JobRepository
+  /** The words of each file's current version (src/ports/search-index.ts). */
+  search: SearchIndexRepository
   close(): Promise<void>
 }

@@ -139,7 +139,8 @@ describe('the data folder', { skip: blobFolderSkip }, () => {
   test('finding 4: `folio gc` reports what it freed', async () => {
     const dataDir = await freshRoot()
     const env = { PATH: process.env.PATH ?? '', FOLIO_DATA_DIR: dataDir, FOLIO_LOG_LEVEL: 'warn' }
-    await run(process.execPath, [FOLIO_BIN, 'user', 'list'], { env })
+    // Only a server start makes an install; `folio gc` then works on it.
+    await (await startTestServer({}, { dataDir, metadata: { settings: {}, dispose: async () => undefined } })).stop()
     const garbage = await plantGarbage(dataDir)
     const { stdout } = await run(process.execPath, [FOLIO_BIN, 'gc', '--json'], { env })
     const report = JSON.parse(stdout)

@@ -231,6 +231,13 @@ export const listFolder = (
   },
 ) => call<FolderPage>('GET', `/files/${folderSegment(ref)}` + query(options))
 
+/**
+ * Everything the caller may open whose name or words match `text`: folders and files, best
+ * first; a file found by its words carries `snippet`.
+ */
+export const searchEverything = (text: string) =>
+  call<Array<(FileItem | FolderItem) & { snippet?: string }>>('GET', `/files/@search/${encodeURIComponent(text)}`)
+
 /** The folders from the section's root down to `id`. */
 export const folderPath = (id: string) =>
   call<FolderItem[]>('GET', `/files/folder/${encodeURIComponent(id)}/path`)

@@ -29,6 +29,7 @@ import {
 } from './files.js'
 import { assertLockAllows, NO_LOCK_CLAIM, type LockClaim } from '../lock-policy.js'
 import { rootFolder } from '../roots.js'
+import { enqueueIndexing } from '../search/index-version-job.js'
 
 /**
  * The changes to a file every door shares: one rename, one delete, one "store new
@@ -84,6 +85,8 @@ export async function renameFile(ctx: AppContext, fileId: string, input: RenameI
     }
   }
   announceRename(ctx, renamed)
+  // The index holds the title's words too.
+  if (renamed.title !== original.title) void enqueueIndexing(ctx, renamed.id)
   return renamed
 }
 

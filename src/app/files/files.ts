@@ -10,6 +10,7 @@ import type { FileListQuery, FilePatch } from '../../ports/metadata-store.js'
 import { compareAndSet, MAX_CAS_ATTEMPTS, RETRY } from '../compare-and-set.js'
 import type { AppContext } from '../context.js'
 import { rootFolder } from '../roots.js'
+import { enqueueIndexing } from '../search/index-version-job.js'
 import { freeDroppedVersions, planRetention } from './version-retention.js'
 
 /** Reads a file; NOT_FOUND when it does not exist. */
@@ -68,6 +69,7 @@ export async function createFileFromBlob(ctx: AppContext, input: NewFileInput): 
       }
       const version = versionOf(file.id, 1, input.blob, input.source, userId, now, input.meta ?? {})
       await ctx.store.files.create(file, version)
+      void enqueueIndexing(ctx, file.id)
       return file
     }
     if (input.exactTitle) return await create(wanted)
@@ -328,6 +330,7 @@ export async function commitNewVersion(
     await ctx.blobs.delete(input.blob.key).catch(() => undefined)
     throw error
   }
+  void enqueueIndexing(ctx, fileId)
   await freeDroppedVersions(ctx, dropped)
   return committed
 }

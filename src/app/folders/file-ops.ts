@@ -12,6 +12,7 @@ import { deleteBlobsOf, deleteFile as removeFile, mutateFile, withFreeName } fro
 import { folderFor, ownRoot, pathOf, type FolderRef } from './folders.js'
 import { assertLockAllows, NO_LOCK_CLAIM } from '../lock-policy.js'
 import { rootFolder } from '../roots.js'
+import { enqueueIndexing } from '../search/index-version-job.js'
 
 /** What to do when the destination holds an item of the same name (Workspace's numbers). */
 export type ConflictResolution = 'skip' | 'overwrite' | 'duplicate'
@@ -353,6 +354,7 @@ async function copyFile(
     }
     await ctx.store.files.create(file, version)
     progress.files++
+    void enqueueIndexing(ctx, file.id)
     return file
   }
   return withFreeName(ctx, destId, source.title, create)

@@ -53,6 +53,8 @@ export function withStorageErrorReports(
       shareLinks: reportingFailures(store.shareLinks, database),
       transfer: reportingFailures(store.transfer, database),
       operations: reportingFailures(store.operations, database),
+      jobs: reportingFailures(store.jobs, database),
+      search: reportingFailures(store.search, database),
       close: () => store.close(),
     },
     blobs: reportingFailures(storage.blobs, () => telemetry.storageError('blob')),

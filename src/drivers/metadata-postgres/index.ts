@@ -9,7 +9,9 @@ import { createEditingRepository } from './editing.js'
 import { createFileRepository } from './files.js'
 import { createFolderRepository } from './folders.js'
 import { applyMigrations, POSTGRES_MIGRATIONS_DIR } from './migrations.js'
+import { createJobRepository } from './jobs.js'
 import { createOperationRepository } from './operations.js'
+import { createSearchRepository } from './search.js'
 import { createSessionRepository } from './sessions.js'
 import { createShareLinkRepository, createShareRepository } from './shares.js'
 import { createSettingsRepository } from './settings.js'
@@ -75,6 +77,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     shareLinks: createShareLinkRepository(db),
     transfer: createTransfer(db),
     operations: createOperationRepository(db),
+    jobs: createJobRepository(db),
+    search: createSearchRepository(db),
     async close() {
       if (closed) return
       closed = true

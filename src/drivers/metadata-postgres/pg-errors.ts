@@ -16,3 +16,11 @@ export function isUniqueViolation(error: unknown, name: string): boolean {
 export function isForeignKeyViolation(error: unknown): boolean {
   return error instanceof pg.DatabaseError && error.code === FOREIGN_KEY_VIOLATION
 }
+
+/** SQLSTATE of a value past one of PostgreSQL's own limits (a tsvector over 1 MiB). */
+const PROGRAM_LIMIT_EXCEEDED = '54000'
+
+/** True when `error` is PostgreSQL refusing a value past one of its size limits. */
+export function isProgramLimitExceeded(error: unknown): boolean {
+  return error instanceof pg.DatabaseError && error.code === PROGRAM_LIMIT_EXCEEDED
+}

@@ -6,7 +6,9 @@ import { createEditingRepository } from './editing.js'
 import { createFileRepository } from './files.js'
 import { createFolderRepository } from './folders.js'
 import { applyMigrations, SQLITE_MIGRATIONS_DIR } from './migrations.js'
+import { createJobRepository } from './jobs.js'
 import { createOperationRepository } from './operations.js'
+import { createSearchRepository } from './search.js'
 import { createSessionRepository } from './sessions.js'
 import { createShareLinkRepository, createShareRepository } from './shares.js'
 import { createSettingsRepository } from './settings.js'
@@ -68,6 +70,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Meta
       shareLinks: createShareLinkRepository(db),
       transfer: createTransfer(db),
       operations: createOperationRepository(db),
+      jobs: createJobRepository(db),
+      search: createSearchRepository(db),
       async close() {
         walIndex.close()
         if (db.open) db.close()

@@ -30,7 +30,12 @@ export interface MetricsSources {
   lockCount?: () => Promise<number>
   /** The data folder's free space and reserve (undefined with blobs on S3), read at scrape time. */
   space?: () => Promise<{ freeBytes: number; totalBytes: number; reserveBytes: number } | undefined>
+  /** Background jobs waiting, running or failed, by kind and state (the indexing backlog). */
+  jobCounts?: () => Promise<ReadonlyArray<{ kind: string; state: string; count: number }>>
 }
+
+/** The states a job gauge reports, each set every scrape (0 when none). */
+const JOB_STATES = ['pending', 'running', 'failed'] as const
 
 /** Sizes of saved files in bytes, 1 KiB to 1 GiB. */
 const SIZE_BUCKETS = [1024, 16 * 1024, 256 * 1024, 1024 ** 2, 4 * 1024 ** 2, 16 * 1024 ** 2, 64 * 1024 ** 2, 256 * 1024 ** 2, 1024 ** 3]
@@ -44,7 +49,24 @@ const SIZE_BUCKETS = [1024, 16 * 1024, 256 * 1024, 1024 ** 2, 4 * 1024 ** 2, 16 
 export function createFolioMetrics(sources: MetricsSources = {}): FolioMetrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
-  const { lockCount } = sources
+  const { lockCount, jobCounts } = sources
+  new Gauge({
+    name: 'folio_jobs',
+    help: 'Background jobs (search indexing) by kind and state, counted in the store at scrape time',
+    labelNames: ['kind', 'state'],
+    registers: [registry],
+    // Every worker counts the same stored jobs.
+    aggregator: 'max',
+    ...(jobCounts
+      ? {
+          async collect(this: Gauge<'kind' | 'state'>) {
+            this.reset()
+            for (const state of JOB_STATES) this.set({ kind: 'index-version', state }, 0)
+            for (const row of await jobCounts()) this.set({ kind: row.kind, state: row.state }, row.count)
+          },
+        }
+      : {}),
+  })
   new Gauge({
     name: 'folio_wopi_locks',
     help: 'Files holding a WOPI lock that has not expired, counted at scrape time',

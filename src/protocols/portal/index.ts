@@ -8,6 +8,7 @@ import { clientRoutes } from './routes-client.js'
 import { editorRoutes, openEditRoutes, type EditorTools } from './routes-editor.js'
 import { fileRoutes } from './routes-files.js'
 import { folderRoutes } from './routes-folders.js'
+import { searchRoutes } from './routes-search.js'
 import { wopiTokenRoutes } from './routes-wopi.js'
 import { sharingRoutes } from './routes-sharing.js'
 import { peopleRoutes } from './routes-people.js'
@@ -56,6 +57,7 @@ export function portalApi(ctx: AdapterContext, editorTools: EditorTools) {
     await app.register(appRoutes(ctx, editorTools))
     await app.register(fileRoutes(ctx))
     await app.register(folderRoutes(ctx))
+    await app.register(searchRoutes(ctx))
     await app.register(openEditRoutes(ctx, editorTools))
     await app.register(editorRoutes(ctx, editorTools))
     await app.register(wopiTokenRoutes(ctx))

@@ -9,6 +9,7 @@ import { ROOT_FOLDER_TYPE } from './presenters.js'
 import { listQueryOf } from './list-query.js'
 import { shareListing } from './share-listing.js'
 import { sendArchive } from './archive-download.js'
+import { isListingSearch, searchListing } from './routes-search.js'
 import {
   archiveQuery,
   bulkDownloadBody,
@@ -122,6 +123,7 @@ export function folderRoutes(ctx: AdapterContext) {
         return success([await contents(request, '@my'), await shared(request), await contents(request, '@trash')])
       }
       if (ref === '@share') return success(await shared(request))
+      if (isListingSearch(request)) return success(await searchListing(ctx, request, ref))
       return success(await contents(request, ref))
     })
 

@@ -3,6 +3,7 @@ import * as api from '../api'
 import { allowed } from '../access'
 import { Breadcrumbs, type Crumb } from '../components/breadcrumbs'
 import { Icon } from '../components/icons'
+import { SearchBox } from '../components/search-box'
 import { ShareDialog } from '../components/share-dialog'
 import { SameNameDialog } from '../components/same-name-dialog'
 import { UploadPanel } from '../components/upload-panel'
@@ -452,6 +453,8 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
         />
       ) : null}
       <UploadPanel uploads={uploads} onCancel={(id) => queue.cancel(id)} onClear={() => queue.clearFinished()} />
+
+      <SearchBox capabilities={props.capabilities} />
 
       <div class="list-controls">
         <label class="filter">

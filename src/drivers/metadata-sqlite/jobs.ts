@@ -1,0 +1,53 @@
+import type Database from 'better-sqlite3'
+import type { JobCount, JobRepository, JobState } from '../../ports/job-queue.js'
+import { isJobState, JOB_COLUMNS, toJob, type JobRow } from '../metadata-shared/job-rows.js'
+
+/** Background jobs in SQLite (table `jobs`). */
+export function createJobRepository(db: Database.Database): JobRepository {
+  const enqueue = db.prepare<[string, string, number]>(`INSERT INTO jobs (kind, subject, state, attempts, run_after)
+      VALUES (?, ?, 'pending', 0, ?)
+    ON CONFLICT (kind, subject) DO UPDATE SET state = 'pending', attempts = 0, run_after = excluded.run_after,
+      taken_by = NULL, taken_at = NULL, last_error = ''`)
+  // One statement: SQLite runs it whole under its write lock, so two takers never share a run.
+  const take = db.prepare<{ worker: string; now: number; expired: number }, JobRow>(`UPDATE jobs
+      SET state = 'running', taken_by = @worker, taken_at = @now, attempts = attempts + 1
+    WHERE rowid = (SELECT rowid FROM jobs
+      WHERE (state = 'pending' AND run_after <= @now) OR (state = 'running' AND taken_at < @expired)
+      ORDER BY run_after LIMIT 1)
+    RETURNING ${JOB_COLUMNS}`)
+  const complete = db.prepare<[string, string, string, number]>(`DELETE FROM jobs
+    WHERE kind = ? AND subject = ? AND state = 'running' AND taken_by = ? AND taken_at = ?`)
+  const fail = db.prepare<[string, number | null, string, string, string, string, number]>(`UPDATE jobs
+      SET state = ?, run_after = coalesce(?, run_after), taken_by = NULL, taken_at = NULL, last_error = ?
+    WHERE kind = ? AND subject = ? AND state = 'running' AND taken_by = ? AND taken_at = ?`)
+  const counts = db.prepare<[], { kind: string; state: string; count: number }>(
+    'SELECT kind, state, count(*) AS count FROM jobs GROUP BY kind, state ORDER BY kind, state',
+  )
+  const enqueueMany = db.transaction((kind: string, subjects: readonly string[], runAfter: number) => {
+    for (const subject of subjects) enqueue.run(kind, subject, runAfter)
+  })
+  return {
+    async enqueue(kind, subject, runAfter) {
+      enqueue.run(kind, subject, runAfter)
+    },
+    async enqueueMany(kind, subjects, runAfter) {
+      enqueueMany.immediate(kind, subjects, runAfter)
+    },
+    async take(worker, now, leaseMs) {
+      const row = take.get({ worker, now, expired: now - leaseMs })
+      return row === undefined ? undefined : toJob(row)
+    },
+    async complete(job) {
+      if (job.takenBy === null || job.takenAt === null) return false
+      return complete.run(job.kind, job.subject, job.takenBy, job.takenAt).changes > 0
+    },
+    async fail(job, error, retryAt) {
+      if (job.takenBy === null || job.takenAt === null) return false
+      const state: JobState = retryAt === undefined ? 'failed' : 'pending'
+      return fail.run(state, retryAt ?? null, error, job.kind, job.subject, job.takenBy, job.takenAt).changes > 0
+    },
+    async counts() {
+      return counts.all().flatMap((row): JobCount[] => (isJobState(row.state) ? [{ kind: row.kind, state: row.state, count: row.count }] : []))
+    },
+  }
+}
