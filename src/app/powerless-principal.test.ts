@@ -62,6 +62,8 @@ describe('a powerless principal walks every use case and gets nothing', () => {
     aliceFile = await app.locks.lock(alice, await app.files.get(alice, aliceFile.id), 'alice-tab')
     secrets.push(aliceFolder.id, aliceFile.id, aliceRootFile.id, trashedFile.id)
     secrets.push('secret.docx', 'Private', 'root.docx', 'trashed.docx')
+    // Alice's documents are in the search index, so a search could find them.
+    await app.search.runPending()
 
     const carolFile = await app.files.upload(carol, 'carol.docx', Readable.from([Buffer.from('carol')]))
     const link = await app.sharing.setLink(carol, carolFile.id, 1)
@@ -179,6 +181,16 @@ describe('a powerless principal walks every use case and gets nothing', () => {
       'editing.startLocal': { walks: [(p) => app.editing.startLocal(p, aliceFile.id)] },
       'editing.trackLocal': { walks: [(p) => app.editing.trackLocal(p, aliceFile.id, 'any-key', true)] },
       'editing.saveLocal': { walks: [(p) => app.editing.saveLocal(p, aliceFile.id, body(), undefined)] },
+      'search.everywhere': { walks: [(p) => app.search.everywhere(p, { text: 'secret', inContent: true, limit: 50 })] },
+      'search.inFolder': {
+        walks: [
+          (p) => app.search.inFolder(p, aliceFolder.id, { text: 'secret', inContent: true, limit: 50 }),
+          (p) => app.search.inFolder(p, '@my', { text: 'secret', inContent: true, limit: 50 }),
+        ],
+      },
+      'search.reindex': { exempt: 'the operator\'s `folio search reindex`; no principal, no request reaches it' },
+      'search.backlog': { exempt: 'counts for the metrics endpoint, no document content' },
+      'search.runPending': { exempt: 'the operator\'s command runs the queued jobs; no principal, no request reaches it' },
       'locks.setUserInfo': { exempt: 'writes the caller\'s own WOPI user info, nothing of anyone else' },
       'locks.info': { walks: [(p) => app.locks.info(p, aliceFile.id)] },
       'locks.release': { walks: [(p) => app.locks.release(p, aliceFile.id)] },
