@@ -46,7 +46,7 @@ function embeddedStorageOnly(config: Config, command: string): Config {
   if (config.database.url !== undefined || config.s3 !== undefined) {
     throw new Error(
       `folio ${command} copies the SQLite database and the files folder; with FOLIO_DATABASE_URL ` +
-        'or FOLIO_S3_BUCKET set, back up PostgreSQL (pg_dump) and the bucket instead (README "Backups")',
+        'or FOLIO_S3_BUCKET set, back up PostgreSQL (pg_dump) and the bucket instead (docs/operations.md, "Backups")',
     )
   }
   return config

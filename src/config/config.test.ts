@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { buildConfig, ConfigError, loadConfig } from './load.js'
-import { SETTING_NAMES } from './schema.js'
+import { SETTING_NAMES, settingsSchema } from './schema.js'
 import { parseByteSize, parseDuration } from './units.js'
+
+const ROOT = join(import.meta.dirname, '..', '..')
 
 describe('configuration', () => {
   test('no settings: the documented defaults', () => {
@@ -139,11 +141,82 @@ describe('configuration', () => {
     assert.equal(parseDuration('soon'), undefined)
   })
 
-  test('the README configuration table lists exactly the settings Folio reads', () => {
-    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8')
-    const section = readme.split('## Configuration')[1]?.split('\n## ')[0] ?? ''
-    const documented = new Set([...section.matchAll(/^\| `(FOLIO_[A-Z0-9_]+)` \|/gm)].map((m) => m[1]))
-    documented.delete('FOLIO_CONFIG')
-    assert.deepEqual([...documented].sort(), [...SETTING_NAMES].sort())
+  test('docs/configuration.md lists exactly the settings Folio reads, each with its default', () => {
+    const page = readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8')
+    const rows = settingRows(page)
+    assert.deepEqual(rows.map((row) => row.name).filter((name) => name !== 'FOLIO_CONFIG').sort(), [...SETTING_NAMES].sort())
+    assert.deepEqual(rows.flatMap(defaultProblem), [])
+  })
+
+  test('the README\'s main settings are settings Folio reads, with their defaults', () => {
+    const rows = settingRows(readFileSync(join(ROOT, 'README.md'), 'utf8'))
+    assert.ok(rows.length >= 8, 'the README lists the main settings')
+    assert.deepEqual(rows.map((row) => row.name).filter((name) => name !== 'FOLIO_CONFIG' && !SETTING_NAMES.includes(name)), [])
+    assert.deepEqual(rows.flatMap(defaultProblem), [])
+  })
+
+  test('the default check refuses a default that drifted, a size or duration spelt another way, and a missing one', () => {
+    const page = [
+      '| `FOLIO_MAX_FILE_SIZE` | `2GiB` | x |',
+      '| `FOLIO_SESSION_TTL` | `24h` | x |',
+      '| `FOLIO_MIN_FREE_SPACE` | `268435456` | x |',
+      '| `FOLIO_PORT` | unset | x |',
+      '| `FOLIO_DOCS_URL` | `http://docs` | x |',
+      '| `FOLIO_HOST` | `0.0.0.0` | x |',
+      '| `FOLIO_VERSIONS_KEEP` | `unlimited` | x |',
+    ].join('\n')
+    assert.deepEqual(settingRows(page).flatMap(defaultProblem).map((problem) => problem.split(':')[0]), [
+      'FOLIO_MAX_FILE_SIZE', 'FOLIO_SESSION_TTL', 'FOLIO_MIN_FREE_SPACE', 'FOLIO_PORT', 'FOLIO_DOCS_URL',
+    ])
   })
 })
+
+
+/** Rows of a markdown table of settings: `| \`FOLIO_X\` | default | meaning |`. */
+function settingRows(markdown: string): Array<{ name: string; cell: string }> {
+  return [...markdown.matchAll(/^\| `(FOLIO_[A-Z0-9_]+)` \| ([^|]*) \|/gm)]
+    .map((m) => ({ name: m[1] ?? '', cell: (m[2] ?? '').trim() }))
+}
+
+/** The value the setting `name` takes from `raw`, through its own parser; 'invalid' when refused. */
+function parsedSetting(name: string, raw: unknown): unknown {
+  const parsed = settingsSchema.safeParse(raw === undefined ? {} : { [name]: raw })
+  return parsed.success ? Reflect.get(parsed.data, name) : 'invalid'
+}
+
+const SIZE_UNITS: Array<[string, number]> = [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024], ['B', 1]]
+const DURATION_UNITS: Array<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]]
+
+/** `amount` in the largest unit it is a whole number of ('0' for zero): the one spelling the docs use. */
+function spelt(amount: number, units: Array<[string, number]>): string {
+  if (amount === 0) return '0'
+  const [unit, size] = units.find(([, size]) => amount % size === 0) ?? ['', 1]
+  return `${amount / size}${unit}`
+}
+
+/**
+ * Why the default column of a settings row is wrong, or nothing. A setting with a default
+ * shows it as one code span that its own parser reads back as that default; a size or a
+ * duration (told apart by what its parser makes of '1KiB' and '1m') is spelt in the
+ * largest whole unit (`256MiB`, `30d`). A setting without one says `unset`, and may add
+ * what it falls back to.
+ */
+function defaultProblem(row: { name: string; cell: string }): string[] {
+  if (row.name === 'FOLIO_CONFIG') return row.cell === 'unset' ? [] : [`${row.name}: the default is unset`]
+  const actual = parsedSetting(row.name, undefined)
+  const literal = /^`([^`]+)`$/.exec(row.cell)?.[1]
+  if (literal === undefined) {
+    if (actual === undefined && row.cell.startsWith('unset')) return []
+    return [`${row.name}: the default is ${JSON.stringify(actual)}, documented as ${row.cell}`]
+  }
+  if (typeof actual === 'number' && parsedSetting(row.name, '1KiB') === 1024) {
+    const expected = spelt(actual, SIZE_UNITS)
+    return literal === expected ? [] : [`${row.name}: the default is \`${expected}\`, documented as ${row.cell}`]
+  }
+  if (typeof actual === 'number' && parsedSetting(row.name, '1m') === 60_000) {
+    const expected = spelt(actual, DURATION_UNITS)
+    return literal === expected ? [] : [`${row.name}: the default is \`${expected}\`, documented as ${row.cell}`]
+  }
+  const documented = parsedSetting(row.name, literal)
+  return documented === actual ? [] : [`${row.name}: the default is ${JSON.stringify(actual)}, documented as ${row.cell}`]
+}

@@ -6,8 +6,8 @@ import { parseByteSize, parseDuration, parseHostPort } from './units.js'
 // locale: every problem is reported in the words of advice.ts.
 
 /**
- * Every setting Folio reads, with its default. The README's configuration table
- * lists the same keys (a test checks that the two agree). Values come from the
+ * Every setting Folio reads, with its default. docs/configuration.md lists the same keys
+ * with the same defaults (a test in config.test.ts checks that the two agree). Values come from the
  * environment, or from the JSON file named by FOLIO_CONFIG (environment wins).
  */
 
@@ -106,7 +106,7 @@ export const settingsSchema = z.object({
   FOLIO_HOST: z._default(z.string().check(z.minLength(1)), '0.0.0.0'),
   /**
    * Processes serving the port together over the same storage; 'auto' is one per core.
-   * 1 by default: see the README (Several processes) for why.
+   * 1 by default: see docs/storage-and-scale-out.md (Several processes) for why.
    */
   FOLIO_WORKERS: z._default(workerCount, 1),
   /** Folder for the SQLite database and file contents. */

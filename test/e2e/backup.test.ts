@@ -18,7 +18,7 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 
 // folio backup copies a single-machine install (the SQLite file and the blob folder);
 // with the metadata in PostgreSQL or the contents in S3 (npm run test:postgres,
-// npm run test:scale) those are backed up with their own tools, as the README says.
+// npm run test:scale) those are backed up with their own tools, as docs/operations.md says.
 const singleMachineOnly = process.env.FOLIO_TEST_METADATA === 'postgres' || testBlobsInS3()
   ? 'folio backup covers the single-machine storage only'
   : false
