@@ -140,8 +140,8 @@ const STARTUP_NOTE = [
   'by nothing (82.3 MiB without, 82.5 and 84.0 with; this scenario, side runs at load 8-11),',
   'and with Maglev and Turbofan both off a fresh Folio read 77.4 MiB, so the optimizing',
   'compilers again cost start-up about 5 MiB. Folio idles at about 82 MiB on Node.js 24',
-  '(smaps: about 9 MiB more resident pages of the node binary, whose official build links',
-  'OpenSSL and ICU in, and about 8 MiB more anonymous memory) against 66 on Node.js 20;',
+  '(smaps: about 9 MiB more resident pages of the node binary, 127 MB on disk against 99,',
+  'and about 8 MiB more anonymous memory) against 66 on Node.js 20;',
   'the minimal server 48.2 against 44.4.',
 ].join(' ')
 
