@@ -65,19 +65,19 @@ export async function ensureRuntime() {
   })
   // A stop asked of this process (systemd, kill) is passed on; the terminal's Ctrl-C
   // reaches both already, and the child decides.
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP']
   const forward = (signal) => child.kill(signal)
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, forward)
-  await new Promise((resolve) => {
-    child.on('exit', (code, signal) => {
-      process.exitCode = code ?? (signal ? 128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1) : 1)
-      resolve()
-    })
+  for (const signal of signals) process.on(signal, forward)
+  const [code, signal] = await new Promise((resolve) => {
+    child.on('exit', (exitCode, exitSignal) => resolve([exitCode, exitSignal]))
     child.on('error', (error) => {
       process.stderr.write(`folio: could not start ${shipped}: ${error.message}\n`)
-      process.exitCode = 1
-      resolve()
+      resolve([1, null])
     })
   })
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.off(signal, forward)
+  for (const each of signals) process.off(each, forward)
+  // Ended by a signal: end the same way, so whoever waits sees what the child saw.
+  if (signal) process.kill(process.pid, signal)
+  else process.exitCode = code ?? 1
   return false
 }
