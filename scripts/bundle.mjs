@@ -52,7 +52,7 @@ await build({
   splitting: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20',
+  target: 'node24',
   sourcemap: true,
   // The source of every loaded module stays in memory (V8 compiles functions lazily from
   // it): without whitespace and with short local names it is about a third smaller (0.3 MiB

@@ -135,7 +135,7 @@ const LOCK_CYCLE_NOTE = [
   'garbage collection took about 11% of a lock call\'s samples (5% of a CheckFileInfo\'s): the',
   'calls waiting for their group commit keep their objects alive through collections of the 1',
   'MiB young generation npm start sets; 4 MiB took about 10% off the CPU per lock call but',
-  'raises idle memory over its target (scenario 2\'s note). npm start adds',
+  'raises idle memory over its target (scenario 2\'s note). On Node.js 20 npm start added',
   '--no-parallel-scavenge: that small young generation is collected on the main thread alone,',
   'without handing work to V8\'s helper thread and waiting for it: a lock call took a median',
   '61.4 instead of 64.2 µs of CPU (5 interleaved pairs, lower in each), CheckFileInfo the same',
@@ -188,6 +188,12 @@ const LOCK_CYCLE_NOTE = [
   'folder on tmpfs (an fsync that costs nothing) measured the same within the noise (33,800 and',
   '36,800 against 37,100 and 33,800 requests a second): the lock cycle is bound by CPU, not by',
   'the disk.',
+  'Since the move to Node.js 24 npm start passes neither --no-parallel-scavenge nor',
+  '--no-memory-reducer (flags internal to V8, which a release may drop; README "Node.js").',
+  'bench/cpu-per-request.ts on Node.js 24 at load 11-19, 3 interleaved pairs, medians without',
+  'and with the two flags: lock 65.5 and 56.7 µs of CPU per call, CheckFileInfo 36.3 and 31.5',
+  '(lower with the flags in 2 of 3 pairs each): a gain of about a tenth may be lost, within',
+  'this machine\'s noise; the load after a quiet spell was not measured again.',
 ].join(' ')
 
 function addFigures(record: Recorder, measured: RoundsResult, baseline: RoundsResult): void {

@@ -33,8 +33,8 @@ export function collectGarbage(type: 'minor' | 'major'): void {
 /**
  * Runs a full collection now. Used once a server listens: its start leaves a few MiB of
  * garbage (module initialisation, the configuration, the migrations check) that V8
- * would collect only after some seconds of quiet, and with npm start's
- * --no-memory-reducer not at all (BENCHMARKS.md, scenario 7).
+ * would collect only after some seconds of quiet, or not at all when its memory reducer
+ * is off (BENCHMARKS.md, scenario 7).
  */
 export function collectStartUpGarbage(): void {
   collectGarbage('major')
