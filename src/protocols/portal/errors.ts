@@ -22,6 +22,10 @@ export const PORTAL_STATUS: Record<ErrorCode, number> = {
   NOT_SUPPORTED: 501,
   CONCURRENT_UPDATE: 503,
   UPSTREAM_FAILED: 502,
+  CONVERSION_UNSUPPORTED: 415,
+  CONVERSION_FAILED: 422,
+  CONVERTER_BUSY: 503,
+  CONVERTER_OFF: 501,
 }
 
 function isFastifyError(error: unknown): error is FastifyError {
