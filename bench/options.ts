@@ -57,8 +57,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     else if (arg === '--help' || arg === '-h') throw new Error(USAGE)
     else throw new Error(`unknown argument ${arg}\n${USAGE}`)
   }
-  if (only.some((n) => !Number.isInteger(n) || n < 1 || n > 9)) {
-    throw new Error(`--only takes scenario numbers 1 to 9\n${USAGE}`)
+  if (only.some((n) => !Number.isInteger(n) || n < 1 || n > 10)) {
+    throw new Error(`--only takes scenario numbers 1 to 10\n${USAGE}`)
   }
   const command = ['npm run bench', ...(argv.length > 0 ? ['--', ...argv] : [])].join(' ')
   return {

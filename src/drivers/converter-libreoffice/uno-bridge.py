@@ -2,6 +2,7 @@
 documents through UNO on request. Node talks to it in JSON lines over stdin/stdout.
 
 Started as: python3 uno-bridge.py <soffice.bin> <profile url> <pipe name> <memory bytes>
+<largest file bytes> (a limit of 0 is none).
 
 Out: {"ready": true, "pid": <soffice pid>} once the office answers, then one reply per
 request: {"id": n, "ok": true} or {"id": n, "ok": false, "error": "load"|"store"|"crash",
@@ -35,11 +36,16 @@ FILTERS = {
         'pdf': 'impress_pdf_Export', 'pptx': 'Impress MS PowerPoint 2007 XML', 'odp': 'impress8',
         'png': 'impress_png_Export',
     },
+    # PDFs open in Draw: only their first page's image is made.
+    'drawing': {'png': 'draw_png_Export'},
 }
 # Text filters read and write UTF-8; CSV is comma-separated, double-quoted, UTF-8 (76).
 FILTER_OPTIONS = {'txt': 'UTF8', 'csv': '44,34,76,1'}
 # Import filters for sources whose type detection would pick another application.
 IMPORT_FILTERS = {'csv': 'Text - txt - csv (StarCalc)', 'txt': 'Text (encoded)'}
+# Sources that may load as plain text; any other that does is not what its extension says
+# (random bytes fall back to the text filter).
+TEXT_SOURCES = ('txt', 'csv', 'html', 'htm')
 
 
 def prop(name, value):
@@ -54,24 +60,27 @@ def send(message):
     sys.stdout.flush()
 
 
-def limit_memory(limit):
+def limits(memory, file_size):
     def apply():
-        # The office gets its own session, so a signal to the bridge's group misses it, and
-        # an address-space limit: a decompression bomb fails its allocation, not the machine.
+        # The office gets its own process group (the driver kills it as a whole), an
+        # address-space limit (a decompression bomb fails its allocation, not the machine)
+        # and a file-size limit (a page bomb cannot fill the disk).
         os.setsid()
-        if limit > 0:
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        if memory > 0:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        if file_size > 0:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
     return apply
 
 
-def start_office(binary, profile, pipe, memory):
+def start_office(binary, profile, pipe, memory, file_size):
     args = [
         binary, '--headless', '--invisible', '--nologo', '--norestore', '--nodefault',
         '--nolockcheck', '--nofirststartwizard', '-env:UserInstallation=' + profile,
         '--accept=pipe,name=%s;urp;StarOffice.ComponentContext' % pipe,
     ]
     return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, preexec_fn=limit_memory(memory))
+                            stderr=subprocess.DEVNULL, preexec_fn=limits(memory, file_size))
 
 
 def connect(start, pipe):
@@ -106,7 +115,7 @@ def family_of(document):
     if document.supportsService('com.sun.star.presentation.PresentationDocument'):
         return 'presentation'
     if document.supportsService('com.sun.star.drawing.DrawingDocument'):
-        return 'presentation'
+        return 'drawing'
     if document.supportsService('com.sun.star.text.TextDocument'):
         return 'text'
     return None
@@ -115,7 +124,7 @@ def family_of(document):
 def page_size(document, family):
     """Width and height of the first page in 1/100 mm, for the thumbnail's proportions."""
     try:
-        if family == 'presentation':
+        if family in ('presentation', 'drawing'):
             page = document.getDrawPages().getByIndex(0)
             return page.Width, page.Height
         if family == 'text':
@@ -159,6 +168,9 @@ def convert(desktop, request):
     if document is None:
         return {'ok': False, 'error': 'load', 'message': 'not a document LibreOffice can open'}
     try:
+        used = dict((p.Name, p.Value) for p in document.getArgs()).get('FilterName', '')
+        if extension not in TEXT_SOURCES and str(used).startswith('Text'):
+            return {'ok': False, 'error': 'load', 'message': 'not a .%s document' % extension}
         family = family_of(document)
         filters = FILTERS.get(family or '', {})
         if target not in filters:
@@ -193,11 +205,12 @@ def convert(desktop, request):
 
 
 def main():
-    binary, profile, pipe, memory = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    binary, profile, pipe = sys.argv[1], sys.argv[2], sys.argv[3]
+    memory, file_size = int(sys.argv[4]), int(sys.argv[5])
     started = []
 
     def start():
-        started.append(start_office(binary, profile, pipe, memory))
+        started.append(start_office(binary, profile, pipe, memory, file_size))
         return started[-1]
 
     def stop(*_):
