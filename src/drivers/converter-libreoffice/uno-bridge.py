@@ -156,7 +156,18 @@ def load_properties(extension):
     return props
 
 
-def convert(desktop, request):
+def office_gone(office, error):
+    """True when an error came from losing the office rather than from the document."""
+    if type(error).__name__ == 'DisposedException':
+        return True
+    for _ in range(5):
+        if office.poll() is not None:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def convert(desktop, office, request):
     source = request['input']
     extension = os.path.splitext(source)[1].lstrip('.').lower()
     target = request['target']
@@ -164,6 +175,8 @@ def convert(desktop, request):
         document = desktop.loadComponentFromURL(
             uno.systemPathToFileUrl(source), '_blank', 0, tuple(load_properties(extension)))
     except Exception as error:
+        if office_gone(office, error):
+            raise
         return {'ok': False, 'error': 'load', 'message': str(error)[:300]}
     if document is None:
         return {'ok': False, 'error': 'load', 'message': 'not a document LibreOffice can open'}
@@ -192,6 +205,8 @@ def convert(desktop, request):
         try:
             document.storeToURL(uno.systemPathToFileUrl(request['output']), tuple(store))
         except Exception as error:
+            if office_gone(office, error):
+                raise
             return {'ok': False, 'error': 'store', 'message': str(error)[:300]}
         return {'ok': True}
     finally:
@@ -231,7 +246,7 @@ def main():
     for line in sys.stdin:
         request = json.loads(line)
         try:
-            reply = convert(desktop, request)
+            reply = convert(desktop, office, request)
         except Exception as error:
             # A lost bridge (the office crashed or was killed) ends this worker.
             send({'id': request['id'], 'ok': False, 'error': 'crash', 'message': str(error)[:300]})
