@@ -12,7 +12,7 @@ import type { BlobStore } from '../../ports/blob-store.js'
 import type { ConversionRequest, ConvertedDocument, Converter, ConverterStatus } from '../../ports/converter.js'
 import type { Logger } from '../../ports/logger.js'
 import { OfficeWorker, type OfficeOutcome } from './office-worker.js'
-import { SlotPool } from './slot-pool.js'
+import { SlotPool } from '../converter-shared/slot-pool.js'
 
 /** Settings of the LibreOffice pool. */
 export interface LibreOfficeConverterOptions {
