@@ -89,7 +89,12 @@ export async function openLibreOfficeConverter(options: LibreOfficeConverterOpti
   const root = await mkdtemp(join(options.tempRoot ?? tmpdir(), 'folio-convert-'))
   const jobsRoot = join(root, 'jobs')
   await mkdir(jobsRoot, { mode: 0o700 })
-  const isolate = options.isolateNetwork !== 'off' && canIsolateNetwork()
+  // Probed when the first office starts, so opening the pool costs a start-up nothing.
+  let isolate: boolean | undefined
+  const isolated = () => {
+    isolate ??= options.isolateNetwork !== 'off' && canIsolateNetwork()
+    return isolate
+  }
   const perProcess = options.conversionsPerProcess ?? DEFAULT_CONVERSIONS_PER_PROCESS
   const workerOptions = (slot: number) => ({
     python: options.python ?? '/usr/bin/python3',
@@ -98,7 +103,7 @@ export async function openLibreOfficeConverter(options: LibreOfficeConverterOpti
     folder: join(root, `worker-${slot}`),
     memoryBytes: options.memoryBytes ?? DEFAULT_MEMORY_BYTES,
     fileSizeBytes: options.maxOutputBytes + FILE_SIZE_SLACK,
-    isolateNetwork: isolate,
+    isolateNetwork: isolated(),
     startTimeoutMs: START_TIMEOUT_MS,
   })
   const workers: Array<OfficeWorker | undefined> = Array.from({ length: options.workers }, () => undefined)
@@ -157,7 +162,12 @@ export async function openLibreOfficeConverter(options: LibreOfficeConverterOpti
 
   return {
     status(): ConverterStatus {
-      const network = isolate ? 'no network (own namespace)' : 'network blocked by its settings'
+      const network =
+        isolate === undefined
+          ? 'network namespace when the system allows it'
+          : isolate
+            ? 'no network (own namespace)'
+            : 'network blocked by its settings'
       return {
         kind: 'libreoffice',
         detail: `LibreOffice, ${options.workers} worker(s), ${Math.round(options.timeoutMs / 1000)} s per conversion, ${network}`,

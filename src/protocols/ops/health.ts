@@ -5,6 +5,8 @@ export interface ReadinessReport {
   ready: boolean
   /** 'ok' or 'failed' per dependency (database, blobs); the reasons go to the log only. */
   checks: Record<string, 'ok' | 'failed'>
+  /** Which document converter runs (libreoffice, docs or off) and a short description. */
+  converter?: { kind: string; detail: string }
 }
 
 /** Asks the storage whether it can serve; provided by the composition root. */
@@ -14,7 +16,7 @@ export type ReadinessCheck = () => Promise<ReadinessReport>
  * GET /healthz: 200 {"status":"ok"} while the process answers (no I/O); with several
  * processes (FOLIO_WORKERS) also `worker`, the number of the one that answered.
  * GET /readyz: 200 {"status":"ready", checks} when the checks pass, else 503
- * {"status":"unavailable", checks}. Concurrent /readyz calls share one run of the checks.
+ * {"status":"unavailable", checks}; both say which converter runs. Concurrent /readyz calls share one run of the checks.
  */
 export function healthRoutes(check: ReadinessCheck, worker?: number) {
   let running: Promise<ReadinessReport> | undefined
@@ -33,7 +35,8 @@ export function healthRoutes(check: ReadinessCheck, worker?: number) {
       const report = await once()
       reply.header('cache-control', 'no-store')
       reply.code(report.ready ? 200 : 503)
-      return { status: report.ready ? 'ready' : 'unavailable', checks: report.checks }
+      const body = { status: report.ready ? 'ready' : 'unavailable', checks: report.checks }
+      return report.converter === undefined ? body : { ...body, converter: report.converter }
     })
   }
 }
