@@ -405,7 +405,7 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
   // Each adapter owns its URL prefix; health and metrics first.
   const plugins: HttpPlugin[] = [
     opsRoutes({
-      ready: async () => ({ ...(await checkStorageReadiness({ ...storage, logger })), converter: converterStatus }),
+      ready: async () => ({ ...(await checkStorageReadiness({ ...storage, logger })), converter: converter.status() }),
       metrics,
       metricsOnMainServer: config.metrics.address === undefined,
       metricsToken: config.metrics.token,

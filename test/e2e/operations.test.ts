@@ -27,7 +27,8 @@ describe('health and readiness', () => {
     assert.deepEqual(health.json, { status: 'ok' })
     const ready = await call(server.url, 'GET', '/readyz')
     assert.equal(ready.status, 200)
-    assert.deepEqual(ready.json, { status: 'ready', checks: { database: 'ok', blobs: 'ok'} })
+    const converter = { kind: server.converter.status().kind, detail: server.converter.status().detail }
+    assert.deepEqual(ready.json, { status: 'ready', checks: { database: 'ok', blobs: 'ok' }, converter })
   })
 
   // Makes the local blob folder unwritable; with the contents in S3 (npm run test:scale) there is none.
@@ -45,7 +46,8 @@ describe('health and readiness', () => {
     try {
       const ready = await call(server.url, 'GET', '/readyz')
       assert.equal(ready.status, 503)
-      assert.deepEqual(ready.json, { status: 'unavailable', checks: { database: 'ok', blobs: 'failed'} })
+      const converter = { kind: server.converter.status().kind, detail: server.converter.status().detail }
+      assert.deepEqual(ready.json, { status: 'unavailable', checks: { database: 'ok', blobs: 'failed' }, converter })
       // The process itself still answers.
       assert.equal((await call(server.url, 'GET', '/healthz')).status, 200)
     } finally {
