@@ -329,6 +329,7 @@ export async function createContext(
     docsCommands?: DocsCommands
     wopiActions?: WopiActions
     telemetry?: Telemetry
+    converter?: Converter
   },
 ): Promise<AppContext> {
   // One secret for every instance sharing this store, made on first start.
@@ -348,6 +349,7 @@ export async function createContext(
     ...(options.docsCommands ? { docsCommands: options.docsCommands } : {}),
     ...(options.wopiActions ? { wopiActions: options.wopiActions } : {}),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
+    ...(options.converter ? { converter: options.converter } : {}),
   }
 }
 
@@ -388,17 +390,29 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
     processMetrics && options.worker !== undefined
       ? (await import('./protocols/ops/cluster-metrics.js')).scrapeAcrossWorkers(processMetrics)
       : processMetrics
+  // Docs fetches a conversion's source through a link the adapters sign, made below.
+  let signer: AdapterContext | undefined
+  const converter = await openConverter(config, {
+    blobs: storage.blobs,
+    logger,
+    client,
+    adapters: () => {
+      if (!signer) throw new Error('the adapters are not ready')
+      return signer
+    },
+  })
   const ctx = await createContext(config, storage, {
     clock,
     logger,
     ...(docsCommands ? { docsCommands } : {}),
     wopiActions: discovery,
     ...(metrics ? { telemetry: metrics.telemetry } : {}),
+    converter,
   })
   await warnIfDataDirOpen(config.dataDir, logger)
   const services = createApp(ctx)
   const adapters: AdapterContext = { app: services, config, clock, logger }
-  const converter = await openConverter(config, { blobs: storage.blobs, logger, client, adapters: () => adapters })
+  signer = adapters
   const converterStatus = converter.status()
   const editorTools = onlyofficeEditorTools(adapters, docsCommands, docsFetch)
   lockCount = () => services.locks.held()

@@ -6,6 +6,7 @@ import type { Logger } from '../ports/logger.js'
 import type { MetadataStore } from '../ports/metadata-store.js'
 import type { Telemetry } from '../ports/telemetry.js'
 import type { WopiActions } from '../ports/wopi-actions.js'
+import type { Converter } from '../ports/converter.js'
 
 /** The setting holding the signing secret, made by the first start on a store. */
 export const SIGNING_SECRET_SETTING = 'signing-secret'
@@ -28,4 +29,6 @@ export interface AppContext {
   wopiActions?: WopiActions
   /** Where saves and storage failures are reported, when metrics are on. */
   telemetry?: Telemetry
+  /** The document converter FOLIO_CONVERTER picked (absent in command-line tools). */
+  converter?: Converter
 }

@@ -26,6 +26,7 @@ import { sharedPage } from './shared-page.js'
 import { runOperation, takeOperations, type StartedOperation } from './operations.js'
 import { createTokens, type Tokens } from './tokens.js'
 import { issueWopiToken, launchWopi, type WopiLaunch } from './wopi-launch.js'
+import { createConversionService, NO_CONVERTER, type ConversionService } from './conversion/index.js'
 
 // The surroundings adapters may name in their own types.
 export type { Clock } from '../ports/clock.js'
@@ -221,6 +222,8 @@ export interface SharingService {
 
 /** The application: every use case, each over the storage the composition root chose. */
 export interface App {
+  /** Document conversion (download as), through the access policy (conversion/index.ts). */
+  conversion: ConversionService
   files: FilesService
   folders: FoldersService
   locks: LocksService
@@ -301,6 +304,11 @@ export function createApp(ctx: AppContext): App {
     return { file, user, permission, principal, level }
   }
   return {
+    conversion: createConversionService({
+      converter: ctx.converter ?? NO_CONVERTER,
+      maxOutputBytes: ctx.config.maxFileSize,
+      fileFor: (by, fileId) => get(by, fileId, 'download'),
+    }),
     folders: {
       list: bind(ctx, folders.listFolder),
       get: bind(ctx, folders.getFolder),

@@ -6,6 +6,7 @@ import type { LockInfo } from '../../app/locks.js'
 import { DomainError } from '../../core/errors.js'
 import type { FileRecord } from '../../core/entities.js'
 import { sendContent } from '../http/send-content.js'
+import { isOwnFormat, outputTypeOf, sendConverted } from './download-as.js'
 import { currentUser, me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
 import { itemPresenter } from './present-items.js'
@@ -83,6 +84,10 @@ export function fileRoutes(ctx: AdapterContext) {
     app.get('/files/file/:fileId/download', async (request, reply) => {
       const { fileId } = parseInput(fileIdParams, request.params)
       const file = await ctx.app.files.get(me(request), fileId, 'download')
+      const outputType = outputTypeOf(request)
+      if (outputType !== undefined && !isOwnFormat(file.title, outputType)) {
+        return sendConverted(ctx, request, reply, fileId, outputType)
+      }
       return sendContent(ctx, request, reply, {
         blobKey: file.blobKey,
         size: file.size,
