@@ -308,6 +308,9 @@ export function createApp(ctx: AppContext): App {
       converter: ctx.converter ?? NO_CONVERTER,
       maxOutputBytes: ctx.config.maxFileSize,
       fileFor: (by, fileId) => get(by, fileId, 'download'),
+      renditions: ctx.store.renditions,
+      blobs: ctx.blobs,
+      now: () => ctx.clock.now(),
     }),
     folders: {
       list: bind(ctx, folders.listFolder),

@@ -11,6 +11,7 @@ import type { AppContext } from './context.js'
 import { repairName } from './folders.js'
 import { rootFolder } from './roots.js'
 import { freeDroppedVersions, planRetention } from './version-retention.js'
+import { dropRenditionsOf } from './conversion/index.js'
 
 /**
  * The title composed to Unicode NFC (so a name typed in NFD is the same name, not a
@@ -394,6 +395,7 @@ export async function deleteBlobsOf(ctx: AppContext, blobKeys: string[]): Promis
       }),
     ),
   )
+  await dropRenditionsOf(ctx, blobKeys.filter((key) => !inUse.has(key)))
 }
 
 /** One page of the files of a user's 'my' root and the total count. */

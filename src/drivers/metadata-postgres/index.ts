@@ -16,6 +16,7 @@ import { createSettingsRepository } from './settings.js'
 import { createThrottleRepository } from './throttle.js'
 import { createTransfer } from './transfer.js'
 import { createUserRepository } from './users.js'
+import { createRenditionRepository } from './renditions.js'
 
 /** Options of the PostgreSQL metadata store. */
 export interface PostgresStoreOptions {
@@ -61,6 +62,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const db = createDatabase(pool)
   let closed = false
   return {
+    renditions: createRenditionRepository(db),
     users: createUserRepository(db),
     sessions: createSessionRepository(db),
     throttle: createThrottleRepository(db),

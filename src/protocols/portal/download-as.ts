@@ -33,12 +33,12 @@ export async function sendConverted(
   fileId: string,
   outputType: string,
 ): Promise<FastifyReply> {
-  const { fileName, document } = await ctx.app.conversion.downloadAs(me(request), fileId, outputType)
+  const converted = await ctx.app.conversion.downloadAs(me(request), fileId, outputType)
   return reply
-    .header('Content-Type', mimeTypeOf(document.target))
-    .header('Content-Length', String(document.size))
-    .header('Content-Disposition', contentDisposition(fileName, { type: 'attachment' }))
+    .header('Content-Type', mimeTypeOf(converted.target))
+    .header('Content-Length', String(converted.size))
+    .header('Content-Disposition', contentDisposition(converted.fileName, { type: 'attachment' }))
     .header('Cache-Control', 'private, no-store')
     .header('X-Content-Type-Options', 'nosniff')
-    .send(document.stream())
+    .send(converted.stream)
 }
