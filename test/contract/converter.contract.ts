@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { Readable } from 'node:stream'
 import { after, before, describe, test } from 'node:test'
 import { strFromU8, unzipSync } from 'fflate'
@@ -14,6 +15,7 @@ import type { ConvertedDocument, Converter } from '../../src/ports/converter.js'
 import {
   docxBomb,
   docxLinkingImage,
+  docxWithPicture,
   docxWithText,
   pptxWithText,
   randomDocumentBytes,
@@ -63,6 +65,20 @@ export async function textOf(target: ConversionTarget, bytes: Buffer): Promise<s
       .join(' ')
   }
   return bytes.toString('utf8')
+}
+
+/** How many images a PDF holds (poppler's pdfimages -list). */
+async function imagesIn(pdf: Buffer): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), 'folio-pdfimages-'))
+  try {
+    await writeFile(join(dir, 'result.pdf'), pdf)
+    const run = spawnSync('pdfimages', ['-list', join(dir, 'result.pdf')], { encoding: 'utf8' })
+    assert.equal(run.status, 0, `pdfimages failed: ${run.stderr}`)
+    // Two header lines, then one line per image.
+    return run.stdout.trim().split('\n').length - 2
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
 }
 
 /** Width and height of a PNG, from its IHDR chunk. */
@@ -217,6 +233,25 @@ export function runConverterContract(name: string, open: () => Promise<OpenedCon
         assert.deepEqual(recorder.requests, [])
       } finally {
         await new Promise((resolve) => recorder.server.close(resolve))
+      }
+    })
+
+    test('a document linking a picture on the local disk, outside its folder, converts without it', async () => {
+      // A real PNG, made by the converter, kept outside any conversion's folder.
+      const png = await bytesOf(await converter().convert({ source: stream('A picture that must stay private\n', 'txt'), target: 'png' }))
+      const dir = await mkdtemp(join(tmpdir(), 'folio-outside-'))
+      try {
+        const path = join(dir, 'private.png')
+        await writeFile(path, png)
+        const toPdf = async (docx: Buffer) =>
+          bytesOf(await converter().convert({ source: stream(docx, 'docx'), target: 'pdf' }))
+        // The control: the same picture embedded in the document does show in the PDF.
+        assert.ok((await imagesIn(await toPdf(docxWithPicture(WORDS, { embedded: png })))) >= 1)
+        const linked = await toPdf(docxWithPicture(WORDS, { link: pathToFileURL(path).href }))
+        assert.match(await textOf('pdf', linked), /Quarterly report/)
+        assert.equal(await imagesIn(linked), 0)
+      } finally {
+        await rm(dir, { recursive: true, force: true })
       }
     })
 

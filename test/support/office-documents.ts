@@ -66,6 +66,19 @@ export function pptxWithText(title: string, subtitle: string): Buffer {
  * office that follows links fetches `imageUrl` while it opens or exports the document.
  */
 export function docxLinkingImage(text: string, imageUrl: string): Buffer {
+  return docxWithPicture(text, { link: imageUrl })
+}
+
+/**
+ * A .docx showing one picture: linked (`link`, TargetMode External) or embedded in the
+ * package (`embedded`, a PNG's bytes; the positive control of a test that a link is not
+ * followed).
+ */
+export function docxWithPicture(text: string, picture: { link: string } | { embedded: Buffer }): Buffer {
+  const blip = 'link' in picture ? '<a:blip r:link="rIdPicture"/>' : '<a:blip r:embed="rIdPicture"/>'
+  const target = 'link' in picture
+    ? `Target="${escapeXml(picture.link)}" TargetMode="External"`
+    : 'Target="media/picture.png"'
   const drawing =
     '<w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing">' +
     '<wp:extent cx="952500" cy="952500"/><wp:docPr id="1" name="Linked picture"/>' +
@@ -73,7 +86,7 @@ export function docxLinkingImage(text: string, imageUrl: string): Buffer {
     '<a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture">' +
     '<pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture">' +
     '<pic:nvPicPr><pic:cNvPr id="1" name="x.png"/><pic:cNvPicPr/></pic:nvPicPr>' +
-    '<pic:blipFill><a:blip r:link="rIdLinked"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>' +
+    `<pic:blipFill>${blip}<a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
     '<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="952500" cy="952500"/></a:xfrm>' +
     '<a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic>' +
     '</wp:inline></w:drawing></w:r>'
@@ -84,10 +97,16 @@ export function docxLinkingImage(text: string, imageUrl: string): Buffer {
     replacePart(files, 'word/_rels/document.xml.rels', (xml) =>
       xml.replace(
         '</Relationships>',
-        '<Relationship Id="rIdLinked" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" ' +
-          `Target="${escapeXml(imageUrl)}" TargetMode="External"/></Relationships>`,
+        '<Relationship Id="rIdPicture" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" ' +
+          `${target}/></Relationships>`,
       ),
     )
+    if ('embedded' in picture) {
+      files['word/media/picture.png'] = new Uint8Array(picture.embedded)
+      replacePart(files, '[Content_Types].xml', (xml) =>
+        xml.includes('Extension="png"') ? `${xml} ` : xml.replace('<Default ', '<Default Extension="png" ContentType="image/png"/><Default '),
+      )
+    }
   })
 }
 
@@ -126,7 +145,7 @@ export function docxBomb(inflatedBytes: number): Promise<Buffer> {
 }
 
 /** Bytes that are no document at all. */
-export function randomDocumentBytes(size = 64 * 1024): Buffer {
+export function randomDocumentBytes(size = 8 * 1024): Buffer {
   return randomBytes(size)
 }
 

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { spawn } from 'node:child_process'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
@@ -11,7 +13,7 @@ import {
   runConverterContract,
   textOf,
 } from '../../../test/contract/converter.contract.js'
-import { docxWithText } from '../../../test/support/office-documents.js'
+import { docxLinkingImage, docxWithText } from '../../../test/support/office-documents.js'
 import { isDomainError } from '../../core/errors.js'
 import { openFsBlobStore } from '../blob-fs/index.js'
 import { openLibreOfficeConverter, type LibreOfficeConverter, type LibreOfficeConverterOptions } from './index.js'
@@ -137,6 +139,29 @@ describe('LibreOffice pool', { skip: libreOfficeMissing() }, () => {
     await new Promise((resolve) => setTimeout(resolve, 50))
     const jobs = await readdir(join(pool.root), { recursive: true })
     assert.deepEqual(jobs.filter((path) => path.includes('job-')), [])
+  })
+})
+
+describe('the linked-image recorder can see a fetch', { skip: libreOfficeMissing() }, () => {
+  test('control: a cold soffice --convert-to with its default settings fetches the linked image', async () => {
+    const hits: string[] = []
+    const server = createServer((request, response) => {
+      hits.push(request.url ?? '')
+      response.end()
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const address = server.address()
+    const port = typeof address === 'object' && address ? address.port : 0
+    const dir = await mkdtemp(join(tmpdir(), 'folio-lo-control-'))
+    try {
+      await writeFile(join(dir, 'linking.docx'), docxLinkingImage('control', `http://127.0.0.1:${port}/x.png`))
+      const child = spawn('soffice', ['--headless', `-env:UserInstallation=file://${dir}/profile`, '--convert-to', 'pdf', '--outdir', dir, join(dir, 'linking.docx')], { stdio: 'ignore' })
+      await new Promise((resolve) => child.once('exit', resolve))
+      assert.ok(hits.includes('/x.png'), `the recorder saw ${JSON.stringify(hits)}`)
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })
 
