@@ -491,9 +491,9 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
       url: `http://${host}:${port}`,
       publicUrl: config.publicUrl,
       metricsUrl: metricsListener?.url,
-      worker: options.worker,
       converter: converterStatus.kind,
       converterDetail: converterStatus.detail,
+      worker: options.worker,
     },
     'Folio is listening',
   )
