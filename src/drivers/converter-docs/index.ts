@@ -106,6 +106,14 @@ function byteLimit(limit: number): Transform {
   })
 }
 
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin
+  } catch {
+    return 'its configured address'
+  }
+}
+
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Opens the Docs converter; nothing is sent before the first conversion. */
@@ -148,7 +156,8 @@ export async function openDocsConverter(options: DocsConverterOptions): Promise<
   }
 
   return {
-    status: () => ({ kind: 'docs', detail: `ONLYOFFICE Docs at ${options.internalUrl}` }),
+    // The origin alone: an address may carry credentials, and this line is logged.
+    status: () => ({ kind: 'docs', detail: `ONLYOFFICE Docs at ${originOf(options.internalUrl)}` }),
 
     async convert(request): Promise<ConvertedDocument> {
       if (closed) throw new DomainError('CONVERTER_OFF', 'the converter has stopped')

@@ -103,7 +103,11 @@ export class OfficeWorker {
     lines: Interface,
     /** The office process (soffice.bin), leader of its own process group. */
     readonly officePid: number,
+    /** The worker's folder, named in the office's command line (its profile). */
+    private readonly folder: string,
   ) {
+    // A bridge that died between two jobs fails the next write; its exit settles the job.
+    bridge.stdin?.on('error', () => undefined)
     bridge.once('exit', () => {
       this.exited = true
       this.pending?.settle({ ok: false, error: 'crash', message: 'the office process ended' })
@@ -160,7 +164,7 @@ export class OfficeWorker {
         })
       })
       if (ready.pid === undefined) throw new Error('the office reported no process id')
-      return new OfficeWorker(bridge, lines, ready.pid)
+      return new OfficeWorker(bridge, lines, ready.pid, options.folder)
     } catch (error) {
       lines.close()
       bridge.kill('SIGKILL')
@@ -197,10 +201,15 @@ export class OfficeWorker {
 
   /** Kills the office (its whole process group) and the bridge, and waits until both are gone. */
   async kill(): Promise<void> {
-    try {
-      process.kill(-this.officePid, 'SIGKILL')
-    } catch {
-      // already gone
+    // Only while that process is still this worker's office: a process id is reused once
+    // its process has gone and been reaped.
+    const cmdline = await readFile(`/proc/${this.officePid}/cmdline`, 'utf8').catch(() => '')
+    if (cmdline.includes('soffice.bin') && cmdline.includes(this.folder)) {
+      try {
+        process.kill(-this.officePid, 'SIGKILL')
+      } catch {
+        // gone meanwhile
+      }
     }
     if (!this.exited) {
       const exited = new Promise<void>((resolve) => this.bridge.once('exit', () => resolve()))
