@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { collectGarbage } from '../../src/app/garbage-collection.js'
 import type { ConversionRequest } from '../../src/ports/converter.js'
-import { libreOfficeMissing, textOf } from '../contract/converter.contract.js'
+import { libreOfficeMissing, pngSize, textOf } from '../contract/converter.contract.js'
 import { docxWithText } from '../support/office-documents.js'
 import { call } from '../support/portal-client.js'
 import { lockHeaders, startWopiHarness, type WopiHarness } from './wopi-support.js'
@@ -86,6 +86,29 @@ describe('renditions (download as, kept)', { skip: libreOfficeMissing() }, () =>
     assert.equal(conversions.length, before + 1)
   })
 
+  test('a thumbnail is a PNG of at most 512 px, made once and kept; 415 for a type without one', async () => {
+    const fileId = await h.createFile('slides.docx', docxWithText(['Thumbnail source']))
+    const thumbnail = async () => {
+      const response = await fetch(`${h.server.url}/api/2.0/files/file/${fileId}/thumbnail`, {
+        headers: { Authorization: h.portalToken },
+      })
+      assert.equal(response.status, 200)
+      assert.equal(response.headers.get('content-type'), 'image/png')
+      assert.match(response.headers.get('content-disposition') ?? '', /^inline; filename="?slides\.png"?$/)
+      return Buffer.from(await response.arrayBuffer())
+    }
+    const before = conversions.length
+    const first = await thumbnail()
+    const { width, height } = pngSize(first)
+    assert.ok(width > 16 && height > 16 && width <= 512 && height <= 512, `${width}x${height}`)
+    assert.deepEqual(await thumbnail(), first)
+    assert.equal(conversions.length, before + 1)
+    const binary = await h.createFile('data.bin', 'not a document')
+    const refused = await call(h.server.url, 'GET', `/api/2.0/files/file/${binary}/thumbnail`, { token: h.portalToken })
+    assert.equal(refused.status, 415)
+    assert.equal(refused.json.error.type, 'CONVERSION_UNSUPPORTED')
+  })
+
   test('a user without read access gets 404 for a rendition that exists', async () => {
     const fileId = await h.createFile('private.docx', docxWithText(['Private']))
     await downloadPdf(fileId)
@@ -95,5 +118,10 @@ describe('renditions (download as, kept)', { skip: libreOfficeMissing() }, () =>
     const eve = await signIn(h.server.url, 'eve', 'eve-password-1')
     const reply = await call(h.server.url, 'GET', `/api/2.0/files/file/${fileId}/download?outputtype=.pdf`, { token: eve })
     assert.equal(reply.status, 404)
+    // The owner's thumbnail exists; the other user still gets 404.
+    const own = await call(h.server.url, 'GET', `/api/2.0/files/file/${fileId}/thumbnail`, { token: h.portalToken })
+    assert.equal(own.status, 200)
+    const thumbnail = await call(h.server.url, 'GET', `/api/2.0/files/file/${fileId}/thumbnail`, { token: eve })
+    assert.equal(thumbnail.status, 404)
   })
 })

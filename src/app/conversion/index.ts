@@ -30,6 +30,11 @@ export interface ConversionService {
    * for a pair outside the format table; the converter's own errors otherwise.
    */
   downloadAs(by: Principal, fileId: string, outputType: string): Promise<DownloadedAs>
+  /**
+   * An image of the current version's first page (PNG, at most 512 px a side), made on the
+   * first request and kept like any rendition. Same access and errors as downloadAs.
+   */
+  thumbnail(by: Principal, fileId: string): Promise<DownloadedAs>
 }
 
 /** A converted file on its way to the client. */
@@ -63,19 +68,21 @@ export function createConversionService(deps: ConversionDependencies): Conversio
   const renditions = createRenditions(deps)
   return {
     status: () => deps.converter.status(),
-    async downloadAs(by, fileId, outputType) {
-      const target = targetOf(outputType)
-      const file = await deps.fileFor(by, fileId)
-      const extension = extensionOf(file.title)
-      if (!canConvert(extension, target)) {
-        throw new DomainError(
-          'CONVERSION_UNSUPPORTED',
-          `a .${extension || 'file without an extension'} cannot be converted to .${target}`,
-        )
-      }
-      const { record, stream } = await renditions.open({ blobKey: file.blobKey, extension }, target)
-      return { fileName: convertedName(file.title, target), target, size: record.size, stream }
-    },
+    downloadAs: (by, fileId, outputType) => convertCurrent(by, fileId, targetOf(outputType)),
+    thumbnail: (by, fileId) => convertCurrent(by, fileId, 'png'),
+  }
+
+  async function convertCurrent(by: Principal, fileId: string, target: ConversionTarget): Promise<DownloadedAs> {
+    const file = await deps.fileFor(by, fileId)
+    const extension = extensionOf(file.title)
+    if (!canConvert(extension, target)) {
+      throw new DomainError(
+        'CONVERSION_UNSUPPORTED',
+        `a .${extension || 'file without an extension'} cannot be converted to .${target}`,
+      )
+    }
+    const { record, stream } = await renditions.open({ blobKey: file.blobKey, extension }, target)
+    return { fileName: convertedName(file.title, target), target, size: record.size, stream }
   }
 }
 

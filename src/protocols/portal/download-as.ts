@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { create as contentDisposition } from 'content-disposition'
+import type { DownloadedAs } from '../../app/conversion/index.js'
 import type { AdapterContext } from '../../app/create-app.js'
 import { mimeTypeOf } from '../../core/documents/file-types.js'
 import { normalizeExtension } from '../../core/conversion/formats.js'
@@ -33,11 +34,24 @@ export async function sendConverted(
   fileId: string,
   outputType: string,
 ): Promise<FastifyReply> {
-  const converted = await ctx.app.conversion.downloadAs(me(request), fileId, outputType)
+  return send(reply, await ctx.app.conversion.downloadAs(me(request), fileId, outputType), 'attachment')
+}
+
+/** GET files/file/{id}/thumbnail: the first page as a PNG of at most 512 px, shown inline. */
+export async function sendThumbnail(
+  ctx: AdapterContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  fileId: string,
+): Promise<FastifyReply> {
+  return send(reply, await ctx.app.conversion.thumbnail(me(request), fileId), 'inline')
+}
+
+function send(reply: FastifyReply, converted: DownloadedAs, type: 'attachment' | 'inline'): FastifyReply {
   return reply
-    .header('Content-Type', mimeTypeOf(converted.target))
+    .header('Content-Type', converted.target === 'png' ? 'image/png' : mimeTypeOf(converted.target))
     .header('Content-Length', String(converted.size))
-    .header('Content-Disposition', contentDisposition(converted.fileName, { type: 'attachment' }))
+    .header('Content-Disposition', contentDisposition(converted.fileName, { type }))
     .header('Cache-Control', 'private, no-store')
     .header('X-Content-Type-Options', 'nosniff')
     .send(converted.stream)

@@ -6,7 +6,7 @@ import type { LockInfo } from '../../app/locks.js'
 import { DomainError } from '../../core/errors.js'
 import type { FileRecord } from '../../core/entities.js'
 import { sendContent } from '../http/send-content.js'
-import { isOwnFormat, outputTypeOf, sendConverted } from './download-as.js'
+import { isOwnFormat, outputTypeOf, sendConverted, sendThumbnail } from './download-as.js'
 import { currentUser, me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
 import { itemPresenter } from './present-items.js'
@@ -95,6 +95,11 @@ export function fileRoutes(ctx: AdapterContext) {
         fileName: file.title,
         modifiedAt: file.updatedAt,
       })
+    })
+
+    app.get('/files/file/:fileId/thumbnail', async (request, reply) => {
+      const { fileId } = parseInput(fileIdParams, request.params)
+      return sendThumbnail(ctx, request, reply, fileId)
     })
 
     app.get('/files/file/:fileId/history', async (request) => {
