@@ -11,6 +11,7 @@ import { parseOptions } from './options.js'
 import { writeReport } from './report.js'
 import { Recorder, type ScenarioOutcome } from './results.js'
 import { SkipScenario, type Scenario, type ScenarioContext } from './scenario.js'
+import { conversion } from './scenarios/conversion.js'
 import { docsSave } from './scenarios/docs-save.js'
 import { listing } from './scenarios/listing.js'
 import { scale } from './scenarios/scale.js'
@@ -33,6 +34,7 @@ const SCENARIOS: Scenario[] = [
   scale,
   workers,
   search,
+  conversion,
 ]
 
 async function main(): Promise<number> {

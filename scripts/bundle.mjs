@@ -4,7 +4,7 @@
 // time for each of the ~560 files a start would otherwise resolve, read and link (about
 // half of the start-up time, by CPU profile); one file and a few lazily loaded chunks
 // start in a fraction of that. Source maps map stack traces back to src/.
-import { readFile, rm } from 'node:fs/promises'
+import { copyFile, readFile, rm } from 'node:fs/promises'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
@@ -69,3 +69,8 @@ await build({
   logLevel: 'warning',
   legalComments: 'none',
 })
+
+// Files other than JavaScript that a compiled module opens beside itself (through its own
+// import.meta.url, kept above): tsc copies none of them.
+const ASSETS = ['drivers/converter-libreoffice/uno-bridge.py']
+for (const asset of ASSETS) await copyFile(join(root, 'src', asset), join(dist, asset))

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, stat } from 'node:fs/promises'
-import { join } from 'node:path'
+import { access, constants, mkdir, realpath, stat } from 'node:fs/promises'
+import { delimiter, dirname, join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { DestinationStream, Logger as PinoLogger } from 'pino'
 import type { BackupDrivers } from './app/maintenance/backup.js'
@@ -10,15 +10,18 @@ import { startBackgroundJobs } from './app/search/index.js'
 import { SIGNING_SECRET_SETTING, type AppContext } from './app/context.js'
 import { createApp, type AdapterContext, type App } from './app/create-app.js'
 import type { Config } from './config/load.js'
+import { DomainError } from './core/errors.js'
 import { buildLogger } from './logging/create-logger.js'
 import type { BlobStore } from './ports/blob-store.js'
+import type { ConversionSource, Converter } from './ports/converter.js'
 import { systemClock, type Clock } from './ports/clock.js'
 import type { DocsCommands } from './ports/docs-commands.js'
 import type { MetadataStore } from './ports/metadata-store.js'
 import type { Telemetry } from './ports/telemetry.js'
 import type { TextExtractor } from './ports/text-extractor.js'
 import type { WopiActions } from './ports/wopi-actions.js'
-import { createOutboundClient } from './protocols/http/outbound.js'
+import { createOutboundClient, type OutboundClient } from './protocols/http/outbound.js'
+import { convertSourceLink, docsConverterTransport } from './protocols/onlyoffice/converter-transport.js'
 import { buildHttpServer, type HttpPlugin } from './protocols/http/server.js'
 import {
   observeRawRequests,
@@ -64,6 +67,8 @@ export interface RunningFolio {
   app: FastifyInstance
   /** Base URL of the separate metrics listener (FOLIO_METRICS_ADDRESS), when there is one. */
   metricsUrl?: string
+  /** The document converter FOLIO_CONVERTER picked. */
+  converter: Converter
   close(): Promise<void>
 }
 
@@ -252,6 +257,92 @@ async function warnIfDataDirOpen(dataDir: string, logger: PinoLogger): Promise<v
   )
 }
 
+/** The office binary (soffice.bin) behind the first `soffice` on the PATH, or undefined. */
+async function findOffice(path = process.env.PATH ?? ''): Promise<string | undefined> {
+  for (const folder of path.split(delimiter).filter(Boolean)) {
+    try {
+      const launcher = await realpath(join(folder, 'soffice'))
+      const binary = join(dirname(launcher), 'soffice.bin')
+      await access(binary, constants.X_OK)
+      return binary
+    } catch {
+      // not in this folder
+    }
+  }
+  return undefined
+}
+
+/**
+ * The converter FOLIO_CONVERTER asks for on this machine: 'auto' is ONLYOFFICE Docs when it
+ * is configured, else LibreOffice when `soffice` is on the PATH; otherwise why none runs.
+ */
+export function pickConverter(
+  config: Pick<Config, 'converter' | 'docs'>,
+  office: string | undefined,
+): { kind: 'docs' } | { kind: 'libreoffice'; office: string } | { kind: 'off'; reason: string } {
+  const wanted = config.converter.kind
+  if (wanted === 'off') return { kind: 'off', reason: 'FOLIO_CONVERTER is off' }
+  if (wanted === 'docs' || (wanted === 'auto' && config.docs)) {
+    return config.docs ? { kind: 'docs' } : { kind: 'off', reason: 'FOLIO_CONVERTER=docs needs FOLIO_DOCS_URL' }
+  }
+  if (office !== undefined) return { kind: 'libreoffice', office }
+  return { kind: 'off', reason: 'soffice (LibreOffice) is not on the PATH' }
+}
+
+/**
+ * Opens the converter pickConverter chose, importing only its driver. A conversion through
+ * Docs hands Docs a signed link to its source: a stored blob as it is, a stream stored as a
+ * blob for the time of the conversion.
+ */
+async function openConverter(
+  config: Config,
+  parts: { blobs: BlobStore; logger: PinoLogger; client: OutboundClient; adapters: () => AdapterContext },
+): Promise<Converter> {
+  const picked = pickConverter(config, await findOffice())
+  const maxOutputBytes = config.maxFileSize
+  if (picked.kind === 'libreoffice') {
+    const { openLibreOfficeConverter } = await import('./drivers/converter-libreoffice/index.js')
+    return openLibreOfficeConverter({
+      workers: config.converter.workers,
+      timeoutMs: config.converter.timeoutMs,
+      queueSize: config.converter.queueSize,
+      memoryBytes: config.converter.memoryBytes,
+      maxOutputBytes,
+      officeBinary: picked.office,
+      blobs: parts.blobs,
+      logger: parts.logger,
+    })
+  }
+  const docs = config.docs
+  if (picked.kind === 'docs' && docs) {
+    const { openDocsConverter } = await import('./drivers/converter-docs/index.js')
+    const publishSource = async (source: ConversionSource) => {
+      if (source.kind === 'blob') {
+        if (!(await parts.blobs.exists(source.blobKey))) throw new DomainError('NOT_FOUND', 'the document to convert is gone')
+        return { url: convertSourceLink(parts.adapters(), source.blobKey), release: async () => undefined }
+      }
+      const stored = await parts.blobs.put(source.stream, { maxBytes: config.maxFileSize })
+      return {
+        url: convertSourceLink(parts.adapters(), stored.key),
+        release: () => parts.blobs.delete(stored.key),
+      }
+    }
+    return openDocsConverter({
+      internalUrl: docs.internalUrl,
+      transport: {
+        ...docsConverterTransport({ docs, jwtSecret: docs.jwtSecret, now: () => Date.now(), client: parts.client }),
+        publishSource,
+      },
+      timeoutMs: config.converter.timeoutMs,
+      concurrency: config.converter.workers,
+      queueSize: config.converter.queueSize,
+      maxOutputBytes,
+    })
+  }
+  const { offConverter } = await import('./drivers/converter-off/index.js')
+  return offConverter(picked.kind === 'off' ? picked.reason : 'ONLYOFFICE Docs is not configured')
+}
+
 /** Builds the application context over open storage (also used by the CLI). */
 export async function createContext(
   config: Config,
@@ -262,6 +353,7 @@ export async function createContext(
     docsCommands?: DocsCommands
     wopiActions?: WopiActions
     telemetry?: Telemetry
+    converter?: Converter
   },
 ): Promise<AppContext> {
   // One secret for every instance sharing this store, made on first start.
@@ -290,6 +382,7 @@ export async function createContext(
     ...(options.wopiActions ? { wopiActions: options.wopiActions } : {}),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
     loadTextExtractor: textExtractorLoader(),
+    ...(options.converter ? { converter: options.converter } : {}),
   }
 }
 
@@ -356,16 +449,30 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
     processMetrics && options.worker !== undefined
       ? (await import('./protocols/ops/cluster-metrics.js')).scrapeAcrossWorkers(processMetrics)
       : processMetrics
+  // Docs fetches a conversion's source through a link the adapters sign, made below.
+  let signer: AdapterContext | undefined
+  const converter = await openConverter(config, {
+    blobs: storage.blobs,
+    logger,
+    client,
+    adapters: () => {
+      if (!signer) throw new Error('the adapters are not ready')
+      return signer
+    },
+  })
   const ctx = await createContext(config, storage, {
     clock,
     logger,
     ...(docsCommands ? { docsCommands } : {}),
     wopiActions: discovery,
     ...(metrics ? { telemetry: metrics.telemetry } : {}),
+    converter,
   })
   await warnIfDataDirOpen(config.dataDir, logger)
   const services = createApp(ctx)
   const adapters: AdapterContext = { app: services, config, clock, logger }
+  signer = adapters
+  const converterStatus = converter.status()
   const editorTools = onlyofficeEditorTools(adapters, docsCommands, docsFetch)
   lockCount = () => services.locks.held()
   space = ctx.space
@@ -373,7 +480,10 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
   // Each adapter owns its URL prefix; health and metrics first.
   const plugins: HttpPlugin[] = [
     opsRoutes({
-      ready: () => checkStorageReadiness({ ...storage, logger, space: ctx.space }),
+      ready: async () => ({
+        ...(await checkStorageReadiness({ ...storage, logger, space: ctx.space })),
+        converter: converter.status(),
+      }),
       metrics,
       metricsOnMainServer: config.metrics.address === undefined,
       metricsToken: config.metrics.token,
@@ -426,6 +536,7 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
     }
   } catch (error) {
     await app.close()
+    await converter.close()
     await client.close()
     await storage.store.close()
     await storage.blobs.close?.()
@@ -440,7 +551,14 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
   const port = typeof address === 'object' && address ? address.port : config.port
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host
   logger.info(
-    { url: `http://${host}:${port}`, publicUrl: config.publicUrl, metricsUrl: metricsListener?.url, worker: options.worker },
+    {
+      url: `http://${host}:${port}`,
+      publicUrl: config.publicUrl,
+      metricsUrl: metricsListener?.url,
+      converter: converterStatus.kind,
+      converterDetail: converterStatus.detail,
+      worker: options.worker,
+    },
     'Folio is listening',
   )
   const housekeeping = options.worker === undefined ? startHousekeeping(ctx) : { stop: async () => undefined }
@@ -451,6 +569,7 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
     adapters,
     app,
     metricsUrl: metricsListener?.url,
+    converter,
     close: async () => {
       await metricsListener?.close()
       await app.close()
@@ -458,6 +577,7 @@ export async function startFolio(config: Config, options: FolioOptions = {}): Pr
       await jobs?.stop()
       // File operations still running after their call was answered end before the store closes.
       await adapters.app.drain()
+      await converter.close()
       await client.close()
       await storage.store.close()
       await storage.blobs.close?.()

@@ -8,6 +8,7 @@ import type { Telemetry } from '../ports/telemetry.js'
 import type { TextExtractor } from '../ports/text-extractor.js'
 import type { WopiActions } from '../ports/wopi-actions.js'
 import type { SpaceReport } from './maintenance/disk-space.js'
+import type { Converter } from '../ports/converter.js'
 
 /** The setting holding the signing secret, made by the first start on a store. */
 export const SIGNING_SECRET_SETTING = 'signing-secret'
@@ -37,4 +38,6 @@ export interface AppContext {
   space(): Promise<SpaceReport | undefined>
   /** Loads the reader of documents' text for the search index (on first use). */
   loadTextExtractor?: () => Promise<TextExtractor>
+  /** The document converter FOLIO_CONVERTER picked (absent in command-line tools). */
+  converter?: Converter
 }

@@ -2,8 +2,9 @@ import type { Config } from '../config/load.js'
 import type { FileRecord } from '../core/entities.js'
 import type { Clock } from '../ports/clock.js'
 import type { Logger } from '../ports/logger.js'
-import { authorize, type AccessLevel, type FileAction, type Principal } from './access.js'
 import { createAccountsService, type AccountsService } from './accounts/index.js'
+import { authorize, fileFor, type AccessLevel, type FileAction, type Principal } from './access.js'
+import { createConversionService, NO_CONVERTER, type ConversionService } from './conversion/index.js'
 import { listAudit } from './audit.js'
 import { bind, type Bound } from './bind.js'
 import type { AppContext } from './context.js'
@@ -25,6 +26,8 @@ export interface App {
   accounts: AccountsService
   wopi: WopiService
   sharing: SharingService
+  /** Document conversion (download as), through the access policy (conversion/index.ts). */
+  conversion: ConversionService
   /** Search by name and content, and its index (src/app/search/). */
   search: SearchService
   tokens: Tokens
@@ -66,6 +69,14 @@ export function createApp(ctx: AppContext): App {
     wopi: createWopiService(ctx, tokens),
     sharing: createSharingService(ctx),
     search: createSearchService(ctx),
+    conversion: createConversionService({
+      converter: ctx.converter ?? NO_CONVERTER,
+      maxOutputBytes: ctx.config.maxFileSize,
+      fileFor: (by, fileId) => fileFor(ctx, by, fileId, 'download'),
+      renditions: ctx.store.renditions,
+      blobs: ctx.blobs,
+      now: () => ctx.clock.now(),
+    }),
     tokens,
     authorize: (by, action, file) => authorize(ctx, by, action, file),
     audit: { list: bind(ctx, listAudit) },

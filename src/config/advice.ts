@@ -47,6 +47,11 @@ export const EXPECTATIONS: Record<string, string> = {
   FOLIO_DATABASE_SCHEMA: 'a lower-case identifier (letters, digits, _)',
   FOLIO_DATABASE_POOL_SIZE: 'a whole number from 1 to 1000',
   FOLIO_WORKERS: "a whole number from 1 to 64, or 'auto' for one process per core",
+  FOLIO_CONVERTER: 'auto, libreoffice, docs or off',
+  FOLIO_CONVERTER_WORKERS: "a whole number from 1 to 64, or 'auto' for one per core",
+  FOLIO_CONVERTER_TIMEOUT: 'a duration above zero (for example 2m)',
+  FOLIO_CONVERTER_QUEUE: 'a whole number from 0 to 100000',
+  FOLIO_CONVERTER_MEMORY: 'a size above zero (for example 2GiB)',
   FOLIO_DATABASE_STATEMENT_TIMEOUT: 'a duration above zero (for example 30s, 2m)',
 }
 

@@ -61,6 +61,18 @@ export interface Config {
    */
   database: { url: string | undefined; schema: string; poolSize: number; statementTimeoutMs: number }
   /**
+   * The document converter asked for (FOLIO_CONVERTER; 'auto' is resolved by the composition
+   * root, which can see the PATH), conversions at once, each one's time limit, how many may
+   * wait, and each office process's memory limit.
+   */
+  converter: {
+    kind: 'auto' | 'libreoffice' | 'docs' | 'off'
+    workers: number
+    timeoutMs: number
+    queueSize: number
+    memoryBytes: number
+  }
+  /**
    * Prometheus metrics: off when both are unset. `token`: /metrics requires it as a bearer
    * token. `address`: /metrics is served on this separate listener instead of the main one.
    */
@@ -195,6 +207,13 @@ export function buildConfig(raw: Record<string, unknown>): Config {
       schema: s.FOLIO_DATABASE_SCHEMA,
       poolSize: s.FOLIO_DATABASE_POOL_SIZE,
       statementTimeoutMs: s.FOLIO_DATABASE_STATEMENT_TIMEOUT,
+    }),
+    converter: Object.freeze({
+      kind: s.FOLIO_CONVERTER,
+      workers: s.FOLIO_CONVERTER_WORKERS === 'auto' ? availableParallelism() : s.FOLIO_CONVERTER_WORKERS,
+      timeoutMs: s.FOLIO_CONVERTER_TIMEOUT,
+      queueSize: s.FOLIO_CONVERTER_QUEUE,
+      memoryBytes: s.FOLIO_CONVERTER_MEMORY,
     }),
     metrics: Object.freeze({
       enabled: s.FOLIO_METRICS_TOKEN !== undefined || s.FOLIO_METRICS_ADDRESS !== undefined,

@@ -216,6 +216,19 @@ export const settingsSchema = z.object({
   FOLIO_DATABASE_POOL_SIZE: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(1000)), 10),
   /** Longest a PostgreSQL statement may run before it is cancelled. */
   FOLIO_DATABASE_STATEMENT_TIMEOUT: z._default(duration, 30_000),
+  /**
+   * Document converter: 'auto' is ONLYOFFICE Docs when FOLIO_DOCS_URL is set, else LibreOffice
+   * when soffice is on the PATH, else off; 'off' answers every conversion 501.
+   */
+  FOLIO_CONVERTER: z._default(z.enum(['auto', 'libreoffice', 'docs', 'off']), 'auto'),
+  /** Conversions at once (LibreOffice: office processes); 'auto' is one per core. */
+  FOLIO_CONVERTER_WORKERS: z._default(workerCount, 'auto'),
+  /** Longest one conversion may take; a LibreOffice process running longer is replaced. */
+  FOLIO_CONVERTER_TIMEOUT: z._default(duration, 120_000),
+  /** Conversions that may wait for a worker; beyond them 503 with Retry-After. */
+  FOLIO_CONVERTER_QUEUE: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(100_000)), 100),
+  /** Address-space limit of each LibreOffice process (a decompression bomb fails, not the machine). */
+  FOLIO_CONVERTER_MEMORY: z._default(byteSize, 2 * 1024 ** 3),
   /** Bearer token that /metrics requires; metrics are off unless this or FOLIO_METRICS_ADDRESS is set. */
   FOLIO_METRICS_TOKEN: optionalText.check(z.refine((value) => value === undefined || value.length >= 16)),
   /** host:port of a separate listener that serves only /metrics (for example 127.0.0.1:9464). */

@@ -23,6 +23,10 @@ export const ERROR_CODES = [
   'CONCURRENT_UPDATE',
   'UPSTREAM_FAILED',
   'INSUFFICIENT_STORAGE',
+  'CONVERSION_UNSUPPORTED',
+  'CONVERSION_FAILED',
+  'CONVERTER_BUSY',
+  'CONVERTER_OFF',
 ] as const
 
 export type ErrorCode = (typeof ERROR_CODES)[number]
@@ -31,7 +35,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number]
 export interface ErrorDetails {
   /** LOCK_MISMATCH: the lock currently held, '' when the file is unlocked. */
   currentLock?: string
-  /** TOO_MANY_ATTEMPTS: seconds until another attempt is allowed. */
+  /** TOO_MANY_ATTEMPTS, CONVERTER_BUSY: seconds until another attempt is allowed. */
   retryAfterSeconds?: number
   /** INVALID_INPUT / NAME_INVALID: which field or header was wrong. */
   field?: string

@@ -225,7 +225,7 @@ export interface FileRepository {
   listVersions(fileId: string): Promise<VersionRecord[]>
   /**
    * Which of `blobKeys` some version of some file uses (a file's current blob is always
-   * one of its versions'). For the garbage collector: a key not returned may be deleted
+   * one of its versions'), or some rendition of contents a version uses. For the garbage collector: a key not returned may be deleted
    * once it is old enough that no write in progress can still commit it.
    */
   blobKeysInUse(blobKeys: string[]): Promise<Set<string>>
@@ -449,7 +449,41 @@ export interface FileOperationRepository {
   endSilent(silentSince: number, now: number, error: string): Promise<number>
 }
 
+/**
+ * A stored conversion of some contents: the blob `sourceBlobKey` converted to `target`.
+ * Blobs never change, so one rendition serves every version holding that source.
+ */
+export interface RenditionRecord {
+  sourceBlobKey: string
+  /** The format, as in the conversion format table ('pdf', 'png', ...). */
+  target: string
+  blobKey: string
+  size: number
+  sha256: string
+  createdAt: number
+}
+
+/** The renditions made of stored contents. */
+export interface RenditionRepository {
+  /** The rendition of that source in that format, when one was made. */
+  get(sourceBlobKey: string, target: string): Promise<RenditionRecord | undefined>
+  /**
+   * Records a rendition; when the pair has one already (another request or instance made
+   * it meanwhile) that one stays and is returned, and the caller drops its own blob.
+   */
+  add(record: RenditionRecord): Promise<RenditionRecord>
+  /** Forgets a rendition whose blob turned out to be gone (it is made again). */
+  forget(sourceBlobKey: string, target: string): Promise<void>
+  /**
+   * Removes the renditions of these sources (contents no version holds any more) and
+   * returns the blob keys they used, for the caller to delete.
+   */
+  removeBySources(sourceBlobKeys: string[]): Promise<string[]>
+}
+
 export interface MetadataStore {
+  /** Conversions of stored contents, kept while a version holds their source. */
+  renditions: RenditionRepository
   users: UserRepository
   sessions: SessionRepository
   throttle: ThrottleRepository

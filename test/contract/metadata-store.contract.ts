@@ -1520,6 +1520,59 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       }))
   })
 
+  describe(`${name}: renditions`, () => {
+    const rendition = (sourceBlobKey: string, target: string, blobKey: string) => ({
+      sourceBlobKey, target, blobKey, size: 1234, sha256: 'ab'.repeat(32), createdAt: 1_700_000_000_000,
+    })
+
+    test('add then get returns every field; another format or source is not found', () =>
+      withStore(async (store) => {
+        const made = rendition('src-1', 'pdf', 'pdf-1')
+        assert.deepEqual(await store.renditions.add(made), made)
+        assert.deepEqual(await store.renditions.get('src-1', 'pdf'), made)
+        assert.equal(await store.renditions.get('src-1', 'png'), undefined)
+        assert.equal(await store.renditions.get('src-2', 'pdf'), undefined)
+      }))
+
+    test('the first rendition of a pair stays: a second add returns it', () =>
+      withStore(async (store) => {
+        const first = rendition('src-1', 'pdf', 'pdf-first')
+        const results = await Promise.all([
+          store.renditions.add(first),
+          store.renditions.add(rendition('src-1', 'pdf', 'pdf-second')),
+        ])
+        const stored = await store.renditions.get('src-1', 'pdf')
+        assert.ok(stored !== undefined)
+        assert.deepEqual(results, [stored, stored])
+      }))
+
+    test('forget and removeBySources drop rows; removeBySources names their blobs', () =>
+      withStore(async (store) => {
+        await store.renditions.add(rendition('src-1', 'pdf', 'pdf-1'))
+        await store.renditions.add(rendition('src-1', 'png', 'png-1'))
+        await store.renditions.add(rendition('src-2', 'pdf', 'pdf-2'))
+        await store.renditions.forget('src-2', 'pdf')
+        assert.equal(await store.renditions.get('src-2', 'pdf'), undefined)
+        const removed = await store.renditions.removeBySources(['src-1', 'src-none'])
+        assert.deepEqual(removed.sort(), ['pdf-1', 'png-1'])
+        assert.equal(await store.renditions.get('src-1', 'png'), undefined)
+        assert.deepEqual(await store.renditions.removeBySources([]), [])
+      }))
+
+    test('a rendition blob is in use while some version holds its source, and not after', () =>
+      withStore(async (store) => {
+        const file = await createFile(store)
+        await store.renditions.add(rendition(file.blobKey, 'pdf', 'pdf-of-v1'))
+        await store.renditions.add(rendition('blob-of-nobody', 'pdf', 'pdf-of-nothing'))
+        assert.deepEqual(
+          await store.files.blobKeysInUse(['pdf-of-v1', 'pdf-of-nothing', file.blobKey]),
+          new Set(['pdf-of-v1', file.blobKey]),
+        )
+        await store.files.delete(file.id)
+        assert.deepEqual(await store.files.blobKeysInUse(['pdf-of-v1', file.blobKey]), new Set())
+      }))
+  })
+
   describe(`${name}: audit`, () => {
     function event(n: number, overrides: Partial<AuditEvent> = {}): AuditEvent {
       return {

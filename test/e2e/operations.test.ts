@@ -37,6 +37,8 @@ describe('health and readiness', () => {
       assert.ok(space.freeBytes > 0 && space.freeBytes <= space.totalBytes, ready.text)
       assert.equal(space.low, space.freeBytes < space.reserveBytes)
     }
+    const converter = { kind: server.converter.status().kind, detail: server.converter.status().detail }
+    assert.deepEqual(ready.json, { status: 'ready', checks: { database: 'ok', blobs: 'ok' }, converter })
   })
 
   // Makes the local blob folder unwritable; with the contents in S3 (npm run test:scale) there is none.
@@ -58,6 +60,8 @@ describe('health and readiness', () => {
         { status: ready.json.status, checks: ready.json.checks },
         { status: 'unavailable', checks: { database: 'ok', blobs: 'failed'} },
       )
+      const converter = { kind: server.converter.status().kind, detail: server.converter.status().detail }
+      assert.deepEqual(ready.json, { status: 'unavailable', checks: { database: 'ok', blobs: 'failed' }, converter })
       // The process itself still answers.
       assert.equal((await call(server.url, 'GET', '/healthz')).status, 200)
     } finally {

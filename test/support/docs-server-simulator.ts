@@ -40,9 +40,17 @@
  *   ending them at once, 100 MiB cap, redirects followed (axios/follow-redirects, up to 21, the
  *   `Authorization` header dropped on a change of host).
  *
- * Left out: real editors and conversion (saved bytes are whatever `edit()` set; `doc`/`xls`/`ppt`
+ * - A9: `/converter` (JSON with `Accept: application/json`, else XML): the token in the body (or
+ *   the header) checked as for commands (-8), `key`, `url`, `filetype` and `outputtype` checked
+ *   (-7), the source downloaded as `document.url` is (-4 when that fails), converted by the
+ *   engine given in `convert` (a real converter in Folio's tests; -3 when it fails, -1 without
+ *   one), asynchronous requests answered `endConvert: false` until the result is ready, then
+ *   `{endConvert, fileType, fileUrl, percent}` with `fileUrl` a signed cache link served here.
+ *   The same key answers the same result (DS caches conversions by key).
+ *
+ * Left out: real editors (saved bytes are whatever `edit()` set; `doc`/`xls`/`ppt`
  * come back as OOXML names), the blank template for 0-byte files, WOPI (part B), the conversion
- * API (A9), autoAssembly and form submit (forcesave types 2 and 3), reconnects, encrypted files,
+ * API's region, password and spreadsheet options, autoAssembly and form submit (forcesave types 2 and 3), reconnects, encrypted files,
  * mail merge, `license`, `ipfilter`, the 24 h cache expiry, `saved` command, shard proxying.
  */
 import { createHash, randomBytes, randomInt } from 'node:crypto'
@@ -120,6 +128,28 @@ export interface DocsSimulatorOptions {
   allowPrivateIp?: boolean
   /** Clock for link expiry, JWT times and change dates (ms). Timers still run on real time. */
   now?: () => number
+  /** The conversion engine behind `/converter` (A9); without one every conversion fails (-1). */
+  convert?: (input: ConversionInput) => Promise<Uint8Array>
+}
+
+/** What the conversion engine is asked to do. */
+export interface ConversionInput {
+  bytes: Uint8Array
+  filetype: string
+  outputtype: string
+  /** The request's `thumbnail` settings, when it asked for an image. */
+  thumbnail?: Record<string, unknown>
+}
+
+/** One request received by the conversion service. */
+export interface RecordedConversion {
+  key?: string
+  filetype?: string
+  outputtype?: string
+  async: boolean
+  /** The `error` answered, 0 when none (also while still converting). */
+  error: number
+  endConvert: boolean
 }
 
 /** An editor config as an integrator hands it to `DocsAPI.DocEditor` (only the parts DS reads). */
@@ -244,6 +274,8 @@ export interface DocsSimulator {
   readonly commands: RecordedCommand[]
   readonly callbacks: SentCallback[]
   /** Keys whose final save failed (in order of failure). */
+  /** Every request to the conversion service (A9), in order. */
+  readonly conversions: RecordedConversion[]
   readonly forgotten: string[]
   readonly downloads: DownloadAttempt[]
   readonly requests: ServedRequest[]
@@ -472,6 +504,7 @@ class Simulator implements DocsSimulator {
   readonly commands: RecordedCommand[] = []
   readonly callbacks: SentCallback[] = []
   readonly forgotten: string[] = []
+  readonly conversions: RecordedConversion[] = []
   readonly downloads: DownloadAttempt[] = []
   readonly requests: ServedRequest[] = []
   readonly elsewhereHits: string[] = []
@@ -506,6 +539,8 @@ class Simulator implements DocsSimulator {
   private readonly forgottenFiles = new Map<string, { bytes: Uint8Array; ext: string }>()
   /** storage path (e.g. `data/<key>_<n>/output.docx`) → bytes and owning key. */
   private readonly cache = new Map<string, { bytes: Uint8Array; key: string }>()
+  private readonly conversionJobs = new Map<string, { done: boolean; error: number; path?: string; outputtype: string }>()
+  private readonly convertEngine: ((input: ConversionInput) => Promise<Uint8Array>) | undefined
   private readonly pending = new Set<Promise<unknown>>()
   private readonly waiters = new Set<(sent: SentCallback) => void>()
 
@@ -523,6 +558,7 @@ class Simulator implements DocsSimulator {
     this.slowServeMs = options.slowServeMs ?? 3000
     this.allowPrivateIp = options.allowPrivateIp ?? true
     this.now = options.now ?? Date.now
+    this.convertEngine = options.convert
     this.configuredPublicUrl = options.publicUrl?.replace(/\/+$/, '')
     this.server = createServer((req, res) => {
       this.handle(req, res).catch((err: unknown) => {
@@ -1281,6 +1317,12 @@ class Simulator implements DocsSimulator {
       reply(200, { 'Content-Type': 'application/json' }, answer)
       return
     }
+    if (path === '/converter' || path.toLowerCase() === '/convertservice.ashx') {
+      const answer = await this.handleConverter(req, body)
+      const json = (req.headers.accept ?? '').includes('application/json')
+      reply(200, { 'Content-Type': json ? 'application/json' : 'text/xml' }, json ? JSON.stringify(answer) : conversionXml(answer))
+      return
+    }
     if (path.startsWith(CACHE_PREFIX) && (method === 'GET' || method === 'HEAD')) {
       await this.serveCache(url, method, res, reply)
       return
@@ -1351,6 +1393,104 @@ class Simulator implements DocsSimulator {
     res.write(entry.bytes.subarray(0, half))
     await sleep(this.slowServeMs, this.shutdown.signal)
     res.end(entry.bytes.subarray(half))
+  }
+
+  // ---------------------------------------------------------------- conversion service (A9)
+
+  private async handleConverter(req: IncomingMessage, body: Buffer): Promise<Record<string, unknown>> {
+    let received: unknown
+    try {
+      received = body.length > 0 ? JSON.parse(body.toString('utf8')) : undefined
+    } catch {
+      received = undefined
+    }
+    let params: Record<string, unknown> = isRecord(received) ? { ...received } : {}
+    const record = (answer: Record<string, unknown>): Record<string, unknown> => {
+      this.conversions.push({
+        ...(typeof params.key === 'string' ? { key: params.key } : {}),
+        ...(typeof params.filetype === 'string' ? { filetype: params.filetype } : {}),
+        ...(typeof params.outputtype === 'string' ? { outputtype: params.outputtype } : {}),
+        async: params.async === true,
+        error: typeof answer.error === 'number' ? answer.error : 0,
+        endConvert: answer.endConvert === true,
+      })
+      return answer
+    }
+    if (this.secret !== undefined) {
+      let token: unknown = params.token
+      if (!token) {
+        const header = headerValue(req.headers, this.jwtHeader)
+        token = header?.startsWith('Bearer ') ? header.slice('Bearer '.length) : undefined
+      }
+      const verified = typeof token === 'string' ? await this.verifyJwt(token) : undefined
+      if (verified?.kind !== 'ok') return record({ error: -8 })
+      // tokenRequiredParams: only the claims count (flat, or under payload).
+      params = { ...verified.claims }
+      if (isRecord(verified.claims.payload)) Object.assign(params, verified.claims.payload)
+    }
+    const { key, url, filetype, outputtype } = params
+    if (
+      typeof key !== 'string' || !KEY_PATTERN.test(key) ||
+      typeof url !== 'string' || !isHttpUrl(url) ||
+      typeof filetype !== 'string' || typeof outputtype !== 'string'
+    ) {
+      return record({ error: -7 })
+    }
+    let job = this.conversionJobs.get(key)
+    if (!job) {
+      const started = { done: false, error: 0, outputtype }
+      job = started
+      this.conversionJobs.set(key, started)
+      const thumbnail = isRecord(params.thumbnail) ? params.thumbnail : undefined
+      this.track(this.runConversion(key, started, { url, filetype, outputtype, ...(thumbnail ? { thumbnail } : {}) }))
+    }
+    if (params.async !== true) {
+      while (!job.done) await sleep(20, this.shutdown.signal)
+    }
+    if (!job.done) return record({ endConvert: false, percent: 0 })
+    if (job.error !== 0 || job.path === undefined) return record({ error: job.error || -1 })
+    const fileName = job.path.slice(job.path.lastIndexOf('/') + 1)
+    return record({
+      endConvert: true,
+      fileType: job.outputtype,
+      fileUrl: this.signedUrl(job.path.slice(0, job.path.lastIndexOf('/')), fileName, key),
+      percent: 100,
+    })
+  }
+
+  private async runConversion(
+    key: string,
+    job: { done: boolean; error: number; path?: string },
+    request: { url: string; filetype: string; outputtype: string; thumbnail?: Record<string, unknown> },
+  ): Promise<void> {
+    try {
+      let bytes: Uint8Array
+      try {
+        bytes = await this.downloadDocument(request.url, this.secret !== undefined)
+      } catch {
+        job.error = -4
+        return
+      }
+      if (!this.convertEngine) {
+        job.error = -1
+        return
+      }
+      try {
+        const output = await this.convertEngine({
+          bytes,
+          filetype: request.filetype,
+          outputtype: request.outputtype,
+          ...(request.thumbnail ? { thumbnail: request.thumbnail } : {}),
+        })
+        const storagePath = `conv/${key}/output.${request.outputtype}`
+        this.cache.set(storagePath, { bytes: output, key })
+        job.path = `${storagePath}/output.${request.outputtype}`
+      } catch {
+        job.error = -3
+      }
+    } finally {
+      job.done = true
+    }
   }
 
   // ---------------------------------------------------------------- command service (A8)
@@ -1534,6 +1674,17 @@ function closeServer(server: Server): Promise<void> {
     server.close(() => resolve())
     server.closeAllConnections()
   })
+}
+
+/** The conversion service's default XML answer. */
+function conversionXml(answer: Record<string, unknown>): string {
+  const head = '<?xml version="1.0" encoding="utf-8"?><FileResult>'
+  if (typeof answer.error === 'number') return `${head}<Error>${answer.error}</Error></FileResult>`
+  const escape = (value: unknown) => String(value ?? '').replace(/&/g, '&amp;').replace(/</g, '&lt;')
+  return (
+    `${head}<FileUrl>${escape(answer.fileUrl)}</FileUrl><FileType>${escape(answer.fileType)}</FileType>` +
+    `<Percent>${escape(answer.percent)}</Percent><EndConvert>${answer.endConvert === true ? 'True' : 'False'}</EndConvert></FileResult>`
+  )
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {

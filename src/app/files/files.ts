@@ -12,6 +12,7 @@ import type { AppContext } from '../context.js'
 import { rootFolder } from '../roots.js'
 import { enqueueIndexing } from '../search/index-version-job.js'
 import { freeDroppedVersions, planRetention } from './version-retention.js'
+import { dropRenditionsOf } from '../conversion/index.js'
 
 /** Reads a file; NOT_FOUND when it does not exist. */
 export async function getFile(ctx: AppContext, fileId: string): Promise<FileRecord> {
@@ -386,6 +387,7 @@ export async function deleteBlobsOf(ctx: AppContext, blobKeys: string[]): Promis
       }),
     ),
   )
+  await dropRenditionsOf(ctx, blobKeys.filter((key) => !inUse.has(key)))
 }
 
 /** One page of the files of a user's 'my' root and the total count. */

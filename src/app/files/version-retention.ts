@@ -8,6 +8,7 @@ import {
 } from '../../core/documents/version-retention.js'
 import type { FileRecord, VersionRecord } from '../../core/entities.js'
 import type { AppContext } from '../context.js'
+import { dropRenditionsOf } from '../conversion/index.js'
 
 /** The retention policy of the configuration. */
 export function retentionPolicy(ctx: Pick<AppContext, 'config'>): RetentionPolicy {
@@ -61,6 +62,7 @@ export async function freeDroppedVersions(ctx: AppContext, dropped: readonly Ver
   const contents = dropped.map((v) => v.blobKey)
   const inUse = await ctx.store.files.blobKeysInUse(contents)
   const keys = [...new Set([...contents.filter((key) => !inUse.has(key)), ...dropped.flatMap(attachedBlobKeys)])]
+  await dropRenditionsOf(ctx, contents.filter((key) => !inUse.has(key)))
   await Promise.all(
     keys.map((key) =>
       ctx.blobs.delete(key).catch((error: unknown) => {

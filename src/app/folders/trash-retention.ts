@@ -1,5 +1,6 @@
 import type { BlobStore } from '../../ports/blob-store.js'
 import type { MetadataStore } from '../../ports/metadata-store.js'
+import { dropRenditionsOf } from '../conversion/index.js'
 
 /** What the automatic emptying of trashes needs. */
 export interface TrashRetentionDeps {
@@ -25,6 +26,7 @@ async function deleteUnused(deps: TrashRetentionDeps, blobKeys: string[]): Promi
     // A failure leaves an unreferenced blob, which the garbage collector removes later.
     if (!inUse.has(key)) await deps.blobs.delete(key).catch(() => undefined)
   }
+  await dropRenditionsOf(deps, blobKeys.filter((key) => !inUse.has(key)))
 }
 
 /**

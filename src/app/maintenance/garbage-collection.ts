@@ -4,6 +4,7 @@ import type { MetadataStore } from '../../ports/metadata-store.js'
 import { purgeExpiredAccountsState } from '../accounts/accounts.js'
 import { purgeTrash, type TrashPurgeReport } from '../folders/trash-retention.js'
 import type { AppContext } from '../context.js'
+import { dropRenditionsOf } from '../conversion/index.js'
 
 /**
  * How old a blob or temporary file must be before the collector may remove it. A write
@@ -55,12 +56,16 @@ export async function collectGarbage(
   let candidates: BlobListing[] = []
   const settle = async (): Promise<void> => {
     const inUse = await deps.store.files.blobKeysInUse(candidates.map((blob) => blob.key))
+    const removed: string[] = []
     for (const blob of candidates) {
       if (inUse.has(blob.key)) continue
       await deps.blobs.delete(blob.key)
+      removed.push(blob.key)
       report.blobsRemoved++
       report.blobBytesFreed += blob.size
     }
+    // Renditions of removed contents go with them, rows and blobs.
+    await dropRenditionsOf(deps, removed)
     candidates = []
   }
   for await (const blob of deps.blobs.list()) {

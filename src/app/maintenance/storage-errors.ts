@@ -40,6 +40,7 @@ export function withStorageErrorReports(
   const { store } = storage
   return {
     store: {
+      renditions: reportingFailures(store.renditions, database),
       users: reportingFailures(store.users, database),
       sessions: reportingFailures(store.sessions, database),
       throttle: reportingFailures(store.throttle, database),

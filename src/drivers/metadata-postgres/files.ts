@@ -374,7 +374,10 @@ export function createFileRepository(db: Database): FileRepository {
       // Batches keep each statement's array argument small.
       for (let start = 0; start < blobKeys.length; start += 500) {
         const { rows } = await db.query<{ blob_key: string }>(
-          'SELECT DISTINCT blob_key FROM versions WHERE blob_key = ANY($1::text[])',
+          // A rendition's blob is in use while some version holds its source.
+          `SELECT DISTINCT blob_key FROM versions WHERE blob_key = ANY($1::text[])
+           UNION SELECT r.blob_key FROM renditions r WHERE r.blob_key = ANY($1::text[])
+             AND EXISTS (SELECT 1 FROM versions v WHERE v.blob_key = r.source_blob_key)`,
           [blobKeys.slice(start, start + 500)],
         )
         for (const row of rows) found.add(row.blob_key)

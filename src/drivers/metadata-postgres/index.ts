@@ -19,6 +19,7 @@ import { createUserSettingsRepository } from './user-settings.js'
 import { createThrottleRepository } from './throttle.js'
 import { createTransfer } from './transfer.js'
 import { createUserRepository } from './users.js'
+import { createRenditionRepository } from './renditions.js'
 
 /** Options of the PostgreSQL metadata store. */
 export interface PostgresStoreOptions {
@@ -64,6 +65,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const db = createDatabase(pool)
   let closed = false
   return {
+    renditions: createRenditionRepository(db),
     users: createUserRepository(db),
     sessions: createSessionRepository(db),
     throttle: createThrottleRepository(db),

@@ -316,7 +316,11 @@ export function createFileRepository(db: Database.Database, walIndex?: WalIndexH
   )
   const keysInUse = db
     .prepare<[string], string>(
-      'SELECT DISTINCT blob_key FROM versions WHERE blob_key IN (SELECT value FROM json_each(?))',
+      // A rendition's blob is in use while some version holds its source.
+      `WITH asked (key) AS (SELECT value FROM json_each(?))
+       SELECT DISTINCT blob_key FROM versions WHERE blob_key IN (SELECT key FROM asked)
+       UNION SELECT r.blob_key FROM renditions r WHERE r.blob_key IN (SELECT key FROM asked)
+         AND EXISTS (SELECT 1 FROM versions v WHERE v.blob_key = r.source_blob_key)`,
     )
     .pluck()
   const blobKeysOf = db.prepare<[string, string], string>(`SELECT blob_key FROM (

@@ -17,6 +17,7 @@ import { createThrottleRepository } from './throttle.js'
 import { createTransfer } from './transfer.js'
 import { createUserRepository } from './users.js'
 import { openWalIndexHeader } from './wal-index-header.js'
+import { createRenditionRepository } from './renditions.js'
 
 /** Options of the SQLite metadata store. */
 export interface SqliteStoreOptions {
@@ -57,7 +58,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Meta
     db.pragma('foreign_keys = ON')
     const walIndex = openWalIndexHeader(db.name)
     return {
-      users: createUserRepository(db),
+      renditions: createRenditionRepository(db),
+    users: createUserRepository(db),
       sessions: createSessionRepository(db),
       throttle: createThrottleRepository(db),
       files: createFileRepository(db, walIndex),

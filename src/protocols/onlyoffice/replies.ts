@@ -36,6 +36,10 @@ export const CALLBACK_STATUS: Record<ErrorCode, number> = {
   CONCURRENT_UPDATE: 500,
   UPSTREAM_FAILED: 500,
   INSUFFICIENT_STORAGE: 507,
+  CONVERSION_UNSUPPORTED: 500,
+  CONVERSION_FAILED: 500,
+  CONVERTER_BUSY: 500,
+  CONVERTER_OFF: 500,
 }
 
 /** A callback answer: `{"error":0}` for a 2xx, else `{"error":1,"message":...}`. */
@@ -73,6 +77,10 @@ export const DOWNLOAD_STATUS: Record<ErrorCode, number> = {
   CONCURRENT_UPDATE: 500,
   UPSTREAM_FAILED: 500,
   INSUFFICIENT_STORAGE: 500,
+  CONVERSION_UNSUPPORTED: 500,
+  CONVERSION_FAILED: 500,
+  CONVERTER_BUSY: 500,
+  CONVERTER_OFF: 500,
 }
 
 /** Plain texts of the download answers; nothing about the file is told. */

@@ -10,6 +10,8 @@ export interface ReadinessReport {
   checks: Record<string, 'ok' | 'failed' | 'full'>
   /** Free space of the data folder's disk and the reserve, in bytes (a local disk only). */
   space?: { freeBytes: number; totalBytes: number; reserveBytes: number; low: boolean }
+  /** Which document converter runs (libreoffice, docs or off) and a short description. */
+  converter?: { kind: string; detail: string }
 }
 
 /** Asks the storage whether it can serve; provided by the composition root. */
@@ -21,7 +23,7 @@ export type ReadinessCheck = () => Promise<ReadinessReport>
  * GET /readyz: 200 {"status":"ready", checks} when the checks pass, else 503
  * {"status":"unavailable", checks}; both with `space` (free, total and reserved bytes of the
  * data folder's disk, `low` below the reserve) when the blobs are on a local disk.
- * Concurrent /readyz calls share one run of the checks.
+ * Both say which converter runs. Concurrent /readyz calls share one run of the checks.
  */
 export function healthRoutes(check: ReadinessCheck, worker?: number) {
   let running: Promise<ReadinessReport> | undefined
@@ -42,6 +44,8 @@ export function healthRoutes(check: ReadinessCheck, worker?: number) {
       reply.code(report.ready ? 200 : 503)
       const status = report.ready ? 'ready' : 'unavailable'
       return report.space ? { status, checks: report.checks, space: report.space } : { status, checks: report.checks }
+      const body = { status: report.ready ? 'ready' : 'unavailable', checks: report.checks }
+      return report.converter === undefined ? body : { ...body, converter: report.converter }
     })
   }
 }

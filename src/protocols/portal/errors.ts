@@ -24,6 +24,10 @@ export const PORTAL_STATUS: Record<ErrorCode, number> = {
   CONCURRENT_UPDATE: 503,
   UPSTREAM_FAILED: 502,
   INSUFFICIENT_STORAGE: 507,
+  CONVERSION_UNSUPPORTED: 415,
+  CONVERSION_FAILED: 422,
+  CONVERTER_BUSY: 503,
+  CONVERTER_OFF: 501,
 }
 
 function isFastifyError(error: unknown): error is FastifyError {

@@ -6,6 +6,7 @@ import type { AdapterContext, LockInfo, StagedUpload } from '../../app/index.js'
 import { DomainError } from '../../core/errors.js'
 import type { FileRecord } from '../../core/entities.js'
 import { sendContent } from '../http/send-content.js'
+import { isOwnFormat, outputTypeOf, sendConverted, sendThumbnail } from './download-as.js'
 import { currentUser, me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
 import { itemPresenter } from './present-items.js'
@@ -97,6 +98,10 @@ export function fileRoutes(ctx: AdapterContext) {
           modifiedAt: record.createdAt,
         })
       }
+      const outputType = outputTypeOf(request)
+      if (outputType !== undefined && !isOwnFormat(file.title, outputType)) {
+        return sendConverted(ctx, request, reply, fileId, outputType)
+      }
       return sendContent(ctx, request, reply, {
         blobKey: file.blobKey,
         size: file.size,
@@ -109,6 +114,11 @@ export function fileRoutes(ctx: AdapterContext) {
     // Newest first. Each entry is a file object as of that version (ONLYOFFICE's apps read
     // the history as files: id, title, version, viewUrl, created, createdBy) with Folio's
     // own version facts (author, size, source, downloadUrl).
+    app.get('/files/file/:fileId/thumbnail', async (request, reply) => {
+      const { fileId } = parseInput(fileIdParams, request.params)
+      return sendThumbnail(ctx, request, reply, fileId)
+    })
+
     app.get('/files/file/:fileId/history', async (request) => {
       const { fileId } = parseInput(fileIdParams, request.params)
       const file = await ctx.app.files.get(me(request), fileId)

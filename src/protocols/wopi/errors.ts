@@ -39,6 +39,10 @@ export const WOPI_STATUS: Record<ErrorCode, number> = {
   CONCURRENT_UPDATE: 503,
   UPSTREAM_FAILED: 500,
   INSUFFICIENT_STORAGE: 507,
+  CONVERSION_UNSUPPORTED: 415,
+  CONVERSION_FAILED: 422,
+  CONVERTER_BUSY: 503,
+  CONVERTER_OFF: 501,
 }
 
 /** Header values must be visible ASCII; anything else is replaced (they are for logs only). */

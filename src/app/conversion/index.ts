@@ -1,0 +1,108 @@
+import {
+  canConvert,
+  convertedName,
+  isConversionTarget,
+  normalizeExtension,
+  type ConversionTarget,
+} from '../../core/conversion/formats.js'
+import type { FileRecord } from '../../core/entities.js'
+import { DomainError } from '../../core/errors.js'
+import { extensionOf } from '../../core/names/file-names.js'
+import type { Readable } from 'node:stream'
+import type { BlobStore } from '../../ports/blob-store.js'
+import type { Converter, ConverterStatus } from '../../ports/converter.js'
+import type { RenditionRepository } from '../../ports/metadata-store.js'
+import type { Principal } from '../access.js'
+import { createRenditions } from './renditions.js'
+
+/**
+ * Conversion as the application offers it. Every use case reads the file through the one
+ * access policy (the caller passes it in as `fileFor`), so a conversion is refused exactly
+ * where a download is.
+ */
+export interface ConversionService {
+  /** Which converter runs. */
+  status(): ConverterStatus
+  /**
+   * The current version of a file converted to `outputType` ('.pdf' or 'pdf'), with the
+   * converted file's name: made once per stored contents and kept (a rendition), read
+   * from the blob store afterwards. NOT_FOUND without read access; CONVERSION_UNSUPPORTED
+   * for a pair outside the format table; the converter's own errors otherwise.
+   */
+  downloadAs(by: Principal, fileId: string, outputType: string): Promise<DownloadedAs>
+  /**
+   * An image of the current version's first page (PNG, at most 512 px a side), made on the
+   * first request and kept like any rendition. Same access and errors as downloadAs.
+   */
+  thumbnail(by: Principal, fileId: string): Promise<DownloadedAs>
+}
+
+/** A converted file on its way to the client. */
+export interface DownloadedAs {
+  fileName: string
+  target: ConversionTarget
+  size: number
+  stream: Readable
+}
+
+/** What the service needs: the converter, the largest result, and the access-checked file read. */
+export interface ConversionDependencies {
+  converter: Converter
+  maxOutputBytes: number
+  fileFor(by: Principal, fileId: string): Promise<FileRecord>
+  renditions: RenditionRepository
+  blobs: BlobStore
+  now: () => number
+}
+
+/** The target an `outputtype` names, or CONVERSION_UNSUPPORTED saying what it can be. */
+export function targetOf(outputType: string): ConversionTarget {
+  const normalized = normalizeExtension(outputType)
+  if (normalized === undefined || !isConversionTarget(normalized)) {
+    throw new DomainError('CONVERSION_UNSUPPORTED', `Folio cannot convert to ${JSON.stringify(outputType.slice(0, 20))}`)
+  }
+  return normalized
+}
+
+export function createConversionService(deps: ConversionDependencies): ConversionService {
+  const renditions = createRenditions(deps)
+  return {
+    status: () => deps.converter.status(),
+    downloadAs: (by, fileId, outputType) => convertCurrent(by, fileId, targetOf(outputType)),
+    thumbnail: (by, fileId) => convertCurrent(by, fileId, 'png'),
+  }
+
+  async function convertCurrent(by: Principal, fileId: string, target: ConversionTarget): Promise<DownloadedAs> {
+    const file = await deps.fileFor(by, fileId)
+    const extension = extensionOf(file.title)
+    if (!canConvert(extension, target)) {
+      throw new DomainError(
+        'CONVERSION_UNSUPPORTED',
+        `a .${extension || 'file without an extension'} cannot be converted to .${target}`,
+      )
+    }
+    const { record, stream } = await renditions.open({ blobKey: file.blobKey, extension }, target)
+    return { fileName: convertedName(file.title, target), target, size: record.size, stream }
+  }
+}
+
+/** The converter of an application built without one (a command-line tool): every conversion is CONVERTER_OFF. */
+export const NO_CONVERTER: Converter = {
+  status: () => ({ kind: 'off', detail: 'no converter in this process' }),
+  convert: () => Promise.reject(new DomainError('CONVERTER_OFF', 'document conversion is not available here; it runs in folio serve')),
+  close: () => Promise.resolve(),
+}
+
+/**
+ * Removes the renditions of contents no version holds any more, rows and blobs, once those
+ * contents are freed. A failure leaves an unreferenced blob, which the garbage collector
+ * removes later (a rendition's blob counts as used only while its source is).
+ */
+export async function dropRenditionsOf(
+  parts: { store: { renditions: RenditionRepository }; blobs: BlobStore },
+  freedSourceKeys: string[],
+): Promise<void> {
+  if (freedSourceKeys.length === 0) return
+  const renditionKeys = await parts.store.renditions.removeBySources(freedSourceKeys)
+  await Promise.all(renditionKeys.map((key) => parts.blobs.delete(key).catch(() => undefined)))
+}
