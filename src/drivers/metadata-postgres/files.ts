@@ -1,7 +1,6 @@
 import { DomainError } from '../../core/errors.js'
 import type {
   FileDeletion,
-  FileListQuery,
   FilePatch,
   FileRecord,
   FileRepository,
@@ -16,13 +15,11 @@ import {
   type FileRow,
   type VersionRow,
 } from '../metadata-shared/file-rows.js'
+import { checkPage, pageFromRows, type PageRow } from '../metadata-shared/page-rows.js'
 import { createAccessReader } from './access-batch.js'
 import type { Database } from './database.js'
 import { createLockWriter } from './lock-batch.js'
 import { isUniqueViolation } from './pg-errors.js'
-
-/** A row of a listing: the total beside the columns of one file (null past the page's end). */
-type ListRow = (FileRow & { list_total: number }) | { list_total: number; id: null }
 
 // The only column names that ever reach ORDER BY, as (table prefix) => keys. Every sort
 // but 'author' has an index led by folder_id; a title key is unique per folder, so the
@@ -190,16 +187,6 @@ function placeParams(patch: FilePatch): unknown[] {
   ]
 }
 
-function checkPage(query: FileListQuery): void {
-  if (!Number.isSafeInteger(query.offset) || query.offset < 0) {
-    const message = 'offset must be a whole number >= 0'
-    throw new DomainError('INVALID_INPUT', message, { field: 'offset' })
-  }
-  if (!Number.isSafeInteger(query.limit) || query.limit < 0) {
-    throw new DomainError('INVALID_INPUT', 'limit must be a whole number >= 0', { field: 'limit' })
-  }
-}
-
 /** Runs `write`, turning a clash on (folder, title key) into NAME_TAKEN. */
 async function guardTitle<T>(title: string | undefined, write: () => Promise<T>): Promise<T> {
   try {
@@ -251,15 +238,11 @@ export function createFileRepository(db: Database): FileRepository {
       const filtered = needle !== '' || suffixes !== null
       const params: unknown[] = [query.folderId, query.limit, query.offset]
       if (filtered) params.push(needle, suffixes)
-      const { rows } = await db.query<ListRow>(
+      const { rows } = await db.query<PageRow<FileRow>>(
         listSql(query.sortBy, query.descending, filtered),
         params,
       )
-      const items: FileRecord[] = []
-      for (const row of rows) {
-        if (row.id !== null) items.push(toFile(row))
-      }
-      return { total: rows[0]?.list_total ?? 0, items }
+      return pageFromRows(rows, toFile)
     },
 
     async titleExists(folderId, title) {

@@ -12,10 +12,9 @@ import type { Database } from './database.js'
 import { titleKey } from './files.js'
 import { toFile, type FileRow } from '../metadata-shared/file-rows.js'
 import { isRootType, toFolder, type FolderRow } from '../metadata-shared/folder-rows.js'
+import { checkPage, pageFromRows, type PageRow } from '../metadata-shared/page-rows.js'
 import { isForeignKeyViolation, isUniqueViolation } from './pg-errors.js'
 
-
-type ListRow = (FolderRow & { list_total: number }) | { list_total: number; id: null }
 
 // Folders have no size or type: those sorts fall back to the title. Each but 'author' has
 // an index led by parent_id.
@@ -140,15 +139,6 @@ async function guardTitle<T>(title: string | undefined, write: () => Promise<T>)
   }
 }
 
-function checkPage(offset: number, limit: number): void {
-  if (!Number.isSafeInteger(offset) || offset < 0) {
-    throw new DomainError('INVALID_INPUT', 'offset must be a whole number >= 0', { field: 'offset' })
-  }
-  if (!Number.isSafeInteger(limit) || limit < 0) {
-    throw new DomainError('INVALID_INPUT', 'limit must be a whole number >= 0', { field: 'limit' })
-  }
-}
-
 /**
  * Folders in PostgreSQL. A move is one UPDATE of parent_id after a cycle check, both in
  * one transaction under an advisory lock; a delete takes the whole tree with its files
@@ -215,20 +205,16 @@ export function createFolderRepository(db: Database): FolderRepository {
     },
 
     async list(query) {
-      checkPage(query.offset, query.limit)
+      checkPage(query)
       const needle = titleKey(query.titleContains ?? '')
       const filtered = needle !== ''
       const params: unknown[] = [query.parentId, query.limit, query.offset]
       if (filtered) params.push(needle)
-      const { rows } = await db.query<ListRow>(
+      const { rows } = await db.query<PageRow<FolderRow>>(
         folderListSql(query.sortBy, query.descending, filtered),
         params,
       )
-      const items: FolderRecord[] = []
-      for (const row of rows) {
-        if (row.id !== null) items.push(toFolder(row))
-      }
-      return { total: Number(rows[0]?.list_total ?? 0), items }
+      return pageFromRows(rows, toFolder)
     },
 
     async counts(ids) {

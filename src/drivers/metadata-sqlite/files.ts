@@ -28,6 +28,7 @@ import {
   withFileRow,
   type FileWithAccessTuple,
 } from '../metadata-shared/access-rows.js'
+import { checkPage } from '../metadata-shared/page-rows.js'
 import { createCommitCheckedMemo } from './commit-checked-memo.js'
 import type { WalIndexHeader } from './wal-index-header.js'
 import { createGroupCommit, type JobShape } from './group-commit.js'
@@ -216,16 +217,6 @@ function patchParams(id: string, expectedRevision: number, patch: FilePatch): Pa
     trashedAt: patch.trashedAt ?? null,
     setOriginFolderId: toFlag(patch.originFolderId !== undefined),
     originFolderId: patch.originFolderId ?? null,
-  }
-}
-
-function checkPage(query: FileListQuery): void {
-  if (!Number.isSafeInteger(query.offset) || query.offset < 0) {
-    const message = 'offset must be a whole number >= 0'
-    throw new DomainError('INVALID_INPUT', message, { field: 'offset' })
-  }
-  if (!Number.isSafeInteger(query.limit) || query.limit < 0) {
-    throw new DomainError('INVALID_INPUT', 'limit must be a whole number >= 0', { field: 'limit' })
   }
 }
 

@@ -13,6 +13,7 @@ import type {
 import { titleKey } from './files.js'
 import { toFile, type FileRow } from '../metadata-shared/file-rows.js'
 import { isRootType, toFolder, type FolderRow } from '../metadata-shared/folder-rows.js'
+import { checkPage } from '../metadata-shared/page-rows.js'
 import { createGroupCommit } from './group-commit.js'
 import { isUniqueViolation, toFlag } from './sqlite-errors.js'
 
@@ -139,15 +140,6 @@ function patchParams(id: string, expectedRevision: number, patch: FolderPatch): 
     trashedAt: patch.trashedAt ?? null,
     setOriginFolderId: toFlag(patch.originFolderId !== undefined),
     originFolderId: patch.originFolderId ?? null,
-  }
-}
-
-function checkPage(query: FolderListQuery): void {
-  if (!Number.isSafeInteger(query.offset) || query.offset < 0) {
-    throw new DomainError('INVALID_INPUT', 'offset must be a whole number >= 0', { field: 'offset' })
-  }
-  if (!Number.isSafeInteger(query.limit) || query.limit < 0) {
-    throw new DomainError('INVALID_INPUT', 'limit must be a whole number >= 0', { field: 'limit' })
   }
 }
 

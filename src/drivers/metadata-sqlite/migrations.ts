@@ -1,7 +1,13 @@
-import { readdir, readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { join } from 'node:path'
 import type Database from 'better-sqlite3'
+import { SQLITE_DIALECT } from '../metadata-shared/dialect.js'
+import {
+  loadMigrations,
+  migrationFailed,
+  pendingMigrations,
+  recordMigrationSql,
+  type Migration,
+} from '../metadata-shared/migration-files.js'
 
 /**
  * Folder of the SQLite migrations: `migrations/sqlite` at the repository root.
@@ -11,37 +17,6 @@ import type Database from 'better-sqlite3'
 export const SQLITE_MIGRATIONS_DIR = fileURLToPath(
   new URL('../../../migrations/sqlite/', import.meta.url),
 )
-
-/** One step of the schema, read from `NNN_name.sql`. */
-export interface Migration {
-  version: number
-  name: string
-  sql: string
-}
-
-const FILE_NAME = /^(\d{3})_([a-z0-9_]+)\.sql$/
-
-/**
- * Reads every `NNN_name.sql` file of `dir`, ordered by NNN. Throws on a `.sql`
- * file with another name or on two files with the same number, so a typo
- * cannot silently skip a step.
- */
-export async function loadMigrations(dir: string): Promise<Migration[]> {
-  const entries = (await readdir(dir)).filter((entry) => entry.endsWith('.sql'))
-  const migrations: Migration[] = []
-  for (const entry of entries) {
-    const match = FILE_NAME.exec(entry)
-    if (match === null || match[1] === undefined || match[2] === undefined) {
-      throw new Error(`migration file ${entry} in ${dir} is not named NNN_name.sql`)
-    }
-    const version = Number(match[1])
-    if (migrations.some((m) => m.version === version)) {
-      throw new Error(`two migration files in ${dir} share number ${match[1]}`)
-    }
-    migrations.push({ version, name: match[2], sql: await readFile(join(dir, entry), 'utf8') })
-  }
-  return migrations.sort((a, b) => a.version - b.version)
-}
 
 /**
  * Applies the migrations of `dir` that the database has not recorded in
@@ -64,20 +39,12 @@ export async function applyMigrations(db: Database.Database, dir: string): Promi
   const isApplied = db.prepare<[number], { version: number }>(
     'SELECT version FROM schema_migrations WHERE version = ?',
   )
-  const record = db.prepare<[number, string, number]>(
-    'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
-  )
+  const record = db.prepare<[number, string, number]>(recordMigrationSql(SQLITE_DIALECT))
   const recorded = db
     .prepare<[], { version: number }>('SELECT version FROM schema_migrations')
     .all()
     .map((row) => row.version)
-  const unknown = recorded.filter((v) => !migrations.some((m) => m.version === v))
-  if (unknown.length > 0) {
-    throw new Error(
-      `database has migrations ${unknown.join(', ')} unknown to this version; refusing to open`,
-    )
-  }
-  const pending = migrations.filter((m) => !recorded.includes(m.version))
+  const pending = pendingMigrations(migrations, recorded)
   if (pending.length === 0) return []
 
   const applied: number[] = []
@@ -99,8 +66,7 @@ export async function applyMigrations(db: Database.Database, dir: string): Promi
       try {
         step.immediate(migration)
       } catch (error) {
-        const file = `${String(migration.version).padStart(3, '0')}_${migration.name}.sql`
-        throw new Error(`migration ${file} failed: ${String(error)}`, { cause: error })
+        throw migrationFailed(migration, error)
       }
     }
   } finally {
