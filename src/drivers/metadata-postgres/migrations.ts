@@ -3,9 +3,8 @@ import pg from 'pg'
 import { POSTGRES_DIALECT } from '../metadata-shared/dialect.js'
 import {
   loadMigrations,
-  migrationFailed,
-  pendingMigrations,
   recordMigrationSql,
+  runMigrations,
 } from '../metadata-shared/migration-files.js'
 import { clientConfig, quotedSchema, type ConnectionOptions } from './connection.js'
 
@@ -53,27 +52,30 @@ export async function applyMigrations(options: ConnectionOptions, dir: string): 
         name text NOT NULL,
         applied_at bigint NOT NULL
       )`)
-      const recorded = (
-        await client.query<{ version: number }>('SELECT version FROM schema_migrations')
-      ).rows.map((row) => row.version)
-      const applied: number[] = []
-      for (const migration of pendingMigrations(migrations, recorded)) {
-        try {
-          await client.query('BEGIN')
-          await client.query(migration.sql)
-          await client.query(recordMigrationSql(POSTGRES_DIALECT), [
-            migration.version,
-            migration.name,
-            Date.now(),
-          ])
-          await client.query('COMMIT')
-          applied.push(migration.version)
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => undefined)
-          throw migrationFailed(migration, error)
-        }
-      }
-      return applied
+      return await runMigrations(migrations, {
+        async recorded() {
+          const { rows } = await client.query<{ version: number }>(
+            'SELECT version FROM schema_migrations',
+          )
+          return rows.map((row) => row.version)
+        },
+        async apply(migration) {
+          try {
+            await client.query('BEGIN')
+            await client.query(migration.sql)
+            await client.query(recordMigrationSql(POSTGRES_DIALECT), [
+              migration.version,
+              migration.name,
+              Date.now(),
+            ])
+            await client.query('COMMIT')
+            return true
+          } catch (error) {
+            await client.query('ROLLBACK').catch(() => undefined)
+            throw error
+          }
+        },
+      })
     } finally {
       await client
         .query('SELECT pg_advisory_unlock($1, hashtext($2))', [MIGRATION_LOCK_CLASS, options.schema])

@@ -21,7 +21,9 @@ export function createUserRepository(db: Database): UserRepository {
       try {
         await db.query(SQL.insert, userValues(user, POSTGRES_DIALECT))
       } catch (error) {
-        if (isUniqueViolation(error, 'users_user_name_key_unique')) throw userNameTaken(user.userName)
+        if (isUniqueViolation(error, 'users_user_name_key_unique')) {
+          throw userNameTaken(user.userName)
+        }
         throw error
       }
     },

@@ -32,27 +32,50 @@ export async function loadMigrations(dir: string): Promise<Migration[]> {
   return migrations.sort((a, b) => a.version - b.version)
 }
 
+/** A database as the migrations runner sees it; each driver brings its transactions and locks. */
+export interface MigrationTarget {
+  /** The versions the database records in `schema_migrations`. */
+  recorded(): Promise<readonly number[]>
+  /**
+   * Runs one step and records it, in one transaction, so a failed step leaves nothing behind.
+   * Returns false when another process had applied it meanwhile.
+   */
+  apply(migration: Migration): Promise<boolean>
+}
+
 /**
- * The migrations the database has not recorded, in order. Throws when it records a step
- * this code does not know: it was written by a newer Folio, which this one must not open.
+ * Applies, in order, the migrations the target has not recorded, and returns the versions
+ * it applied. Throws before any step when the target records a step this code does not
+ * know: it was written by a newer Folio, which this one must not open. A failed step
+ * throws an error naming its file, and the steps after it are not run.
  */
-export function pendingMigrations(migrations: readonly Migration[], recorded: readonly number[]): Migration[] {
+export async function runMigrations(
+  migrations: readonly Migration[],
+  target: MigrationTarget,
+): Promise<number[]> {
+  const recorded = await target.recorded()
   const unknown = recorded.filter((v) => !migrations.some((m) => m.version === v))
   if (unknown.length > 0) {
     throw new Error(
       `database has migrations ${unknown.join(', ')} unknown to this version; refusing to open`,
     )
   }
-  return migrations.filter((m) => !recorded.includes(m.version))
-}
-
-/** The error of a step that failed, naming its file. */
-export function migrationFailed(migration: Migration, error: unknown): Error {
-  const file = `${String(migration.version).padStart(3, '0')}_${migration.name}.sql`
-  return new Error(`migration ${file} failed: ${String(error)}`, { cause: error })
+  const applied: number[] = []
+  for (const migration of migrations.filter((m) => !recorded.includes(m.version))) {
+    let done: boolean
+    try {
+      done = await target.apply(migration)
+    } catch (error) {
+      const file = `${String(migration.version).padStart(3, '0')}_${migration.name}.sql`
+      throw new Error(`migration ${file} failed: ${String(error)}`, { cause: error })
+    }
+    if (done) applied.push(migration.version)
+  }
+  return applied
 }
 
 /** Records an applied step; values: version, name, the time it was applied (ms). */
 export function recordMigrationSql(dialect: Dialect): string {
-  return `INSERT INTO schema_migrations (version, name, applied_at) VALUES (${paramList(dialect, 3)})`
+  const values = paramList(dialect, 3)
+  return `INSERT INTO schema_migrations (version, name, applied_at) VALUES (${values})`
 }

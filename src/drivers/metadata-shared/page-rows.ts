@@ -7,7 +7,8 @@ import { DomainError } from '../../core/errors.js'
  */
 export function checkPage(page: { offset: number; limit: number }): void {
   if (!Number.isSafeInteger(page.offset) || page.offset < 0) {
-    throw new DomainError('INVALID_INPUT', 'offset must be a whole number >= 0', { field: 'offset' })
+    const message = 'offset must be a whole number >= 0'
+    throw new DomainError('INVALID_INPUT', message, { field: 'offset' })
   }
   if (!Number.isSafeInteger(page.limit) || page.limit < 0) {
     throw new DomainError('INVALID_INPUT', 'limit must be a whole number >= 0', { field: 'limit' })
@@ -23,7 +24,9 @@ export type PageRow<R extends { id: string }> =
   | (R & { list_total: number | string })
   | { list_total: number | string; id: null }
 
-function holdsItem<R extends { id: string }>(row: PageRow<R>): row is R & { list_total: number | string } {
+type ItemRow<R> = R & { list_total: number | string }
+
+function holdsItem<R extends { id: string }>(row: PageRow<R>): row is ItemRow<R> {
   return row.id !== null
 }
 

@@ -3,9 +3,8 @@ import type Database from 'better-sqlite3'
 import { SQLITE_DIALECT } from '../metadata-shared/dialect.js'
 import {
   loadMigrations,
-  migrationFailed,
-  pendingMigrations,
   recordMigrationSql,
+  runMigrations,
   type Migration,
 } from '../metadata-shared/migration-files.js'
 
@@ -40,37 +39,32 @@ export async function applyMigrations(db: Database.Database, dir: string): Promi
     'SELECT version FROM schema_migrations WHERE version = ?',
   )
   const record = db.prepare<[number, string, number]>(recordMigrationSql(SQLITE_DIALECT))
-  const recorded = db
-    .prepare<[], { version: number }>('SELECT version FROM schema_migrations')
-    .all()
-    .map((row) => row.version)
-  const pending = pendingMigrations(migrations, recorded)
-  if (pending.length === 0) return []
-
-  const applied: number[] = []
   const step = db.transaction((migration: Migration) => {
     // Another process may have applied it since we looked.
-    if (isApplied.get(migration.version) !== undefined) return
+    if (isApplied.get(migration.version) !== undefined) return false
     db.exec(migration.sql)
     const broken = db.pragma('foreign_key_check')
     if (Array.isArray(broken) && broken.length > 0) {
       throw new Error(`migration ${migration.version} leaves rows with dangling foreign keys`)
     }
     record.run(migration.version, migration.name, Date.now())
-    applied.push(migration.version)
+    return true
   })
-  // Has no effect inside a transaction, hence set around the loop.
-  db.pragma('foreign_keys = OFF')
-  try {
-    for (const migration of pending) {
+  return runMigrations(migrations, {
+    async recorded() {
+      return db
+        .prepare<[], { version: number }>('SELECT version FROM schema_migrations')
+        .all()
+        .map((row) => row.version)
+    },
+    async apply(migration) {
+      // Has no effect inside a transaction, hence set around it.
+      db.pragma('foreign_keys = OFF')
       try {
-        step.immediate(migration)
-      } catch (error) {
-        throw migrationFailed(migration, error)
+        return step.immediate(migration)
+      } finally {
+        db.pragma('foreign_keys = ON')
       }
-    }
-  } finally {
-    db.pragma('foreign_keys = ON')
-  }
-  return applied
+    },
+  })
 }
