@@ -12,21 +12,14 @@ import type { Database } from './database.js'
 import { titleKey } from './files.js'
 import { toFile, type FileRow } from '../metadata-shared/file-rows.js'
 import { isRootType, toFolder, type FolderRow } from '../metadata-shared/folder-rows.js'
-import { checkPage, pageFromRows, type PageRow } from '../metadata-shared/page-rows.js'
+import {
+  checkPage,
+  folderOrderBy,
+  pageFromRows,
+  type PageRow,
+} from '../metadata-shared/page-rows.js'
 import { isForeignKeyViolation, isUniqueViolation } from './pg-errors.js'
 
-
-// Folders have no size or type: those sorts fall back to the title. Each but 'author' has
-// an index led by parent_id.
-const SORT_KEYS: Record<FileSortField, readonly string[]> = {
-  title: ['title_key', 'id'],
-  created: ['created_at', 'id'],
-  updated: ['updated_at', 'id'],
-  size: ['title_key', 'id'],
-  type: ['title_key', 'id'],
-  // The creator's name lives in users, so no index serves this order (see files.ts).
-  author: ['author_key', 'title_key', 'id'],
-}
 
 // Folder moves take this transaction-scoped advisory lock, so two moves that would
 // each be fine alone (A under B, B under A) cannot both pass their cycle check.
@@ -69,12 +62,12 @@ const UPDATE = `UPDATE folders SET
  * $1 parent, $2 limit, $3 offset, $4 the needle (filtered only).
  */
 export function folderListSql(sortBy: FileSortField, descending: boolean, filtered: boolean): string {
-  const direction = descending ? 'DESC' : 'ASC'
   const filter = filtered ? 'AND strpos(folders.title_key, $4) > 0' : ''
   const total = filtered
     ? `SELECT count(*) FROM folders WHERE folders.parent_id = $1 ${filter}`
     : 'SELECT coalesce((SELECT folders FROM folder_counts WHERE folder_id = $1), 0)'
-  const order = (table: string) => SORT_KEYS[sortBy].map((key) => `${table}${key} ${direction}`).join(', ')
+  const order = (table: string) =>
+    folderOrderBy(sortBy, { table, author: `${table}author_key`, descending })
   // COLLATE "C" orders names by bytes, as SQLite does; the page carries the name so the
   // outer query keeps the same order.
   const from = sortBy === 'author'
