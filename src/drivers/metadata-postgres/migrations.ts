@@ -5,7 +5,7 @@ import {
   loadMigrations,
   recordMigrationSql,
   runMigrations,
-} from '../metadata-shared/migration-files.js'
+} from '../metadata-shared/migrations.js'
 import { clientConfig, quotedSchema, type ConnectionOptions } from './connection.js'
 
 /**

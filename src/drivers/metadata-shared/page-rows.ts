@@ -2,9 +2,8 @@ import { DomainError } from '../../core/errors.js'
 import type { FileSortField } from '../../ports/metadata-store.js'
 
 /**
- * Refuses a page that is not whole numbers from 0: offset and limit reach LIMIT/OFFSET as
- * parameters, and a fraction or a negative number there is an error of the database, not
- * a 400 with the field named.
+ * Refuses a page that is not whole numbers from 0 with INVALID_INPUT naming the field,
+ * before it reaches LIMIT/OFFSET, where each database would read it its own way.
  */
 export function checkPage(page: { offset: number; limit: number }): void {
   if (!Number.isSafeInteger(page.offset) || page.offset < 0) {

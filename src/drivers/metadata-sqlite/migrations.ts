@@ -6,7 +6,7 @@ import {
   recordMigrationSql,
   runMigrations,
   type Migration,
-} from '../metadata-shared/migration-files.js'
+} from '../metadata-shared/migrations.js'
 
 /**
  * Folder of the SQLite migrations: `migrations/sqlite` at the repository root.
