@@ -2,6 +2,7 @@
  * Folio's dependency rules, checked by dependency-cruiser in `npm test`
  * (test/architecture/layers.test.ts). Imports point inwards:
  *   core <- ports <- app <- protocols;  ports <- drivers;  main.ts and cli/ wire them.
+ * src/process (the Node process itself: V8's collector) imports nothing of src/.
  * Each rule is shown able to fail by that test, which plants a violating file in a copy.
  */
 
@@ -94,11 +95,15 @@ module.exports = {
     {
       name: 'drivers-import-ports-and-core',
       comment:
-        'Drivers implement ports: they import ports and core only, their own files, and the ' +
-        'helpers drivers of one port share (src/drivers/<port>-shared/, e.g. blob-shared).',
+        'Drivers implement ports: they import ports and core only, their own files, the ' +
+        'helpers drivers of one port share (src/drivers/<port>-shared/, e.g. blob-shared) ' +
+        'and the process helpers of src/process (V8\'s collector, run every few MiB of a body).',
       severity: 'error',
       from: { path: '^src/drivers/([^/]+)/' },
-      to: { path: '^src/', pathNot: ['^src/(core|ports)/', '^src/drivers/$1/', '^src/drivers/[a-z]+-shared/'] },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/(core|ports|process)/', '^src/drivers/$1/', '^src/drivers/[a-z]+-shared/'],
+      },
     },
     {
       name: 'only-main-and-cli-pick-drivers',
@@ -106,6 +111,15 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/main\\.(ts|js)$', '^src/cli/', '^src/drivers/'] },
       to: { path: '^src/drivers/' },
+    },
+    {
+      name: 'process-is-a-leaf',
+      comment:
+        'src/process holds what concerns the Node process itself (V8\'s collector); it imports ' +
+        'nothing of src/, so drivers and the composition root can both use it.',
+      severity: 'error',
+      from: { path: '^src/process/' },
+      to: { path: '^src/', pathNot: '^src/process/' },
     },
     {
       name: 'config-is-a-leaf',

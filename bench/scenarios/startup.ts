@@ -108,7 +108,7 @@ const STARTUP_NOTE = [
   'portal request then adds them back); node --v8-pool-size=1, one V8 helper thread instead',
   'of four and their malloc arenas (about 1 MiB; CPU per CheckFileInfo unchanged within noise,',
   'bench/cpu-per-request.ts); one full collection once Folio listens (collectStartUpGarbage in',
-  'src/drivers/heap-shared/collector.ts, with no node flag; about 0.6 MiB); and short local names in the bundle, whose',
+  'src/process/collector.ts, with no node flag; about 0.6 MiB); and short local names in the bundle, whose',
   'source V8 keeps in memory (0.8 instead of 1.2 MB, 0.3 MiB). Earlier: undici and jose load',
   'on first use (only with ONLYOFFICE Docs or a WOPI client configured) and prom-client only',
   'with metrics on; npm start (and deploy/) caps the young generation at 2 MiB',

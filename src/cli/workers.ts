@@ -1,5 +1,5 @@
 import cluster from 'node:cluster'
-import { collectStartUpGarbage } from '../drivers/heap-shared/collector.js'
+import { collectStartUpGarbage } from '../process/collector.js'
 import { startHousekeeping } from '../app/maintenance/garbage-collection.js'
 import { createApp } from '../app/create-app.js'
 import type { Config } from '../config/load.js'

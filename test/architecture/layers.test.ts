@@ -33,6 +33,7 @@ const PLANTED: Array<{ rule: string; path: string; text: string }> = [
   { rule: 'protocols-through-app-index', path: 'protocols/portal/planted.ts', text: "import { fileFor } from '../../app/files/file-changes.js'\nexport const f = fileFor\n" },
   { rule: 'drivers-import-ports-and-core', path: 'drivers/blob-fs/planted.ts', text: "import { getFile } from '../../app/files/files.js'\nexport const g = getFile\n" },
   { rule: 'only-main-and-cli-pick-drivers', path: 'app/planted-driver.ts', text: "import { openSqliteStore } from '../drivers/metadata-sqlite/index.js'\nexport const o = openSqliteStore\n" },
+  { rule: 'process-is-a-leaf', path: 'process/planted.ts', text: "import type { Config } from '../config/load.js'\nexport type C = Config\n" },
   { rule: 'config-is-a-leaf', path: 'config/planted.ts', text: "import type { AppContext } from '../app/context.js'\nexport type C = AppContext\n" },
 ]
 

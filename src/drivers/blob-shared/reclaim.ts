@@ -1,4 +1,4 @@
-import { collectGarbage } from '../heap-shared/collector.js'
+import { collectGarbage } from '../../process/collector.js'
 
 /**
  * Bytes of a body that pass between two young-generation collections while a blob is

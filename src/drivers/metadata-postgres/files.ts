@@ -1,7 +1,6 @@
 import { DomainError } from '../../core/errors.js'
 import type {
   FileDeletion,
-  FileListQuery,
   FilePatch,
   FileRecord,
   FileRepository,
@@ -16,28 +15,16 @@ import {
   type FileRow,
   type VersionRow,
 } from '../metadata-shared/file-rows.js'
+import {
+  checkPage,
+  fileOrderBy,
+  pageFromRows,
+  type PageRow,
+} from '../metadata-shared/page-rows.js'
 import { createAccessReader } from './access-batch.js'
 import type { Database } from './database.js'
 import { createLockWriter } from './lock-batch.js'
 import { isUniqueViolation } from './pg-errors.js'
-
-/** A row of a listing: the total beside the columns of one file (null past the page's end). */
-type ListRow = (FileRow & { list_total: number }) | { list_total: number; id: null }
-
-// The only column names that ever reach ORDER BY, as (table prefix) => keys. Every sort
-// but 'author' has an index led by folder_id; a title key is unique per folder, so the
-// title and type sorts need no id to break ties.
-const SORT_KEYS: Record<FileSortField, (t: string) => readonly string[]> = {
-  title: (t) => [`${t}title_key`],
-  created: (t) => [`${t}created_at`, `${t}id`],
-  updated: (t) => [`${t}updated_at`, `${t}id`],
-  size: (t) => [`${t}size`, `${t}id`],
-  type: (t) => [`${t}extension`, `${t}title_key`],
-  // The creator's name lives in users, so no index of files serves this order: a page
-  // costs a sort of the folder's files. A creator since removed sorts as ''. The page
-  // carries the name (author_key) so the outer query keeps the same order.
-  author: (t) => [`${t}author_key`, `${t}title_key`],
-}
 
 // Parameters $1 and $2 of both compare-and-set updates are the id and the expected
 // revision; the patch follows as ($3..$16), the new head of commitVersion as ($17..$20)
@@ -99,7 +86,6 @@ export function titleKey(title: string): string {
  * literally: % and _ are plain characters.
  */
 export function listSql(sortBy: FileSortField, descending: boolean, filtered: boolean): string {
-  const direction = descending ? 'DESC' : 'ASC'
   const condition = `($4::text = '' OR strpos(files.title_key, $4) > 0) AND ($5::text[] IS NULL
     OR EXISTS (SELECT 1 FROM unnest($5::text[]) AS s WHERE right(files.title_key, length(s)) = s))`
   const filter = filtered ? `AND ${condition}` : ''
@@ -107,7 +93,9 @@ export function listSql(sortBy: FileSortField, descending: boolean, filtered: bo
   const total = filtered
     ? `SELECT count(*) FROM files WHERE files.folder_id = $1 AND ${condition}`
     : 'SELECT coalesce((SELECT files FROM folder_counts WHERE folder_id = $1), 0)'
-  const order = (table: string) => SORT_KEYS[sortBy](table).map((key) => `${key} ${direction}`).join(', ')
+  // The page carries the creator's name (author_key) so the outer query keeps its order.
+  const order = (table: string) =>
+    fileOrderBy(sortBy, { table, author: `${table}author_key`, descending })
   // COLLATE "C" orders names by bytes, as SQLite does.
   const author = sortBy === 'author'
     ? `, coalesce(users.display_name, '') COLLATE "C" AS author_key FROM files
@@ -190,16 +178,6 @@ function placeParams(patch: FilePatch): unknown[] {
   ]
 }
 
-function checkPage(query: FileListQuery): void {
-  if (!Number.isSafeInteger(query.offset) || query.offset < 0) {
-    const message = 'offset must be a whole number >= 0'
-    throw new DomainError('INVALID_INPUT', message, { field: 'offset' })
-  }
-  if (!Number.isSafeInteger(query.limit) || query.limit < 0) {
-    throw new DomainError('INVALID_INPUT', 'limit must be a whole number >= 0', { field: 'limit' })
-  }
-}
-
 /** Runs `write`, turning a clash on (folder, title key) into NAME_TAKEN. */
 async function guardTitle<T>(title: string | undefined, write: () => Promise<T>): Promise<T> {
   try {
@@ -251,15 +229,11 @@ export function createFileRepository(db: Database): FileRepository {
       const filtered = needle !== '' || suffixes !== null
       const params: unknown[] = [query.folderId, query.limit, query.offset]
       if (filtered) params.push(needle, suffixes)
-      const { rows } = await db.query<ListRow>(
+      const { rows } = await db.query<PageRow<FileRow>>(
         listSql(query.sortBy, query.descending, filtered),
         params,
       )
-      const items: FileRecord[] = []
-      for (const row of rows) {
-        if (row.id !== null) items.push(toFile(row))
-      }
-      return { total: rows[0]?.list_total ?? 0, items }
+      return pageFromRows(rows, toFile)
     },
 
     async titleExists(folderId, title) {

@@ -12,22 +12,14 @@ import type { Database } from './database.js'
 import { titleKey } from './files.js'
 import { toFile, type FileRow } from '../metadata-shared/file-rows.js'
 import { isRootType, toFolder, type FolderRow } from '../metadata-shared/folder-rows.js'
+import {
+  checkPage,
+  folderOrderBy,
+  pageFromRows,
+  type PageRow,
+} from '../metadata-shared/page-rows.js'
 import { isForeignKeyViolation, isUniqueViolation } from './pg-errors.js'
 
-
-type ListRow = (FolderRow & { list_total: number }) | { list_total: number; id: null }
-
-// Folders have no size or type: those sorts fall back to the title. Each but 'author' has
-// an index led by parent_id.
-const SORT_KEYS: Record<FileSortField, readonly string[]> = {
-  title: ['title_key', 'id'],
-  created: ['created_at', 'id'],
-  updated: ['updated_at', 'id'],
-  size: ['title_key', 'id'],
-  type: ['title_key', 'id'],
-  // The creator's name lives in users, so no index serves this order (see files.ts).
-  author: ['author_key', 'title_key', 'id'],
-}
 
 // Folder moves take this transaction-scoped advisory lock, so two moves that would
 // each be fine alone (A under B, B under A) cannot both pass their cycle check.
@@ -70,12 +62,12 @@ const UPDATE = `UPDATE folders SET
  * $1 parent, $2 limit, $3 offset, $4 the needle (filtered only).
  */
 export function folderListSql(sortBy: FileSortField, descending: boolean, filtered: boolean): string {
-  const direction = descending ? 'DESC' : 'ASC'
   const filter = filtered ? 'AND strpos(folders.title_key, $4) > 0' : ''
   const total = filtered
     ? `SELECT count(*) FROM folders WHERE folders.parent_id = $1 ${filter}`
     : 'SELECT coalesce((SELECT folders FROM folder_counts WHERE folder_id = $1), 0)'
-  const order = (table: string) => SORT_KEYS[sortBy].map((key) => `${table}${key} ${direction}`).join(', ')
+  const order = (table: string) =>
+    folderOrderBy(sortBy, { table, author: `${table}author_key`, descending })
   // COLLATE "C" orders names by bytes, as SQLite does; the page carries the name so the
   // outer query keeps the same order.
   const from = sortBy === 'author'
@@ -137,15 +129,6 @@ async function guardTitle<T>(title: string | undefined, write: () => Promise<T>)
     }
     if (isForeignKeyViolation(error)) throw new DomainError('NOT_FOUND', 'parent folder not found')
     throw error
-  }
-}
-
-function checkPage(offset: number, limit: number): void {
-  if (!Number.isSafeInteger(offset) || offset < 0) {
-    throw new DomainError('INVALID_INPUT', 'offset must be a whole number >= 0', { field: 'offset' })
-  }
-  if (!Number.isSafeInteger(limit) || limit < 0) {
-    throw new DomainError('INVALID_INPUT', 'limit must be a whole number >= 0', { field: 'limit' })
   }
 }
 
@@ -215,20 +198,16 @@ export function createFolderRepository(db: Database): FolderRepository {
     },
 
     async list(query) {
-      checkPage(query.offset, query.limit)
+      checkPage(query)
       const needle = titleKey(query.titleContains ?? '')
       const filtered = needle !== ''
       const params: unknown[] = [query.parentId, query.limit, query.offset]
       if (filtered) params.push(needle)
-      const { rows } = await db.query<ListRow>(
+      const { rows } = await db.query<PageRow<FolderRow>>(
         folderListSql(query.sortBy, query.descending, filtered),
         params,
       )
-      const items: FolderRecord[] = []
-      for (const row of rows) {
-        if (row.id !== null) items.push(toFolder(row))
-      }
-      return { total: Number(rows[0]?.list_total ?? 0), items }
+      return pageFromRows(rows, toFolder)
     },
 
     async counts(ids) {

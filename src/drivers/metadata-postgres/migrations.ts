@@ -1,7 +1,11 @@
-import { readdir, readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
+import { POSTGRES_DIALECT } from '../metadata-shared/dialect.js'
+import {
+  loadMigrations,
+  recordMigrationSql,
+  runMigrations,
+} from '../metadata-shared/migrations.js'
 import { clientConfig, quotedSchema, type ConnectionOptions } from './connection.js'
 
 /**
@@ -13,42 +17,11 @@ export const POSTGRES_MIGRATIONS_DIR = fileURLToPath(
   new URL('../../../migrations/postgres/', import.meta.url),
 )
 
-/** One step of the schema, read from `NNN_name.sql`. */
-export interface Migration {
-  version: number
-  name: string
-  sql: string
-}
-
-const FILE_NAME = /^(\d{3})_([a-z0-9_]+)\.sql$/
-
 /**
  * First key of the advisory lock that serialises migrations; the second is a hash of
  * the schema name, so instances migrating different schemas do not wait for each other.
  */
 const MIGRATION_LOCK_CLASS = 0x464f4c49
-
-/**
- * Reads every `NNN_name.sql` file of `dir`, ordered by NNN. Throws on a `.sql` file
- * with another name or on two files with the same number, so a typo cannot silently
- * skip a step.
- */
-export async function loadMigrations(dir: string): Promise<Migration[]> {
-  const entries = (await readdir(dir)).filter((entry) => entry.endsWith('.sql'))
-  const migrations: Migration[] = []
-  for (const entry of entries) {
-    const match = FILE_NAME.exec(entry)
-    if (match === null || match[1] === undefined || match[2] === undefined) {
-      throw new Error(`migration file ${entry} in ${dir} is not named NNN_name.sql`)
-    }
-    const version = Number(match[1])
-    if (migrations.some((m) => m.version === version)) {
-      throw new Error(`two migration files in ${dir} share number ${match[1]}`)
-    }
-    migrations.push({ version, name: match[2], sql: await readFile(join(dir, entry), 'utf8') })
-  }
-  return migrations.sort((a, b) => a.version - b.version)
-}
 
 /**
  * Creates the schema when missing and applies the migrations of `dir` it has not
@@ -79,33 +52,30 @@ export async function applyMigrations(options: ConnectionOptions, dir: string): 
         name text NOT NULL,
         applied_at bigint NOT NULL
       )`)
-      const recorded = (
-        await client.query<{ version: number }>('SELECT version FROM schema_migrations')
-      ).rows.map((row) => row.version)
-      const unknown = recorded.filter((v) => !migrations.some((m) => m.version === v))
-      if (unknown.length > 0) {
-        throw new Error(
-          `database has migrations ${unknown.join(', ')} unknown to this version; refusing to open`,
-        )
-      }
-      const applied: number[] = []
-      for (const migration of migrations.filter((m) => !recorded.includes(m.version))) {
-        try {
-          await client.query('BEGIN')
-          await client.query(migration.sql)
-          await client.query(
-            'INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)',
-            [migration.version, migration.name, Date.now()],
+      return await runMigrations(migrations, {
+        async recorded() {
+          const { rows } = await client.query<{ version: number }>(
+            'SELECT version FROM schema_migrations',
           )
-          await client.query('COMMIT')
-          applied.push(migration.version)
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => undefined)
-          const file = `${String(migration.version).padStart(3, '0')}_${migration.name}.sql`
-          throw new Error(`migration ${file} failed: ${String(error)}`, { cause: error })
-        }
-      }
-      return applied
+          return rows.map((row) => row.version)
+        },
+        async apply(migration) {
+          try {
+            await client.query('BEGIN')
+            await client.query(migration.sql)
+            await client.query(recordMigrationSql(POSTGRES_DIALECT), [
+              migration.version,
+              migration.name,
+              Date.now(),
+            ])
+            await client.query('COMMIT')
+            return true
+          } catch (error) {
+            await client.query('ROLLBACK').catch(() => undefined)
+            throw error
+          }
+        },
+      })
     } finally {
       await client
         .query('SELECT pg_advisory_unlock($1, hashtext($2))', [MIGRATION_LOCK_CLASS, options.schema])

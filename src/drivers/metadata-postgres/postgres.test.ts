@@ -17,7 +17,8 @@ import {
 import { checkSchemaName, redactDatabaseUrl } from './connection.js'
 import { listSql } from './files.js'
 import { openPostgresStore } from './index.js'
-import { applyMigrations, loadMigrations, POSTGRES_MIGRATIONS_DIR } from './migrations.js'
+import { loadMigrations } from '../metadata-shared/migrations.js'
+import { applyMigrations, POSTGRES_MIGRATIONS_DIR } from './migrations.js'
 
 const skip = await postgresSkipReason()
 

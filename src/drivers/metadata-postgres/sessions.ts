@@ -1,23 +1,16 @@
-import { DomainError } from '../../core/errors.js'
-import type { SessionRecord, SessionRepository } from '../../ports/metadata-store.js'
+import type { SessionRepository } from '../../ports/metadata-store.js'
+import { POSTGRES_DIALECT } from '../metadata-shared/dialect.js'
+import {
+  sessionSql,
+  sessionUserMissing,
+  sessionValues,
+  toSession,
+  type SessionRow,
+} from '../metadata-shared/session-rows.js'
 import type { Database } from './database.js'
 import { isForeignKeyViolation } from './pg-errors.js'
 
-interface SessionRow {
-  token_hash: string
-  user_id: string
-  created_at: number
-  expires_at: number
-}
-
-function toSession(row: SessionRow): SessionRecord {
-  return {
-    tokenHash: row.token_hash,
-    userId: row.user_id,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-  }
-}
+const SQL = sessionSql(POSTGRES_DIALECT)
 
 /**
  * Sessions in PostgreSQL, shared by every instance on the database, so a session
@@ -28,37 +21,28 @@ export function createSessionRepository(db: Database): SessionRepository {
   return {
     async create(session) {
       try {
-        await db.query(
-          `INSERT INTO sessions (token_hash, user_id, created_at, expires_at)
-            VALUES ($1, $2, $3, $4)`,
-          [session.tokenHash, session.userId, session.createdAt, session.expiresAt],
-        )
+        await db.query(SQL.insert, sessionValues(session))
       } catch (error) {
-        if (isForeignKeyViolation(error)) {
-          throw new DomainError('NOT_FOUND', 'the session belongs to no known user')
-        }
+        if (isForeignKeyViolation(error)) throw sessionUserMissing()
         throw error
       }
     },
 
     async find(tokenHash) {
-      const { rows } = await db.query<SessionRow>(
-        'SELECT * FROM sessions WHERE token_hash = $1',
-        [tokenHash],
-      )
+      const { rows } = await db.query<SessionRow>(SQL.byHash, [tokenHash])
       return rows[0] === undefined ? undefined : toSession(rows[0])
     },
 
     async revoke(tokenHash) {
-      await db.query('DELETE FROM sessions WHERE token_hash = $1', [tokenHash])
+      await db.query(SQL.deleteOne, [tokenHash])
     },
 
     async revokeAllForUser(userId) {
-      await db.query('DELETE FROM sessions WHERE user_id = $1', [userId])
+      await db.query(SQL.deleteForUser, [userId])
     },
 
     async purgeExpired(now) {
-      const result = await db.query('DELETE FROM sessions WHERE expires_at <= $1', [now])
+      const result = await db.query(SQL.deleteExpired, [now])
       return result.rowCount ?? 0
     },
   }

@@ -1,22 +1,6 @@
 import type { ThrottleRepository, ThrottleState } from '../../ports/metadata-store.js'
+import { toThrottleState, type ThrottleRow } from '../metadata-shared/throttle-rows.js'
 import type { Database, Queryable } from './database.js'
-
-/** bigint columns arrive as numbers (see the type parsers in connection.ts). */
-interface ThrottleRow {
-  failures: number
-  window_started_at: number
-  last_attempt_at: number
-  blocked_until: number
-}
-
-function toState(row: ThrottleRow): ThrottleState {
-  return {
-    failures: row.failures,
-    windowStartedAt: row.window_started_at,
-    lastAttemptAt: row.last_attempt_at,
-    blockedUntil: row.blocked_until,
-  }
-}
 
 const COLUMNS = 'failures, window_started_at, last_attempt_at, blocked_until'
 
@@ -65,7 +49,7 @@ export function createThrottleRepository(db: Database): ThrottleRepository {
         `SELECT ${COLUMNS} FROM login_throttle WHERE key = $1`,
         [key],
       )
-      return rows[0] === undefined ? undefined : toState(rows[0])
+      return rows[0] === undefined ? undefined : toThrottleState(rows[0])
     },
 
     async clear(key) {
@@ -92,7 +76,7 @@ async function lockKey(tx: Queryable, key: string): Promise<ThrottleState | unde
     const claimed = await tx.query(CLAIM, [key])
     if ((claimed.rowCount ?? 0) > 0) return undefined
     const { rows } = await tx.query<ThrottleRow>(LOCK, [key])
-    if (rows[0] !== undefined) return toState(rows[0])
+    if (rows[0] !== undefined) return toThrottleState(rows[0])
     // Deleted by another transaction between the claim and the lock: claim again.
   }
   throw new Error('sign-in throttle key kept disappearing while being locked')

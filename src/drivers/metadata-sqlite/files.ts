@@ -28,6 +28,7 @@ import {
   withFileRow,
   type FileWithAccessTuple,
 } from '../metadata-shared/access-rows.js'
+import { checkPage, fileOrderBy, SORT_FIELDS } from '../metadata-shared/page-rows.js'
 import { createCommitCheckedMemo } from './commit-checked-memo.js'
 import type { WalIndexHeader } from './wal-index-header.js'
 import { createGroupCommit, type JobShape } from './group-commit.js'
@@ -86,22 +87,6 @@ interface ListParams {
   offset: number
 }
 
-// The only column names that ever reach ORDER BY. Every sort but 'author' has an index
-// led by folder_id; a title key is unique per folder, so the type sort's tie-break needs
-// no id.
-const SORT_KEYS: Record<FileSortField, readonly string[]> = {
-  title: ['files.title_key'],
-  created: ['files.created_at', 'files.id'],
-  updated: ['files.updated_at', 'files.id'],
-  size: ['files.size', 'files.id'],
-  type: ['files.extension', 'files.title_key'],
-  // The creator's name lives in users, so no index of files serves this order: a page
-  // costs a sort of the folder's files. A creator since removed sorts as ''.
-  author: ["coalesce(users.display_name, '')", 'files.title_key'],
-}
-
-const SORT_FIELDS: readonly FileSortField[] = ['title', 'created', 'updated', 'size', 'type', 'author']
-
 // Each patchable column keeps its value unless its flag is bound to 1, so one
 // prepared statement covers every patch and no caller text reaches the SQL.
 const PATCH_SET = `
@@ -130,6 +115,9 @@ export function titleKey(title: string): string {
  */
 export const FIND_BY_TITLE_SQL = 'SELECT * FROM files WHERE folder_id = ? AND title_key = ?'
 
+/** The creator's name in a listing's ORDER BY (a creator since removed sorts as ''). */
+export const AUTHOR_NAME = "coalesce(users.display_name, '')"
+
 // A title matches the suffix filter when it ends with one of the JSON array's strings.
 const SUFFIX_FILTER = `AND EXISTS (SELECT 1 FROM json_each(@suffixes)
   WHERE substr(files.title_key, -length(value)) = value)`
@@ -144,8 +132,7 @@ export function listSql(
   filtered: boolean,
   bySuffix = false,
 ): string {
-  const direction = descending ? 'DESC' : 'ASC'
-  const order = SORT_KEYS[sortBy].map((key) => `${key} ${direction}`).join(', ')
+  const order = fileOrderBy(sortBy, { table: 'files.', author: AUTHOR_NAME, descending })
   const join = sortBy === 'author' ? 'LEFT JOIN users ON users.id = files.created_by' : ''
   const filter = filtered ? 'AND instr(files.title_key, @needle) > 0' : ''
   const suffix = bySuffix ? SUFFIX_FILTER : ''
@@ -216,16 +203,6 @@ function patchParams(id: string, expectedRevision: number, patch: FilePatch): Pa
     trashedAt: patch.trashedAt ?? null,
     setOriginFolderId: toFlag(patch.originFolderId !== undefined),
     originFolderId: patch.originFolderId ?? null,
-  }
-}
-
-function checkPage(query: FileListQuery): void {
-  if (!Number.isSafeInteger(query.offset) || query.offset < 0) {
-    const message = 'offset must be a whole number >= 0'
-    throw new DomainError('INVALID_INPUT', message, { field: 'offset' })
-  }
-  if (!Number.isSafeInteger(query.limit) || query.limit < 0) {
-    throw new DomainError('INVALID_INPUT', 'limit must be a whole number >= 0', { field: 'limit' })
   }
 }
 

@@ -10,9 +10,10 @@ import type {
   FolderRepository,
   FolderRootType,
 } from '../../ports/metadata-store.js'
-import { titleKey } from './files.js'
+import { AUTHOR_NAME, titleKey } from './files.js'
 import { toFile, type FileRow } from '../metadata-shared/file-rows.js'
 import { isRootType, toFolder, type FolderRow } from '../metadata-shared/folder-rows.js'
+import { checkPage, folderOrderBy, SORT_FIELDS } from '../metadata-shared/page-rows.js'
 import { createGroupCommit } from './group-commit.js'
 import { isUniqueViolation, toFlag } from './sqlite-errors.js'
 
@@ -48,20 +49,6 @@ interface ListParams {
   offset: number
 }
 
-// Folders have no size or type: those sorts fall back to the title. Each but 'author' has
-// an index led by parent_id.
-const SORT_KEYS: Record<FileSortField, readonly string[]> = {
-  title: ['folders.title_key', 'folders.id'],
-  created: ['folders.created_at', 'folders.id'],
-  updated: ['folders.updated_at', 'folders.id'],
-  size: ['folders.title_key', 'folders.id'],
-  type: ['folders.title_key', 'folders.id'],
-  // The creator's name lives in users, so no index serves this order (see files.ts).
-  author: ["coalesce(users.display_name, '')", 'folders.title_key', 'folders.id'],
-}
-
-const SORT_FIELDS: readonly FileSortField[] = ['title', 'created', 'updated', 'size', 'type', 'author']
-
 const PATCH_SET = `
   title = CASE WHEN @setTitle THEN @title ELSE title END,
   title_key = CASE WHEN @setTitle THEN @titleKey ELSE title_key END,
@@ -94,8 +81,7 @@ const TREE_SQL = `WITH RECURSIVE tree (id) AS (
 
 /** The SELECT of one page of a folder listing; only fixed column names go into it. */
 export function folderListSql(sortBy: FileSortField, descending: boolean, filtered: boolean): string {
-  const direction = descending ? 'DESC' : 'ASC'
-  const order = SORT_KEYS[sortBy].map((key) => `${key} ${direction}`).join(', ')
+  const order = folderOrderBy(sortBy, { table: 'folders.', author: AUTHOR_NAME, descending })
   const join = sortBy === 'author' ? 'LEFT JOIN users ON users.id = folders.created_by' : ''
   const filter = filtered ? 'AND instr(folders.title_key, @needle) > 0' : ''
   return `SELECT folders.* FROM folders ${join} WHERE folders.parent_id = @parentId ${filter}
@@ -139,15 +125,6 @@ function patchParams(id: string, expectedRevision: number, patch: FolderPatch): 
     trashedAt: patch.trashedAt ?? null,
     setOriginFolderId: toFlag(patch.originFolderId !== undefined),
     originFolderId: patch.originFolderId ?? null,
-  }
-}
-
-function checkPage(query: FolderListQuery): void {
-  if (!Number.isSafeInteger(query.offset) || query.offset < 0) {
-    throw new DomainError('INVALID_INPUT', 'offset must be a whole number >= 0', { field: 'offset' })
-  }
-  if (!Number.isSafeInteger(query.limit) || query.limit < 0) {
-    throw new DomainError('INVALID_INPUT', 'limit must be a whole number >= 0', { field: 'limit' })
   }
 }
 

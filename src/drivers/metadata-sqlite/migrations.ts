@@ -1,7 +1,12 @@
-import { readdir, readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { join } from 'node:path'
 import type Database from 'better-sqlite3'
+import { SQLITE_DIALECT } from '../metadata-shared/dialect.js'
+import {
+  loadMigrations,
+  recordMigrationSql,
+  runMigrations,
+  type Migration,
+} from '../metadata-shared/migrations.js'
 
 /**
  * Folder of the SQLite migrations: `migrations/sqlite` at the repository root.
@@ -11,37 +16,6 @@ import type Database from 'better-sqlite3'
 export const SQLITE_MIGRATIONS_DIR = fileURLToPath(
   new URL('../../../migrations/sqlite/', import.meta.url),
 )
-
-/** One step of the schema, read from `NNN_name.sql`. */
-export interface Migration {
-  version: number
-  name: string
-  sql: string
-}
-
-const FILE_NAME = /^(\d{3})_([a-z0-9_]+)\.sql$/
-
-/**
- * Reads every `NNN_name.sql` file of `dir`, ordered by NNN. Throws on a `.sql`
- * file with another name or on two files with the same number, so a typo
- * cannot silently skip a step.
- */
-export async function loadMigrations(dir: string): Promise<Migration[]> {
-  const entries = (await readdir(dir)).filter((entry) => entry.endsWith('.sql'))
-  const migrations: Migration[] = []
-  for (const entry of entries) {
-    const match = FILE_NAME.exec(entry)
-    if (match === null || match[1] === undefined || match[2] === undefined) {
-      throw new Error(`migration file ${entry} in ${dir} is not named NNN_name.sql`)
-    }
-    const version = Number(match[1])
-    if (migrations.some((m) => m.version === version)) {
-      throw new Error(`two migration files in ${dir} share number ${match[1]}`)
-    }
-    migrations.push({ version, name: match[2], sql: await readFile(join(dir, entry), 'utf8') })
-  }
-  return migrations.sort((a, b) => a.version - b.version)
-}
 
 /**
  * Applies the migrations of `dir` that the database has not recorded in
@@ -64,47 +38,33 @@ export async function applyMigrations(db: Database.Database, dir: string): Promi
   const isApplied = db.prepare<[number], { version: number }>(
     'SELECT version FROM schema_migrations WHERE version = ?',
   )
-  const record = db.prepare<[number, string, number]>(
-    'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
-  )
-  const recorded = db
-    .prepare<[], { version: number }>('SELECT version FROM schema_migrations')
-    .all()
-    .map((row) => row.version)
-  const unknown = recorded.filter((v) => !migrations.some((m) => m.version === v))
-  if (unknown.length > 0) {
-    throw new Error(
-      `database has migrations ${unknown.join(', ')} unknown to this version; refusing to open`,
-    )
-  }
-  const pending = migrations.filter((m) => !recorded.includes(m.version))
-  if (pending.length === 0) return []
-
-  const applied: number[] = []
+  const record = db.prepare<[number, string, number]>(recordMigrationSql(SQLITE_DIALECT))
   const step = db.transaction((migration: Migration) => {
     // Another process may have applied it since we looked.
-    if (isApplied.get(migration.version) !== undefined) return
+    if (isApplied.get(migration.version) !== undefined) return false
     db.exec(migration.sql)
     const broken = db.pragma('foreign_key_check')
     if (Array.isArray(broken) && broken.length > 0) {
       throw new Error(`migration ${migration.version} leaves rows with dangling foreign keys`)
     }
     record.run(migration.version, migration.name, Date.now())
-    applied.push(migration.version)
+    return true
   })
-  // Has no effect inside a transaction, hence set around the loop.
-  db.pragma('foreign_keys = OFF')
-  try {
-    for (const migration of pending) {
+  return runMigrations(migrations, {
+    async recorded() {
+      return db
+        .prepare<[], { version: number }>('SELECT version FROM schema_migrations')
+        .all()
+        .map((row) => row.version)
+    },
+    async apply(migration) {
+      // Has no effect inside a transaction, hence set around it.
+      db.pragma('foreign_keys = OFF')
       try {
-        step.immediate(migration)
-      } catch (error) {
-        const file = `${String(migration.version).padStart(3, '0')}_${migration.name}.sql`
-        throw new Error(`migration ${file} failed: ${String(error)}`, { cause: error })
+        return step.immediate(migration)
+      } finally {
+        db.pragma('foreign_keys = ON')
       }
-    }
-  } finally {
-    db.pragma('foreign_keys = ON')
-  }
-  return applied
+    },
+  })
 }

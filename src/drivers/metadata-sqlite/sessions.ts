@@ -1,45 +1,34 @@
 import type Database from 'better-sqlite3'
-import { DomainError } from '../../core/errors.js'
-import type { SessionRecord, SessionRepository } from '../../ports/metadata-store.js'
+import type { SessionRepository } from '../../ports/metadata-store.js'
+import { SQLITE_DIALECT } from '../metadata-shared/dialect.js'
+import {
+  sessionSql,
+  sessionUserMissing,
+  sessionValues,
+  toSession,
+  type SessionRow,
+} from '../metadata-shared/session-rows.js'
 import { isForeignKeyViolation } from './sqlite-errors.js'
 
-interface SessionRow {
-  token_hash: string
-  user_id: string
-  created_at: number
-  expires_at: number
-}
-
-function toSession(row: SessionRow): SessionRecord {
-  return {
-    tokenHash: row.token_hash,
-    userId: row.user_id,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-  }
-}
+const SQL = sessionSql(SQLITE_DIALECT)
 
 /**
  * Sessions in SQLite. A session counts as expired once `now >= expiresAt`.
  * Creating one for a user that does not exist (removed meanwhile) throws NOT_FOUND.
  */
 export function createSessionRepository(db: Database.Database): SessionRepository {
-  const insert = db.prepare<SessionRecord>(`INSERT INTO sessions
-      (token_hash, user_id, created_at, expires_at)
-    VALUES (@tokenHash, @userId, @createdAt, @expiresAt)`)
-  const byHash = db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE token_hash = ?')
-  const deleteOne = db.prepare<[string]>('DELETE FROM sessions WHERE token_hash = ?')
-  const deleteForUser = db.prepare<[string]>('DELETE FROM sessions WHERE user_id = ?')
-  const deleteExpired = db.prepare<[number]>('DELETE FROM sessions WHERE expires_at <= ?')
+  const insert = db.prepare<ReturnType<typeof sessionValues>>(SQL.insert)
+  const byHash = db.prepare<[string], SessionRow>(SQL.byHash)
+  const deleteOne = db.prepare<[string]>(SQL.deleteOne)
+  const deleteForUser = db.prepare<[string]>(SQL.deleteForUser)
+  const deleteExpired = db.prepare<[number]>(SQL.deleteExpired)
 
   return {
     async create(session) {
       try {
-        insert.run(session)
+        insert.run(...sessionValues(session))
       } catch (error) {
-        if (isForeignKeyViolation(error)) {
-          throw new DomainError('NOT_FOUND', 'the session belongs to no known user')
-        }
+        if (isForeignKeyViolation(error)) throw sessionUserMissing()
         throw error
       }
     },

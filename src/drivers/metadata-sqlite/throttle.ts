@@ -1,24 +1,9 @@
 import type Database from 'better-sqlite3'
-import type { ThrottleRepository, ThrottleState } from '../../ports/metadata-store.js'
-
-interface ThrottleRow {
-  failures: number
-  window_started_at: number
-  last_attempt_at: number
-  blocked_until: number
-}
+import type { ThrottleRepository } from '../../ports/metadata-store.js'
+import { toThrottleState, type ThrottleRow } from '../metadata-shared/throttle-rows.js'
 
 interface ThrottleParams extends ThrottleRow {
   key: string
-}
-
-function toState(row: ThrottleRow): ThrottleState {
-  return {
-    failures: row.failures,
-    windowStartedAt: row.window_started_at,
-    lastAttemptAt: row.last_attempt_at,
-    blockedUntil: row.blocked_until,
-  }
 }
 
 /**
@@ -44,7 +29,7 @@ export function createThrottleRepository(db: Database.Database): ThrottleReposit
     async update(key, step) {
       const run = db.transaction(() => {
         const row = byKey.get(key)
-        const { next, result } = step(row === undefined ? undefined : toState(row))
+        const { next, result } = step(row === undefined ? undefined : toThrottleState(row))
         if (next === undefined) {
           if (row !== undefined) deleteKey.run(key)
         } else {
@@ -63,7 +48,7 @@ export function createThrottleRepository(db: Database.Database): ThrottleReposit
 
     async get(key) {
       const row = byKey.get(key)
-      return row === undefined ? undefined : toState(row)
+      return row === undefined ? undefined : toThrottleState(row)
     },
 
     async clear(key) {
