@@ -156,6 +156,7 @@ describe('files API', () => {
       assert.equal(reply.status, 400, reply.text)
       assert.equal(reply.json.status, 1)
       assert.equal(reply.json.error.type, 'INVALID_INPUT')
+      assert.match(reply.json.error.message, /^malformed multipart body: /)
     }
     assert.deepEqual(await holdings(), before, 'the good part is not stored either')
   })
