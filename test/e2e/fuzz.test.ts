@@ -222,8 +222,8 @@ function arbitraries(known: Known) {
 
 /** Which 5xx answers are documented (docs/ERRORS.md); any other one is a bug. */
 function documented5xx(request: FuzzRequest, status: number): boolean {
-  // WOPI's unsupported operations, and the WOPI host page when no WOPI client is set up.
-  if (status === 501) return request.path.startsWith('/wopi/') || request.path.startsWith('/wopi-host/')
+  // WOPI's unsupported operations.
+  if (status === 501) return request.path.startsWith('/wopi/')
   // The editor service is unreachable at the fuzzed callback's download URL.
   if (status === 502) return request.path.startsWith('/onlyoffice/callback/') || request.path.includes('/saveas')
   return false
@@ -274,6 +274,18 @@ describe('fuzzing every route', () => {
     await reply.body.dump()
     return reply.statusCode
   }
+
+  test('the WOPI host page without a WOPI client: the no-editor page (404), or sign-in first', async () => {
+    const [fileId] = known.fileIds
+    const page = await fetch(`${h.folio.url}/wopi-host/${fileId}`, {
+      headers: { Authorization: known.portalToken }, redirect: 'manual',
+    })
+    assert.equal(page.status, 404)
+    assert.match(await page.text(), /No online editor here/)
+    const anonymous = await fetch(`${h.folio.url}/wopi-host/${fileId}`, { redirect: 'manual' })
+    assert.equal(anonymous.status, 303)
+    assert.match(anonymous.headers.get('location') ?? '', /^\/sign-in\?next=/)
+  })
 
   test('random requests to every route family: no undocumented 5xx, the server stays up', async () => {
     console.log(`fuzz seed ${SEED} (replay with FOLIO_FUZZ_SEED=${SEED}), ${RUNS} requests`)

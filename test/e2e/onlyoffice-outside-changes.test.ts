@@ -106,6 +106,14 @@ describe('ONLYOFFICE: data is never silently superseded', () => {
       return list.length === 2 ? list : undefined
     })
     assert.equal(versions[0]?.meta.conflict, undefined)
+    // A marker: a WOPI PutFile under another open editor, made after the save; once its
+    // drop has arrived, a drop decided by the save (before it) would have arrived too.
+    const marker = await h.upload('Quiet marker.docx', 'marker')
+    const markerSession = await openAndJoin(marker.id)
+    assert.equal(await wopiPut(marker.id, 'written by a WOPI client'), 200)
+    await waitFor(() => h.sim.commands.find((c) => c.c === 'drop' && c.key === markerSession.key))
     assert.equal(h.sim.commands.some((c) => c.c === 'drop' && c.key === session.key), false)
+    await markerSession.disconnect({ explicitClose: true })
+    await h.sim.idle()
   })
 })

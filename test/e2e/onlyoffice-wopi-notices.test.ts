@@ -64,7 +64,18 @@ describe('open ONLYOFFICE editors and changes through WOPI', () => {
       'X-WOPI-RequestedName': 'Wopi quieter',
     })
     assert.equal(renamed.status, 200)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-    assert.equal(h.sim.commands.length, before)
+    // A marker: a WOPI rename of a file that is open, made after it; once its meta has
+    // arrived, a command for the quiet file (decided before it) would have arrived too.
+    const marker = await h.upload('Wopi marker.docx', 'marker')
+    const session = await h.openEditor(marker.id)
+    const markerRenamed = await wopiPost(marker.id, await wopiToken(marker.id), {
+      'X-WOPI-Override': 'RENAME_FILE',
+      'X-WOPI-RequestedName': 'Wopi marker renamed',
+    })
+    assert.equal(markerRenamed.status, 200)
+    await waitFor(() => h.sim.commands.find((c) => c.c === 'meta' && c.key === session.key))
+    assert.deepEqual(h.sim.commands.slice(before).map((c) => [c.c, c.key]), [['meta', session.key]])
+    await session.disconnect()
+    await h.sim.idle()
   })
 })

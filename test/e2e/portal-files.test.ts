@@ -126,6 +126,84 @@ describe('files API', () => {
     }
   })
 
+  /** What the portal holds for the admin: the stored blobs and the files listed in @my. */
+  async function holdings() {
+    const list = await call(server.url, 'GET', '/api/2.0/files/@my?count=1000', { token })
+    assert.equal(list.status, 200)
+    return { blobs: await countStoredBlobs(server), total: list.json.response.total }
+  }
+
+  /** A multipart body written by hand, so one part can be cut short or another added. */
+  function handMadeParts(files: Array<[string, string]>, tail: string) {
+    const parts = files.map(([name, text]) =>
+      `--XX\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n` +
+      `Content-Type: text/plain\r\n\r\n${text}\r\n`)
+    return parts.join('') + tail
+  }
+
+  test('a good file part before a malformed one: 400 and neither is stored', async () => {
+    const before = await holdings()
+    const bodies = [
+      // the second part's headers never end
+      handMadeParts([['good.txt', 'a whole file']], '--XX\r\nContent-Disposition: form-data; name="file"; filename="bad.txt"'),
+      // the second part is cut off before the closing boundary
+      handMadeParts([['good.txt', 'a whole file']], '--XX\r\nContent-Disposition: form-data; name="file"; filename="cut.txt"\r\n\r\nhalf a'),
+    ]
+    for (const raw of bodies) {
+      const reply = await call(server.url, 'POST', '/api/2.0/files/@my/upload', {
+        token, raw, headers: { 'Content-Type': 'multipart/form-data; boundary=XX' },
+      })
+      assert.equal(reply.status, 400, reply.text)
+      assert.equal(reply.json.status, 1)
+      assert.equal(reply.json.error.type, 'INVALID_INPUT')
+      assert.match(reply.json.error.message, /^malformed multipart body: /)
+    }
+    assert.deepEqual(await holdings(), before, 'the good part is not stored either')
+  })
+
+  test('a good file part before one over the size limit: 413 and neither is stored', async () => {
+    const before = await holdings()
+    const form = new FormData()
+    form.append('file', new Blob(['a whole, small file']), 'small.txt')
+    form.append('file', new Blob([new Uint8Array(1024 * 1024 + 10)]), 'big.bin')
+    const response = await fetch(`${server.url}/api/2.0/files/@my/upload`, {
+      method: 'POST', headers: { Authorization: token }, body: form,
+    })
+    assert.equal(response.status, 413, await response.clone().text())
+    assert.equal((await response.json()).status, 1)
+    assert.deepEqual(await holdings(), before, 'the small file is not stored either')
+  })
+
+  test('21 files in one upload: 400 and none stored; 20 are all stored', async () => {
+    const formOf = (count: number) => {
+      const form = new FormData()
+      for (let i = 1; i <= count; i++) form.append('file', new Blob([`file number ${i}`]), `many-${count}-${i}.txt`)
+      return form
+    }
+    const before = await holdings()
+    const tooMany = await fetch(`${server.url}/api/2.0/files/@my/upload`, {
+      method: 'POST', headers: { Authorization: token }, body: formOf(21),
+    })
+    const refused = await tooMany.json()
+    assert.equal(tooMany.status, 400, JSON.stringify(refused))
+    assert.match(refused.error.message, /at most 20 files/)
+    assert.deepEqual(await holdings(), before, 'none of the 21 is stored')
+
+    const twenty = await fetch(`${server.url}/api/2.0/files/@my/upload`, {
+      method: 'POST', headers: { Authorization: token }, body: formOf(20),
+    })
+    assert.equal(twenty.status, 201)
+    const stored: Array<{ id: string; title: string }> = (await twenty.json()).response
+    assert.deepEqual(stored.map((file) => file.title), Array.from({ length: 20 }, (_, i) => `many-20-${i + 1}.txt`))
+    for (const [i, file] of stored.entries()) {
+      const dl = await call(server.url, 'GET', `/api/2.0/files/file/${file.id}/download`, { token })
+      assert.equal(dl.text, `file number ${i + 1}`)
+    }
+    const after = await holdings()
+    assert.equal(after.total, before.total + 20)
+    assert.equal(after.blobs, before.blobs + 20)
+  })
+
   test('upload with an illegal name stores the repaired name; one without a name is 400', async () => {
     const reply = await call(server.url, 'POST', '/api/2.0/files/@my/upload?title=..%2Fescape%3F.txt', {
       token,

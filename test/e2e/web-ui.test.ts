@@ -149,12 +149,21 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
     await expectTitles(page, ['Board report.docx', 'Budget 2027.xlsx'])
     assert.equal(await page.evaluate(() => 'folioNotReloaded' in window), true, 'no page reload')
     // Stored byte for byte.
-    const list = await h.api('GET', '/files/@my')
-    const alpha = list.json.response.files.find((f: { title: string }) => f.title === 'Board report.docx')
-    const download = await call(h.folio.url, 'GET', `/api/2.0/files/file/${alpha.id}/download`, { token: h.token })
-    assert.equal(download.text.length > 0, true)
-    assert.equal(alpha.pureContentLength, first.length)
+    assert.deepEqual(await storedBytes('Board report.docx'), first)
+    assert.deepEqual(await storedBytes('Budget 2027.xlsx'), second)
   })
+
+  /** The bytes Folio stored under `title` in the admin's documents, read through the API. */
+  async function storedBytes(title: string): Promise<Buffer> {
+    const list = await h.api('GET', '/files/@my?count=1000')
+    const matching = list.json.response.files.filter((f: { title: string }) => f.title === title)
+    assert.equal(matching.length, 1, `one file named ${title}`)
+    const response = await fetch(`${h.folio.url}/api/2.0/files/file/${matching[0].id}/download`, {
+      headers: { Authorization: h.token },
+    })
+    assert.equal(response.status, 200)
+    return Buffer.from(await response.arrayBuffer())
+  }
 
   test('an upload can be cancelled, and a file over the limit gets a clear error', async () => {
     await page.getByRole('button', { name: 'Clear finished uploads' }).click()
@@ -200,6 +209,9 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
     await page.locator('.drop-overlay').waitFor({ state: 'hidden' })
     await fileRow(page, 'Minutes 2 Nov.txt').waitFor()
     await fileRow(page, 'Minutes 9 Nov.txt').waitFor()
+    // What was dropped is what was stored.
+    assert.equal((await storedBytes('Minutes 2 Nov.txt')).toString(), 'dropped one')
+    assert.equal((await storedBytes('Minutes 9 Nov.txt')).toString(), 'dropped two')
     await page.getByRole('button', { name: 'Clear finished uploads' }).click()
   })
 

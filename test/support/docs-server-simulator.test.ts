@@ -6,6 +6,7 @@ import { unzipSync } from 'fflate'
 import { SignJWT, jwtVerify } from 'jose'
 import {
   EditorOpenError,
+  sleepUnlessAborted,
   startDocsSimulator,
   type DocsSimulator,
   type DocsSimulatorOptions,
@@ -176,12 +177,23 @@ describe('docs-server simulator (JWT on)', () => {
   let receiver: Receiver
   let sim: DocsSimulator
   let clockOffset = 0
+  // Set by a test to hold the simulator's next delay until it releases it.
+  let holdNextDelay: ((delay: { ms: number; release: () => void }) => void) | undefined
   const options: DocsSimulatorOptions = {
     jwtSecret: SECRET,
     saveDelayMs: 30,
     retryBaseMs: 20,
     downloadRetryMs: 10,
     now: () => Date.now() + clockOffset,
+    wait: (ms, signal) => {
+      const hold = holdNextDelay
+      holdNextDelay = undefined
+      if (hold === undefined) return sleepUnlessAborted(ms, signal)
+      return new Promise<void>((resolve) => {
+        signal.addEventListener('abort', () => resolve(), { once: true })
+        hold({ ms, release: resolve })
+      })
+    },
   }
 
   before(async () => {
@@ -226,9 +238,16 @@ describe('docs-server simulator (JWT on)', () => {
     const key = newKey()
     const session = await sim.openEditor(await buildConfig(receiver, key, ALICE), ALICE)
     session.edit(EDITED)
-    const before = Date.now()
-    await session.disconnect()
-    assert.ok(Date.now() - before >= 25, 'the save waits saveDelayMs')
+    const delayAsked = new Promise<{ ms: number; release: () => void }>((resolve) => {
+      holdNextDelay = resolve
+    })
+    const leaving = session.disconnect()
+    const delay = await delayAsked
+    assert.equal(delay.ms, 30, 'the save waits saveDelayMs')
+    const status2 = () => callbacksFor(receiver, key).filter((r) => parse(r).status === 2)
+    assert.deepEqual(status2(), [], 'no status 2 while the delay runs')
+    delay.release()
+    await leaving
 
     const saved = callbacksFor(receiver, key).at(-1)
     const body = parse(saved)

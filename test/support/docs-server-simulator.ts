@@ -130,6 +130,12 @@ export interface DocsSimulatorOptions {
   now?: () => number
   /** The conversion engine behind `/converter` (A9); without one every conversion fails (-1). */
   convert?: (input: ConversionInput) => Promise<Uint8Array>
+  /**
+   * How the simulator waits out its delays (save, retry backoff, download retry, slow
+   * serving): resolves after `ms`, or at once when `signal` aborts. Default: real timers
+   * (`sleepUnlessAborted`); a test passes its own to decide when a delay has passed.
+   */
+  wait?: (ms: number, signal: AbortSignal) => Promise<void>
 }
 
 /** What the conversion engine is asked to do. */
@@ -514,6 +520,7 @@ class Simulator implements DocsSimulator {
   private readonly jwtHeader: string
   private readonly version: string
   private readonly saveDelayMs: number
+  private readonly wait: (ms: number, signal: AbortSignal) => Promise<void>
   private readonly retryBaseMs: number
   private readonly downloadRetryMs: number
   private readonly downloadTimeoutMs: number
@@ -549,6 +556,7 @@ class Simulator implements DocsSimulator {
     this.jwtHeader = options.jwtHeader ?? 'Authorization'
     this.version = options.version ?? '8.3.0'
     this.saveDelayMs = options.saveDelayMs ?? 5000
+    this.wait = options.wait ?? sleepUnlessAborted
     this.retryBaseMs = options.retryBaseMs ?? 1000
     this.downloadRetryMs = options.downloadRetryMs ?? 1000
     this.downloadTimeoutMs = options.downloadTimeoutMs ?? 120_000
@@ -849,7 +857,7 @@ class Simulator implements DocsSimulator {
           throw new EditorOpenError('DOWNLOAD_TOO_LARGE', `Download failed: ${url}: ${failure.message}`)
         }
         // converter.js sleeps after every other failure, the last one included.
-        await sleep(this.downloadRetryMs, this.shutdown.signal)
+        await this.wait(this.downloadRetryMs, this.shutdown.signal)
       }
     }
     throw new EditorOpenError('DOWNLOAD_FAILED', `Download failed: ${url}: ${lastError}`)
@@ -962,7 +970,7 @@ class Simulator implements DocsSimulator {
     const abort = new AbortController()
     doc.saveAbort = abort
     const cancelled = AbortSignal.any([abort.signal, this.shutdown.signal])
-    if (!explicitClose) await sleep(this.saveDelayMs, cancelled)
+    if (!explicitClose) await this.wait(this.saveDelayMs, cancelled)
     if (cancelled.aborted || editorIds(doc).length > 0) return
     const failure = doc.failNext
     doc.failNext = undefined
@@ -998,7 +1006,7 @@ class Simulator implements DocsSimulator {
       const retryable = sent.httpStatus === 0 || sent.httpStatus === 429 || sent.httpStatus >= 500
       const threw = sent.httpStatus !== 200 && sent.httpStatus !== 204
       if (!threw || !retryable || attempt >= CALLBACK_RETRIES) break
-      await sleep(this.retryBaseMs * 2 ** attempt, cancelled)
+      await this.wait(this.retryBaseMs * 2 ** attempt, cancelled)
     }
     if (cancelled.aborted || editorIds(doc).length > 0) return
     this.storeForgotten(doc, keepsFile)
@@ -1391,7 +1399,7 @@ class Simulator implements DocsSimulator {
     res.writeHead(200, headers)
     const half = Math.floor(entry.bytes.length / 2)
     res.write(entry.bytes.subarray(0, half))
-    await sleep(this.slowServeMs, this.shutdown.signal)
+    await this.wait(this.slowServeMs, this.shutdown.signal)
     res.end(entry.bytes.subarray(half))
   }
 
@@ -1593,7 +1601,7 @@ class Simulator implements DocsSimulator {
         const userdata = params.userdata
         this.track(
           (async () => {
-            await sleep(5, this.shutdown.signal)
+            await sleepUnlessAborted(5, this.shutdown.signal)
             // Sent only while the session is still open (task status Ok).
             const stillOpen = this.docs.get(doc.key) === doc && doc.phase === 'open'
             if (stillOpen && !this.shutdown.signal.aborted) {
@@ -1697,7 +1705,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) {
       resolve()

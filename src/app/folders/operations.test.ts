@@ -181,15 +181,34 @@ describe('app/operations', () => {
     })
     const held = heldRun(async () => EMPTY)
     const inFlight = new Set<Promise<unknown>>()
-    const live = await runOperation(ctx, alice, 'move', held.run, { waitMs: 1, inFlight, heartbeatMs: 5 })
+    // The store, told when a heartbeat at or after `beatAfter` has been written.
+    let beatAfter = Number.POSITIVE_INFINITY
+    let beaten: () => void = () => undefined
+    const beatWritten = new Promise<void>((resolve) => {
+      beaten = resolve
+    })
+    const operations = new Proxy(ctx.store.operations, {
+      get(target, name, receiver) {
+        if (name !== 'beat') return Reflect.get(target, name, receiver)
+        return async (id: string, at: number) => {
+          await target.beat(id, at)
+          if (at >= beatAfter) beaten()
+        }
+      },
+    })
+    const watched: AppContext = { ...ctx, store: { ...ctx.store, operations } }
+    const live = await runOperation(watched, alice, 'move', held.run, { waitMs: 1, inFlight, heartbeatMs: 5 })
     const byId = (ops: FileOperationRecord[]) => Object.fromEntries(ops.map((op) => [op.id, [op.finishedAt !== null, op.error]]))
     assert.deepEqual(byId(await takeOperations(ctx, alice)), {
       'op-of-a-dead-process': [false, ''],
       [live.id]: [false, ''],
     })
     clock.advance(SILENT_OPERATION_MS + 1)
-    // The live operation's next heartbeats carry the clock's new time.
-    await new Promise((resolve) => setTimeout(resolve, 30))
+    // The live operation's next heartbeat carries the clock's new time: wait until it is written.
+    beatAfter = clock.now()
+    // The heartbeat's timer does not hold the process open; this one does, meanwhile.
+    const keepAlive = setInterval(() => undefined, 60_000)
+    await beatWritten.finally(() => clearInterval(keepAlive))
     assert.deepEqual(byId(await takeOperations(ctx, alice)), {
       'op-of-a-dead-process': [true, INTERRUPTED_MESSAGE],
       [live.id]: [false, ''],

@@ -172,8 +172,15 @@ function shielded(source: Readable, spend: ((bytes: number) => void) | undefined
   const onError = (error: Error) => shield.destroy(error)
   // A request that closes before its end without an error (a destroyed stream) would
   // leave the store waiting for bytes that never come: it fails as a cut connection.
+  const cut = () => Object.assign(new Error('aborted'), { code: 'ECONNRESET' })
   const onClose = () => {
-    if (!source.readableEnded) shield.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }))
+    if (!source.readableEnded) shield.destroy(cut())
+  }
+  // A source that failed before it reached here (a multipart part torn down while the
+  // upload's folder was being checked) will send neither 'error' nor 'close' again.
+  if (source.destroyed && !source.readableEnded) {
+    shield.destroy(source.errored ?? cut())
+    return shield
   }
   source.once('error', onError)
   source.once('close', onClose)

@@ -248,12 +248,19 @@ async function uploadMultipart(ctx: AdapterContext, request: FastifyRequest, fol
     throw error
   }
   const staged: StagedUpload[] = []
+  // The parser's own error, when it tears a part down (a later part malformed): the store
+  // only sees its input end early, which would read as a client that went away.
+  let partFailure: Error | undefined
   try {
     for await (const part of request.parts()) {
       if (part.type !== 'file') {
         if (part.fieldname.toLowerCase() === 'createnewifexist') createNewIfExist = createNewIfExistOf(part.value)
         continue
       }
+      partFailure ??= part.file.errored ?? undefined
+      part.file.once('error', (error: Error) => {
+        partFailure ??= error
+      })
       const named: boolean = staged.length === 0 && typeof query.title === 'string' && query.title !== ''
       const title: string = named ? String(query.title) : part.filename
       if (!title) {
@@ -264,7 +271,7 @@ async function uploadMultipart(ctx: AdapterContext, request: FastifyRequest, fol
     }
   } catch (error) {
     await Promise.all(staged.map((upload) => ctx.app.files.discardUpload(upload)))
-    throw malformedMultipart(error) ?? error
+    throw malformedMultipart(partFailure ?? error) ?? error
   }
   if (staged.length === 0) {
     throw new DomainError('INVALID_INPUT', 'a multipart upload needs a file part', { field: 'file' })
