@@ -5,7 +5,6 @@
 // with. With `pg` Folio runs on the test PostgreSQL and S3 (the S3 env of the tests), and
 // the CPU of the PostgreSQL backends serving Folio is reported beside Folio's own.
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,28 +13,13 @@ import { uploadFile, wopiAccess, type WopiAccess } from './folio-api.js'
 import { startFolioProcess } from './folio-process.js'
 import { runLoad, type LoadStep } from './load.js'
 import { sharedEnv } from './scenarios/scale.js'
+import { processFamily, readCpuTicks, TICKS_PER_SECOND } from './server-cpu.js'
 import { dropSchema, queryTestDatabase, uniqueSchemaName } from '../test/support/postgres.js'
 import { removeBucket, s3TestClient, s3TestSettings, uniqueBucketName } from '../test/support/s3-test-server.js'
 
-const TICK_SECONDS = 0.01 // USER_HZ is 100 on Linux
-
-/** CPU seconds used so far by `pid` and its children's processes that are still alive. */
+/** CPU seconds used so far by the processes `pids` (bench/server-cpu.ts). */
 function cpuSeconds(pids: number[]): number {
-  let ticks = 0
-  for (const pid of pids) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-      ticks += Number(fields[11]) + Number(fields[12])
-    } catch {
-      // gone
-    }
-  }
-  return ticks * TICK_SECONDS
-}
-
-function familyOf(pid: number): number[] {
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim()
-  return [pid, ...(children === '' ? [] : children.split(/\s+/).map(Number))]
+  return readCpuTicks(pids) / TICKS_PER_SECOND
 }
 
 const kind = process.argv[2] ?? 'lock'
@@ -78,7 +62,7 @@ try {
       })))
     : [[{ method: 'GET', path: kind === 'get' ? (files[0]?.contentsPath ?? '/') : (files[0]?.filePath ?? '/') }]]
   const spec = { connections, seconds, warmupSeconds: 2, sequences }
-  const pids = familyOf(folio.pid)
+  const pids = processFamily(folio.pid)
   // The pool opens connections on demand: a short run first, so they all exist.
   if (onPostgres) await runLoad({ ...spec, seconds: 1, warmupSeconds: 0, url: folio.url })
   const backends = onPostgres ? await backendsOf(pids) : []

@@ -148,8 +148,7 @@ export const scale: Scenario = {
       await checkPutAcross(a, b, sharedFiles, record)
 
       addFigures(record, results, { bareLock, bareInfo, rawMs }, onA.rps + onB.rps)
-      record.note(SCALE_NOTE)
-      for (const [what, loads] of [['Lock cycle', lock], ['CheckFileInfo', info]] as const) {
+            for (const [what, loads] of [['Lock cycle', lock], ['CheckFileInfo', info]] as const) {
         record.note(describeRounds(what, { 'bare node:http': loads.bare, 'SQLite + disk': loads.local, 'PostgreSQL + S3': loads.shared }))
       }
     } finally {
@@ -272,42 +271,3 @@ function addFigures(
   )
 }
 
-/** Where the PostgreSQL + S3 time goes, and what issue 14 changed (round trips and CPU per request). */
-const SCALE_NOTE = [
-  'Targets (issue 14): lock cycle and CheckFileInfo on PostgreSQL + S3 at half the same run\'s',
-  'SQLite figures. PostgreSQL runs on the same 2-core machine as Folio and wrk, so its CPU and',
-  'its WAL flushes compete with both, and requests per second move with whatever else runs;',
-  'CPU per request moves far less (bench/cpu-per-request.ts info|lock 1 8 pg, which adds the',
-  'CPU of the PostgreSQL backends serving Folio). Per call, issue 14 first cut the round trips',
-  '(counted on a wrapped pg client): CheckFileInfo 3 to 1 (a sharee\'s 6 to 1:',
-  'FileRepository.findWithAccess, one statement of primary-key lookups, a named prepared',
-  'statement returning arrays), and Lock/RefreshLock/Unlock 4 to 2 (that read, then a',
-  'lock-only UPDATE with the revision compare-and-set). The blob store is not touched by these',
-  'calls. Then both statements were batched (src/drivers/metadata-postgres/statement-batch.ts):',
-  'the calls made while statements are on their way go together as the next statement, so',
-  'PostgreSQL receives, plans, executes and (for lock changes, one UPDATE over unnest() arrays,',
-  'each row still compare-and-set on its revision) commits and waits for one WAL flush once',
-  'for many calls, and Folio\'s pg client sends and parses one message instead of many. The',
-  'lock changes came first (lock-batch.ts, about twice the lock cycle); batching the read as',
-  'well (access-batch.ts: the one-pair statement run for each (file, user) pair as a LATERAL',
-  'subquery, so each walk is still index lookups, and each caller gets its own row) took',
-  'the CPU per CheckFileInfo from about 145 to 62 µs in Folio (what it uses on SQLite) and',
-  'from about 80 to 15 µs in PostgreSQL. Last, a lock change no longer touches an indexed',
-  'column (migration 012 drops the index on lock_expires_at, which only the lock-count metric',
-  'used), so PostgreSQL updates the row in place instead of adding an entry to each of the',
-  'other eleven indexes of files: about 62 to 40 µs of PostgreSQL CPU per lock call. With',
-  'both, a lock call costs about 99 µs in Folio and 41 in PostgreSQL, from 161 and 116 (medians',
-  'of three interleaved side runs at load 9-12, same commands). In four quick side runs of',
-  'this scenario at load about 10 the ratios were 0.46-0.94 for CheckFileInfo and 0.64-4.8',
-  'for the lock cycle, whose SQLite figure swung from 1,405 to 7,106 req/s as other work',
-  'used the disk: on this machine one run decides little. What is left on the lock cycle is',
-  'the commit\'s wait for the disk and the CPU of two statements per call on a machine that',
-  'has none to spare; on a separate database host both figures rise.',
-  'The lock cycle and CheckFileInfo are now taken in turns over three rounds (bare server,',
-  'SQLite + disk, PostgreSQL + S3; Method), each figure the median of its rounds. Measured and',
-  'left out: a PostgreSQL lock change that returns only the positions it applied, the updated',
-  'record built from the one the change was decided on instead of RETURNING its twenty-one',
-  'columns: Folio used 54.3, 62.5 and 56.3 µs of CPU per lock call before and 57.7, 54.6 and',
-  '61.4 after (bench/cpu-per-request.ts lock 1 8 pg at 100 connections, 3 interleaved pairs):',
-  'no gain beyond the noise, so the UPDATE still returns the row.',
-].join(' ')

@@ -80,62 +80,13 @@ export const startup: Scenario = {
         max: 70,
       }),
     )
-    record.note(STARTUP_NOTE)
-    record.check(
+        record.check(
       'Folio starts and answers on a new and on an existing data folder',
       fresh.ms > 0 && again.every((s) => s.ms > 0),
       `${fresh.ms.toFixed(0)} ms new, ${again.map((s) => s.ms.toFixed(0)).join(' / ')} ms existing`,
     )
   },
 }
-
-const STARTUP_NOTE = [
-  'Targets (issue 14): first answer within 500 ms on an existing data folder, idle RSS at most 70 MiB.',
-  'Folio runs from one esbuild bundle (dist/bundle/, scripts/bundle.mjs) since issue 14: Node\'s',
-  'ES module loader resolving, reading and linking some 560 modules was about half the CPU time',
-  'of a start. In side runs (same VM, load average 3-5) the first answer came after 312 instead',
-  'of 503 ms (this scenario, each side its own run) and the CPU time to it (utime+stime, which',
-  'load inflates less than wall time) fell from 570 to 290 ms (median of 7 interleaved starts);',
-  'what remains is mostly V8 compiling the bundle, Fastify building its routes, SQLite opening',
-  'and the migrations check. The web UI\'s gzip and brotli forms are written by the build',
-  '(brotli quality 11 took about 0.1 s of CPU at every start). Idle memory (/proc/<pid>/smaps):',
-  'about 45 MiB are pages of the node binary and its libraries (the minimal server maps 38 of',
-  'them), the V8 heap about 17 MiB, the rest malloc. What took it from 78 to about 67 MiB',
-  '(side runs, median RSS 1 s after each of 4-5 starts, as measured here): validation with',
-  'zod/mini instead of classic zod, whose 600 KB (every method on every schema, every locale)',
-  'no longer load (78 to 72); the portal API\'s routes and schemas built on its first request,',
-  'in a Fastify instance of its own (src/protocols/http/lazy-mount.ts; 72 to 69.6; the first',
-  'portal request then adds them back); node --v8-pool-size=1, one V8 helper thread instead',
-  'of four and their malloc arenas (about 1 MiB; CPU per CheckFileInfo unchanged within noise,',
-  'bench/cpu-per-request.ts); one full collection once Folio listens (collectStartUpGarbage in',
-  'src/drivers/heap-shared/collector.ts, with no node flag; about 0.6 MiB); and short local names in the bundle, whose',
-  'source V8 keeps in memory (0.8 instead of 1.2 MB, 0.3 MiB). Earlier: undici and jose load',
-  'on first use (only with ONLYOFFICE Docs or a WOPI client configured) and prom-client only',
-  'with metrics on; npm start (and deploy/) caps the young generation at 2 MiB',
-  '(--max-semi-space-size=2; the default of up to 16 MiB was 10-13 MiB more idle, and 1 MiB',
-  'cost the lock cycle about 30% of its CPU, scenario 1\'s note). The first use of V8\'s',
-  'optimizing compiler costs about 4 MiB of resident memory (its code and its working memory):',
-  'with --no-opt a fresh Folio read 64.4 instead of 68.6 MiB. Start-up used it for a few small',
-  'functions called often while modules load (path normalisation, the bundle\'s name helper);',
-  'npm start\'s --ticks-before-optimization=20 --max-bytecode-size-for-early-opt=0 (20 profiler',
-  'ticks before a function is optimized instead of 3, and none on its first tick) leave them',
-  'unoptimized: no function is optimized before Folio answers, and it idles at about 66 MiB',
-  'with the 2 MiB young generation (70.5 with the default tiering; with 10 ticks one function',
-  'still was, and a Folio with the 1 MiB young generation read 68.5 as without them). The',
-  'price is a slower warm-up: in the first second of a CheckFileInfo load a fresh Folio',
-  'answered 12,000-13,000 requests against 25,000-29,000 with the old flags,',
-  'the same from the third second on. A Folio that has served requests has paid those 4 MiB',
-  '(about 100 MiB resident 5 s after 12 s of WOPI load, with the old flags as with the new).',
-  'Preparing the SQLite statements on first use instead of at start (11 instead of 161',
-  'prepared by the time Folio answers) left idle memory where it was (68.6 MiB): their memory',
-  'fits in what start-up leaves free in malloc\'s arenas.',
-  'Tried and left out: MALLOC_ARENA_MAX=2 (the same 1 MiB as the smaller V8 pool, not on top',
-  'of it, and a launcher cannot set it through node flags); V8\'s --lite-mode reaches less',
-  'but gives up the optimizing compiler the hot path needs. This figure is read 1 s after',
-  'start; npm start\'s --no-memory-reducer (scenario 2\'s note: V8 shrinking a quiet heap left',
-  'every later load slower) keeps Folio there while it idles (68.8 MiB at 60 s) instead of',
-  'letting it fall to about 64.7 MiB some seconds after start.',
-].join(' ')
 
 async function measure(start: () => Promise<ChildServer>): Promise<Start> {
   const server = await start()

@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os'
 import { startBaseline } from '../baselines/launch.js'
 import { currentLock, uploadFile, wopiAccess, type WopiAccess } from '../folio-api.js'
 import { startFolioProcess, type FolioProcess } from '../folio-process.js'
@@ -148,15 +147,4 @@ function addFigures(record: Recorder, lock: ByServer, info: ByServer): void {
     baselineName: '1 worker, same run',
     unit: 'req/s',
   }))
-  const cores = availableParallelism()
-  record.note(
-    `This machine has ${cores} core(s), shared by Folio, the primary process and wrk (one thread per ` +
-      'connection), so two workers can use at most what wrk leaves. CheckFileInfo only reads, and ' +
-      'SQLite in WAL mode serves readers in parallel, so on a machine with more cores than the load ' +
-      'generator needs it should grow close to linearly with workers until the cores run out. The ' +
-      'lock cycle writes: every commit takes the one SQLite write lock and an fsync, and each ' +
-      'process group-commits only its own writes, so workers add CPU for the request work but not ' +
-      'commits; beyond a few workers the write lock, not the CPU, bounds it (PostgreSQL does not ' +
-      'have that bound).',
-  )
 }
