@@ -30,8 +30,11 @@ export interface LoadSpec {
   warmupSeconds: number
   /** Connection i cycles through sequences[i % sequences.length], in order. */
   sequences: LoadStep[][]
-  /** The server's processes, whose CPU time is read right before and after the measured run. */
-  serverPids?: number[]
+  /**
+   * The server's processes, whose CPU time is read right before and after the measured run;
+   * a function is asked after the warm-up (PostgreSQL backends a pool opens on demand).
+   */
+  serverPids?: number[] | (() => Promise<number[]>)
 }
 
 /** What one load run measured. */
@@ -86,7 +89,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
       await runWrk(spec, script, spec.warmupSeconds)
       await setTimeout(SETTLE_MS)
     }
-    const pids = spec.serverPids ?? []
+    const pids = typeof spec.serverPids === 'function' ? await spec.serverPids() : (spec.serverPids ?? [])
     const ticksBefore = readCpuTicks(pids)
     const result = await runWrk(spec, script, spec.seconds)
     // Read as soon as wrk exits: the replies wrk counted are all served; the few requests

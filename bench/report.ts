@@ -157,8 +157,11 @@ const METHOD = `## Method
 - **The figure of record for a load run is the server's own CPU time per request**: user + system
   ticks of the server's processes from \`/proc/<pid>/stat\`, read right before and right after each
   measured run (not the warm-up), summed over the rounds and divided by the requests wrk counted
-  (\`bench/server-cpu.ts\`). Its target is on the ratio bare server / Folio (at least 0.50 for the
-  lock cycle, CheckFileInfo and GetFile), met at every connection count measured. On 2 cores, wrk's
+  (\`bench/server-cpu.ts\`): for FOLIO_WORKERS (scenario 9) the first process and its workers,
+  for PostgreSQL + S3 (scenario 8) Folio and the PostgreSQL backends serving its pool. Its target
+  is on the ratio bare server / Folio (at least 0.50 for the lock cycle, CheckFileInfo and
+  GetFile; in scenario 8 SQLite + disk / PostgreSQL + S3 at least 0.50), to be met at every
+  connection count measured. On 2 cores, wrk's
   threads, the server and everything else on the machine share the CPU: the more load threads, the
   more CPU wrk takes from whichever server answers fastest, and a throughput ratio rises toward 1
   (at 32 connections Folio's lock cycle measured 0.27 of the bare server's requests per second,

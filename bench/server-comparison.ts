@@ -11,7 +11,7 @@ export const CPU_RATIO_TARGET: RatioTarget = { min: 0.5 }
 /** A server under load: where to send requests and whose CPU to read. */
 export interface LoadedServer {
   url: string
-  pids: number[]
+  pids: LoadSpec['serverPids']
 }
 
 /** The servers compared, with the sequences their connections cycle through. */
@@ -80,6 +80,8 @@ export function recordComparison<K extends string>(
     baselineName: string
     /** On the CPU ratio (baseline / Folio); the same at every connection count. */
     cpuTarget?: RatioTarget
+    /** Whether to add latency rows (true unless said). */
+    latencies?: boolean
   },
 ): void {
   const { name, comparisons, baselineName } = input
@@ -108,7 +110,7 @@ export function recordComparison<K extends string>(
       unit: 'req/s',
     }))
   }
-  for (const c of comparisons) {
+  for (const c of input.latencies === false ? [] : comparisons) {
     const { measured, base } = sides(c)
     for (const [label, value, baseline] of [['p50', measured.p50Ms, base.p50Ms], ['p99', measured.p99Ms, base.p99Ms]] as const) {
       record.figure(ratioFigure({ metric: `${name} latency ${label}, ${c.connections} connections`, value, baseline, baselineName, unit: 'ms' }))
