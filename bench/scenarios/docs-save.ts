@@ -118,7 +118,7 @@ export const docsSave: Scenario = {
         }),
       )
       // What explains the figures, whether they meet their targets or not.
-            record.note(peakRssNote(idleBytes))
+      record.note(peakRssNote(idleBytes))
     } finally {
       await folio?.stop()
       await raw.stop()

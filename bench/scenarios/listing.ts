@@ -82,7 +82,7 @@ export const listing: Scenario = {
           target: { max: 1.5 },
         }),
       )
-          } finally {
+    } finally {
       await big.stop()
       await small.stop()
     }

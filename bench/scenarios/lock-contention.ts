@@ -64,7 +64,7 @@ export const lockContention: Scenario = {
           unit: 'ms',
         }),
       )
-          } finally {
+    } finally {
       agent.destroy()
       await bare.stop()
       await folio.stop()

@@ -80,7 +80,7 @@ export const startup: Scenario = {
         max: 70,
       }),
     )
-        record.check(
+    record.check(
       'Folio starts and answers on a new and on an existing data folder',
       fresh.ms > 0 && again.every((s) => s.ms > 0),
       `${fresh.ms.toFixed(0)} ms new, ${again.map((s) => s.ms.toFixed(0)).join(' / ')} ms existing`,

@@ -106,7 +106,7 @@ export const uploads: Scenario = {
         }
       }
       // What explains the figures, whether they meet their targets or not.
-            record.note(peakRssNote(idle.rss))
+      record.note(peakRssNote(idle.rss))
     } finally {
       await raw.stop()
       await folio.stop()
