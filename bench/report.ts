@@ -161,13 +161,14 @@ const METHOD = `## Method
   for PostgreSQL + S3 (scenario 8) Folio and the PostgreSQL backends serving its pool. Its target
   is on the ratio bare server / Folio (at least 0.50 for the lock cycle, CheckFileInfo and
   GetFile; in scenario 8 SQLite + disk / PostgreSQL + S3 at least 0.50), to be met at every
-  connection count measured. On 2 cores, wrk's
-  threads, the server and everything else on the machine share the CPU: the more load threads, the
-  more CPU wrk takes from whichever server answers fastest, and a throughput ratio rises toward 1
-  (at 32 connections Folio's lock cycle measured 0.27 of the bare server's requests per second,
-  at 100 connections 0.58). CPU per request counts only what the server itself spent, so neither
-  the load generator nor other work on the machine can flatter it (what they can still move: cache
-  and wake-up costs, a few percent).
+  connection count measured. On 2 cores, wrk's threads, the server and everything else on the
+  machine share the CPU: the more load threads, the more CPU wrk takes from whichever server answers
+  fastest, and a throughput ratio rises toward 1 (measured from outside with 32 connections, the
+  lock cycle reached 0.27 of the bare server's requests per second where this report, then taken at
+  100 connections, said 0.58). CPU per request counts only what the server itself spent, so the
+  load generator's share of the machine cannot flatter it; what load still moves is the cost of each
+  request (cache misses, and waking a load thread that went to sleep: scenario 2's notes), which is
+  why it is measured at both counts and its target holds at each.
 - Requests per second and latencies are reported at 32 and at 100 connections, without a target,
   so that no connection count is picked for looking best. Each comparison is split into 3 rounds of
   5 s at each count (1 round of 2 s in quick mode, which passes or fails only on correctness), the
