@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { describe, test } from 'node:test'
 import type { LoadResult } from '../../bench/load.js'
 import { alternateRounds } from '../../bench/rounds.js'
 import { ratioFigure } from '../../bench/results.js'
 import { cpuPerRequest } from '../../bench/server-comparison.js'
-import { cpuMicrosPerRequest, parseStatTicks, readCpuTicks } from '../../bench/server-cpu.js'
+import { cpuMicrosPerRequest, parseStatTicks, processFamily, readCpuTicks } from '../../bench/server-cpu.js'
 
 /** A /proc/<pid>/stat line with the given command name, utime and stime (fields 14 and 15). */
 function statLine(name: string, utime: number, stime: number): string {
@@ -36,6 +38,19 @@ describe('bench server CPU per request', () => {
     assert.ok(spin > 0)
     assert.ok(readCpuTicks([process.pid]) >= before)
     assert.equal(readCpuTicks([2 ** 22 + 12345]), 0, 'a process that does not exist counts 0')
+  })
+
+  test('a process family is the process and its children (FOLIO_WORKERS forks its workers)', async () => {
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' })
+    try {
+      await once(child, 'spawn')
+      const family = processFamily(process.pid)
+      assert.equal(family[0], process.pid)
+      assert.ok(child.pid !== undefined && family.includes(child.pid), `${child.pid} in ${family.join(' ')}`)
+    } finally {
+      child.kill()
+      await once(child, 'exit')
+    }
   })
 
   test('CPU per request is all ticks over all requests, in microseconds', () => {
