@@ -4,8 +4,6 @@
 // load on the machine, unlike requests per second, so it is the figure to compare changes
 // with. With `pg` Folio runs on the test PostgreSQL and S3 (the S3 env of the tests), and
 // the CPU of the PostgreSQL backends serving Folio is reported beside Folio's own.
-import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,29 +11,15 @@ import { startBaseline } from './baselines/launch.js'
 import { uploadFile, wopiAccess, type WopiAccess } from './folio-api.js'
 import { startFolioProcess } from './folio-process.js'
 import { runLoad, type LoadStep } from './load.js'
+import { postgresBackendsOf } from './postgres-backends.js'
 import { sharedEnv } from './scenarios/scale.js'
-import { dropSchema, queryTestDatabase, uniqueSchemaName } from '../test/support/postgres.js'
+import { processFamily, readCpuTicks, TICKS_PER_SECOND } from './server-cpu.js'
+import { dropSchema, uniqueSchemaName } from '../test/support/postgres.js'
 import { removeBucket, s3TestClient, s3TestSettings, uniqueBucketName } from '../test/support/s3-test-server.js'
 
-const TICK_SECONDS = 0.01 // USER_HZ is 100 on Linux
-
-/** CPU seconds used so far by `pid` and its children's processes that are still alive. */
+/** CPU seconds used so far by the processes `pids` (bench/server-cpu.ts). */
 function cpuSeconds(pids: number[]): number {
-  let ticks = 0
-  for (const pid of pids) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-      ticks += Number(fields[11]) + Number(fields[12])
-    } catch {
-      // gone
-    }
-  }
-  return ticks * TICK_SECONDS
-}
-
-function familyOf(pid: number): number[] {
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim()
-  return [pid, ...(children === '' ? [] : children.split(/\s+/).map(Number))]
+  return readCpuTicks(pids) / TICKS_PER_SECOND
 }
 
 const kind = process.argv[2] ?? 'lock'
@@ -43,21 +27,6 @@ const workers = process.argv[3] ?? '1'
 const seconds = Number(process.argv[4] ?? 10)
 const onPostgres = process.argv[5] === 'pg'
 const connections = 50
-
-/** The PostgreSQL backends serving `pids`: matched by the client ports of their sockets. */
-async function backendsOf(pids: number[]): Promise<number[]> {
-  const ports = new Set<number>()
-  for (const line of execFileSync('ss', ['-tnpH'], { encoding: 'utf8' }).split('\n')) {
-    if (!line.includes(':5432 ') || !pids.some((pid) => line.includes(`pid=${pid},`))) continue
-    const local = line.trim().split(/\s+/)[3] ?? ''
-    ports.add(Number(local.slice(local.lastIndexOf(':') + 1)))
-  }
-  const rows = await queryTestDatabase<{ pid: number; client_port: number }>(
-    'SELECT pid, client_port FROM pg_stat_activity WHERE client_port = ANY($1::int[])',
-    [[...ports]],
-  )
-  return rows.map((row) => row.pid)
-}
 
 const schema = uniqueSchemaName('folio_cpu')
 const bucket = uniqueBucketName()
@@ -78,10 +47,10 @@ try {
       })))
     : [[{ method: 'GET', path: kind === 'get' ? (files[0]?.contentsPath ?? '/') : (files[0]?.filePath ?? '/') }]]
   const spec = { connections, seconds, warmupSeconds: 2, sequences }
-  const pids = familyOf(folio.pid)
+  const pids = processFamily(folio.pid)
   // The pool opens connections on demand: a short run first, so they all exist.
   if (onPostgres) await runLoad({ ...spec, seconds: 1, warmupSeconds: 0, url: folio.url })
-  const backends = onPostgres ? await backendsOf(pids) : []
+  const backends = onPostgres ? await postgresBackendsOf(pids) : []
   const before = cpuSeconds(pids)
   const backendsBefore = cpuSeconds(backends)
   const measured = await runLoad({ ...spec, url: folio.url })

@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout } from 'node:timers/promises'
+import { readCpuTicks, type ServerCpu } from './server-cpu.js'
 
 /**
  * The load generator: wrk (Debian's `wrk` package), one thread per connection.
@@ -29,6 +30,11 @@ export interface LoadSpec {
   warmupSeconds: number
   /** Connection i cycles through sequences[i % sequences.length], in order. */
   sequences: LoadStep[][]
+  /**
+   * The server's processes, whose CPU time is read right before and after the measured run;
+   * a function is asked after the warm-up (PostgreSQL backends a pool opens on demand).
+   */
+  serverPids?: number[] | (() => Promise<number[]>)
 }
 
 /** What one load run measured. */
@@ -49,6 +55,8 @@ export interface LoadResult {
    * run has none and this one is made only after a failure.
    */
   failures?: string
+  /** The server's CPU over the measured run (not the warm-up), when serverPids was given. */
+  serverCpu?: ServerCpu
 }
 
 /** Fails with a clear message when wrk is not installed. */
@@ -81,7 +89,14 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
       await runWrk(spec, script, spec.warmupSeconds)
       await setTimeout(SETTLE_MS)
     }
+    const pids = typeof spec.serverPids === 'function' ? await spec.serverPids() : (spec.serverPids ?? [])
+    const ticksBefore = readCpuTicks(pids)
     const result = await runWrk(spec, script, spec.seconds)
+    // Read as soon as wrk exits: the replies wrk counted are all served; the few requests
+    // still in flight (at most one per connection) add their CPU to hundreds of thousands.
+    if (spec.serverPids !== undefined) {
+      result.serverCpu = { ticks: readCpuTicks(pids) - ticksBefore, requests: result.completed }
+    }
     if (result.failedStatus > 0) {
       const diagnosis = join(dir, 'failures.lua')
       await writeFile(diagnosis, luaScript(spec.sequences, true))

@@ -48,8 +48,14 @@ export function ratioFigure(input: {
   baselineName: string
   unit: string
   target?: RatioTarget
+  /**
+   * The ratio as baseline / value: for a cost such as CPU per request, where the target
+   * reads "the baseline's cost is at least half of Folio's".
+   */
+  baselineOverValue?: boolean
 }): Figure {
-  const ratio = input.baseline > 0 ? input.value / input.baseline : Number.NaN
+  const [top, bottom] = input.baselineOverValue ? [input.baseline, input.value] : [input.value, input.baseline]
+  const ratio = bottom > 0 ? top / bottom : Number.NaN
   const target = input.target
   return {
     metric: input.metric,

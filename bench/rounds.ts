@@ -1,6 +1,7 @@
 import type { LoadResult } from './load.js'
 import type { BenchOptions } from './options.js'
 import { median } from './scenario.js'
+import type { ServerCpu } from './server-cpu.js'
 
 /** Seconds after the first round's warm-up that let a later round's connections settle. */
 const LATER_WARMUP_SECONDS = 1
@@ -53,8 +54,21 @@ function summarize(loads: LoadResult[]): RoundsResult {
     failedStatus: sum((load) => load.failedStatus),
     socketErrors: sum((load) => load.socketErrors),
     failures: loads.find((load) => load.failures !== undefined)?.failures,
+    serverCpu: sumCpu(loads),
     perRound: loads.map((load) => load.rps),
   }
+}
+
+/** The server CPU of every round summed, when each round read it. */
+function sumCpu(loads: LoadResult[]): ServerCpu | undefined {
+  let ticks = 0
+  let requests = 0
+  for (const { serverCpu } of loads) {
+    if (serverCpu === undefined) return undefined
+    ticks += serverCpu.ticks
+    requests += serverCpu.requests
+  }
+  return loads.length > 0 ? { ticks, requests } : undefined
 }
 
 /**

@@ -118,7 +118,6 @@ export const docsSave: Scenario = {
         }),
       )
       // What explains the figures, whether they meet their targets or not.
-      record.note(DOCS_SAVE_NOTE)
       record.note(peakRssNote(idleBytes))
     } finally {
       await folio?.stop()
@@ -128,20 +127,6 @@ export const docsSave: Scenario = {
     }
   },
 }
-
-/** Why the editor save misses 90% of a raw download and what would reach it (from a CPU profile). */
-const DOCS_SAVE_NOTE = [
-  'Throughput: a CPU profile of Folio during the save shows it idle about half of the time,',
-  'waiting for the network and the disk; the busy half is SHA-256, the HTTP parser and',
-  'garbage collection, with no hot spot in Folio\'s own code. Folio also checks the',
-  'callback\'s JWT, fetches only after vetting the link, fsyncs, renames, commits the version',
-  'and the editing state before it answers; the baseline streams to disk and fsyncs. Since',
-  'issue 14 the download runs on node:http (undici before) and the blob store flushes every',
-  '16 MiB while the body flows, so the last fsync waits for the tail only. In side runs the',
-  'ratio swung from 0.5 to 1.9 with the load of other processes on the 2 cores: the Docs',
-  'simulator serves the file from the bench process, which competes with Folio for a core,',
-  'so a miss in one run is mostly noise; compare runs at a low load average. In side runs of this scenario alone (npm run bench -- --only 4, twice, nothing else running) the same code measured 1.28 and 1.20, and three more on the Intel Xeon VM of the latest run 1.27, 1.33 and 1.20 (saves of 202-256 ms). Right after scenario 3 (npm run bench -- --only 3,4) the saves took 280-377 ms and the ratio was 0.67, while the raw download beside them was as fast as alone (411 MiB/s); full runs on that VM measured 0.99 and 0.67. A disk still busy after scenario 3 is not the cause: 4 KiB writes with fsync every 100 ms after a 2 GiB file was written, synced and deleted took 0.4-1.1 ms throughout. In those slow saves Folio\'s system time was 210-320 ms against 70-100 ms in fast ones (its user time the same, /proc/<pid>/stat around each save), and a perf profile of them puts most of the writer threads\' samples in the kernel\'s copy into page-cache pages (copy_folio_from_iter_atomic), the signature of memory the host backs on first touch (scenario 3\'s note); unlike the raw download, which deletes its file, every save keeps its 100 MiB as a version, so each takes page-cache memory anew. Keeping glibc from returning freed memory (MALLOC_TRIM_THRESHOLD_) changed nothing. Why the pages Folio gets after scenario 3 are dear and the raw download\'s are not is not established. Since then the bench removes each scenario\'s files when it ends, so this scenario no longer runs beside the several GiB of versions scenario 3 leaves: on the AMD EPYC VM of the latest run, npm run bench -- --only 3,4 measured 0.87 and 0.53 with those files left in place (saves of 205-420 ms) and 1.11, 1.11 and 1.08 with them removed (174-246 ms), the raw download about as fast either way (452-497 MiB/s). A Folio whose disk cache holds many other documents may save at the slower rate; why those files slow Folio\'s save and not the raw download is still not established.',
-].join(' ')
 
 /** Opens the file in the simulator, replaces its content, closes: one status-2 save. */
 async function saveOnce(

@@ -82,24 +82,12 @@ export const listing: Scenario = {
           target: { max: 1.5 },
         }),
       )
-      record.note(LISTING_NOTE)
     } finally {
       await big.stop()
       await small.stop()
     }
   },
 }
-
-const LISTING_NOTE = [
-  'Before this issue a page counted the owner\'s files for its total on every call (a scan of',
-  'the owner\'s index entries: about 5 ms with 100,000 files, the page itself about 0.6 ms),',
-  'so a page with 100,000 files cost about 2.7 times one with 100. The total now comes from a',
-  'per-owner count kept by triggers (migration 003_file_counts), one row read whatever the',
-  'library size. A deep page still costs in proportion to its offset (SQLite walks the index',
-  'up to OFFSET); keyset paging (continue after the last row\'s sort key and id) would make',
-  'every page cost the same, at the price of a different query parameter than the portal',
-  'API\'s startIndex.',
-].join(' ')
 
 /** A data folder whose admin has a folder of `count` files (and that folder's id). */
 async function seededLibrary(ctx: ScenarioContext, count: number): Promise<{ dataDir: string; folderId: string }> {

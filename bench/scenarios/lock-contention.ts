@@ -64,7 +64,6 @@ export const lockContention: Scenario = {
           unit: 'ms',
         }),
       )
-      record.note(CONTENTION_NOTE)
     } finally {
       agent.destroy()
       await bare.stop()
@@ -72,15 +71,6 @@ export const lockContention: Scenario = {
     }
   },
 }
-
-const CONTENTION_NOTE = [
-  'No target. Every Lock reads the file, decides in core/lock and writes with a compare-and-set',
-  'on the row\'s revision; the group commit puts the concurrent writes of one turn of the',
-  'event loop into one transaction, where exactly one compare-and-set succeeds; every loser',
-  're-reads, sees the winner\'s lock and answers 409 with it. The bare server answers the same',
-  'burst with a fixed reply, so the ratio is the cost of 1,000 authorized lock decisions over',
-  'the cost of 1,000 HTTP exchanges. Connections are opened before the burst in both cases.',
-].join(' ')
 
 /** Records the exactly-one-winner check of a round; returns the winner's lock ID. */
 function checkOneWinner(

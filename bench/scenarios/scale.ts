@@ -4,11 +4,13 @@ import type { ChildServer } from '../child.js'
 import { currentLock, uploadFile, wopiAccess, wopiPost, type WopiAccess } from '../folio-api.js'
 import { startFolioProcess, type FolioProcess } from '../folio-process.js'
 import { downloadHash, jsonCall, send } from '../http.js'
-import { describeLoad, runLoad, type LoadSpec, type LoadStep } from '../load.js'
+import { describeLoad, runLoad, type LoadStep } from '../load.js'
 import { MiB } from '../options.js'
 import { ratioFigure, type Recorder } from '../results.js'
-import { alternateRounds, describeRounds, medianOfRounds, roundLength, type RoundsResult } from '../rounds.js'
+import { postgresBackendsOf } from '../postgres-backends.js'
+import type { RoundsResult } from '../rounds.js'
 import { median, SkipScenario, type Scenario, type ScenarioContext } from '../scenario.js'
+import { compareAtEachCount, recordComparison, type Comparison } from '../server-comparison.js'
 import {
   dropSchema,
   postgresSkipReason,
@@ -34,13 +36,6 @@ function lockCycle(access: WopiAccess, index: number): LoadStep[] {
     path: access.filePath,
     headers: headers(override),
   }))
-}
-
-/** What one storage setup measured. */
-interface Measured {
-  lock: RoundsResult
-  checkFileInfo: RoundsResult
-  putMs: number[]
 }
 
 /**
@@ -74,45 +69,39 @@ export const scale: Scenario = {
       const local = started(await startFolioProcess({ dataDir: await ctx.workDir('scale-local'), label: 'Folio SQLite' }))
       const a = started(await startFolioProcess({ dataDir: await ctx.workDir('scale-a'), env, label: 'Folio A' }))
 
-      const localFiles = await prepare(local, ctx.options.connections)
-      const sharedFiles = await prepare(a, ctx.options.connections)
+      const fileCount = Math.max(...ctx.options.connectionCounts)
+      const localFiles = await prepare(local, fileCount)
+      const sharedFiles = await prepare(a, fileCount)
       const lockSpec = (files: WopiAccess[]) => ({ connections: files.length, sequences: files.map(lockCycle) })
-      const checkStep = (files: WopiAccess[]): LoadStep[][] => [[{ method: 'GET', path: files[0]?.filePath ?? '/' }]]
-      const infoSpec = (files: WopiAccess[]) => ({ connections: ctx.options.connections, sequences: checkStep(files) })
-      const rounds = ctx.options.loadRounds
-      const length = (round: number) => roundLength(ctx.options, round)
-
+      const lockOf = (files: WopiAccess[]) => (connections: number) => files.slice(0, connections).map(lockCycle)
+      const infoOf = (files: WopiAccess[]) => (): LoadStep[][] => [[{ method: 'GET', path: files[0]?.filePath ?? '/' }]]
+      // On PostgreSQL a request's CPU is Folio's and that of the backends serving its pool.
+      const sharedPids = async () => [a.pid, ...(await postgresBackendsOf([a.pid]))]
       // The bare server takes the SQLite files' requests (it answers any path alike).
-      const inTurns = (what: string, specOf: (files: WopiAccess[]) => Omit<LoadSpec, 'url' | 'seconds' | 'warmupSeconds'>) => {
-        ctx.log(`${what}: bare server, SQLite + disk, PostgreSQL + S3 in turns, ${rounds} round(s)`)
-        return alternateRounds(rounds, {
-          bare: (round) => runLoad({ ...specOf(localFiles), ...length(round), url: bare.url }),
-          local: (round) => runLoad({ ...specOf(localFiles), ...length(round), url: local.url }),
-          shared: (round) => runLoad({ ...specOf(sharedFiles), ...length(round), url: a.url }),
+      const inTurns = (what: string, sequencesOf: (files: WopiAccess[]) => (connections: number) => LoadStep[][]) =>
+        compareAtEachCount(ctx, what, {
+          bare: { server: { url: bare.url, pids: [bare.pid] }, sequences: sequencesOf(localFiles) },
+          local: { server: { url: local.url, pids: [local.pid] }, sequences: sequencesOf(localFiles) },
+          shared: { server: { url: a.url, pids: sharedPids }, sequences: sequencesOf(sharedFiles) },
         })
-      }
-      const lock = await inTurns('lock cycle', lockSpec)
-      const info = await inTurns('CheckFileInfo', infoSpec)
-      const results: Record<'local' | 'shared', Measured> = {
-        local: { lock: lock.local, checkFileInfo: info.local, putMs: await measurePuts(ctx, local, localFiles) },
-        shared: { lock: lock.shared, checkFileInfo: info.shared, putMs: await measurePuts(ctx, a, sharedFiles) },
-      }
-      const bareLock = lock.bare
-      const bareInfo = info.bare
-      const rawMs: number[] = []
+      const lock = await inTurns('lock cycle', lockOf)
+      const info = await inTurns('CheckFileInfo', infoOf)
+      const putMs = { local: await measurePuts(ctx, local, localFiles), shared: await measurePuts(ctx, a, sharedFiles), raw: [] as number[] }
       for (let rep = 0; rep < repetitions(ctx); rep++) {
         const saved = await send(raw.url + '/', 'POST', lengthHeader(), bodyChunks(PUT_SIZE))
-        rawMs.push(saved.ms)
+        putMs.raw.push(saved.ms)
         await jsonCall(raw.url, 'DELETE', '/')
       }
 
-      for (const [name, result] of Object.entries(results)) {
-        for (const [what, load] of [['lock cycle', result.lock], ['CheckFileInfo', result.checkFileInfo]] as const) {
-          record.check(
-            `${name === 'local' ? 'SQLite + disk' : 'PostgreSQL + S3'}: every ${what} request of the load run answered 200`,
-            load.failedStatus === 0 && load.socketErrors === 0 && load.completed > 0,
-            describeLoad(load),
-          )
+      for (const [what, comparisons] of [['lock cycle', lock], ['CheckFileInfo', info]] as const) {
+        for (const { connections, loads } of comparisons) {
+          for (const [name, load] of [['SQLite + disk', loads.local], ['PostgreSQL + S3', loads.shared]] as const) {
+            record.check(
+              `${name}: every ${what} request of the load runs at ${connections} connections answered 200`,
+              load.failedStatus === 0 && load.socketErrors === 0 && load.completed > 0,
+              describeLoad(load),
+            )
+          }
         }
       }
 
@@ -147,11 +136,8 @@ export const scale: Scenario = {
       )
       await checkPutAcross(a, b, sharedFiles, record)
 
-      addFigures(record, results, { bareLock, bareInfo, rawMs }, onA.rps + onB.rps)
-      record.note(SCALE_NOTE)
-      for (const [what, loads] of [['Lock cycle', lock], ['CheckFileInfo', info]] as const) {
-        record.note(describeRounds(what, { 'bare node:http': loads.bare, 'SQLite + disk': loads.local, 'PostgreSQL + S3': loads.shared }))
-      }
+      const oneInstance = lock.find((c) => c.connections === fileCount)?.loads.shared
+      addFigures(record, { lock, info }, putMs, { rps: onA.rps + onB.rps, oneInstance, connections: fileCount })
     } finally {
       for (const server of servers.reverse()) await server.stop().catch(() => undefined)
       await dropSchema(schema).catch(() => undefined)
@@ -235,79 +221,31 @@ async function checkPutAcross(a: FolioProcess, b: FolioProcess, files: WopiAcces
   )
 }
 
+type Setups = 'bare' | 'local' | 'shared'
+
 function addFigures(
   record: Recorder,
-  results: Record<'local' | 'shared', Measured>,
-  baselines: { bareLock: RoundsResult; bareInfo: RoundsResult; rawMs: number[] },
-  twoInstanceRps: number,
+  loads: Record<'lock' | 'info', Comparison<Setups>[]>,
+  putMs: Record<'local' | 'shared' | 'raw', number[]>,
+  twoInstances: { rps: number; oneInstance: RoundsResult | undefined; connections: number },
 ): void {
-  const { local, shared } = results
-  const pair = (metric: string, unit: string, value: number, sqlite: number, bare: number, bareName: string) => {
-    // Issue 14: on PostgreSQL + S3 the lock cycle and CheckFileInfo reach half the SQLite figures.
-    const target = unit === 'req/s' ? { min: 0.5 } : undefined
-    const taken = unit === 'req/s' ? medianOfRounds(shared.lock) : undefined
-    const of = taken === undefined ? '' : `, ${taken}`
-    record.figure(ratioFigure({ metric: `${metric} (vs SQLite + disk${of})`, value, baseline: sqlite, baselineName: 'SQLite + disk, same run', unit, target }))
-    record.figure(ratioFigure({ metric: `${metric} (vs ${bareName})`, value, baseline: bare, baselineName: bareName, unit }))
+  for (const [name, comparisons] of [['PG + S3 lock cycle', loads.lock], ['PG + S3 CheckFileInfo', loads.info]] as const) {
+    const shared = { comparisons, folio: 'shared', folioName: 'PostgreSQL + S3' } as const
+    // On PostgreSQL + S3 the lock cycle and CheckFileInfo cost at most twice the SQLite figures.
+    recordComparison(record, { ...shared, name: `${name} (vs SQLite + disk)`, baseline: 'local', baselineName: 'SQLite + disk, same run', cpuTarget: { min: 0.5 } })
+    recordComparison(record, { ...shared, name: `${name} (vs bare)`, baseline: 'bare', baselineName: 'bare node:http', latencies: false })
   }
-  pair('PG + S3 lock-cycle requests/s', 'req/s', shared.lock.rps, local.lock.rps, baselines.bareLock.rps, 'bare node:http')
-  pair('PG + S3 CheckFileInfo requests/s', 'req/s', shared.checkFileInfo.rps, local.checkFileInfo.rps, baselines.bareInfo.rps, 'bare node:http')
   const throughput = (ms: number[]) => PUT_SIZE / MiB / (median(ms) / 1000)
-  pair(
-    'PG + S3 PutFile 100 MiB throughput',
-    'MiB/s',
-    throughput(shared.putMs),
-    throughput(local.putMs),
-    throughput(baselines.rawMs),
-    'raw stream to disk + fsync',
-  )
+  const put = { metric: 'PG + S3 PutFile 100 MiB throughput', value: throughput(putMs.shared), unit: 'MiB/s' }
+  record.figure(ratioFigure({ ...put, metric: `${put.metric} (vs SQLite + disk)`, baseline: throughput(putMs.local), baselineName: 'SQLite + disk, same run' }))
+  record.figure(ratioFigure({ ...put, metric: `${put.metric} (vs raw stream to disk + fsync)`, baseline: throughput(putMs.raw), baselineName: 'raw stream to disk + fsync' }))
   record.figure(
     ratioFigure({
-      metric: 'PG + S3 lock-cycle requests/s, two instances',
-      value: twoInstanceRps,
-      baseline: shared.lock.rps,
-      baselineName: 'one instance, same run',
+      metric: `PG + S3 lock-cycle requests/s, two instances (${twoInstances.connections} connections in all)`,
+      value: twoInstances.rps,
+      baseline: twoInstances.oneInstance?.rps ?? Number.NaN,
+      baselineName: `one instance, ${twoInstances.connections} connections, same run`,
       unit: 'req/s',
     }),
   )
 }
-
-/** Where the PostgreSQL + S3 time goes, and what issue 14 changed (round trips and CPU per request). */
-const SCALE_NOTE = [
-  'Targets (issue 14): lock cycle and CheckFileInfo on PostgreSQL + S3 at half the same run\'s',
-  'SQLite figures. PostgreSQL runs on the same 2-core machine as Folio and wrk, so its CPU and',
-  'its WAL flushes compete with both, and requests per second move with whatever else runs;',
-  'CPU per request moves far less (bench/cpu-per-request.ts info|lock 1 8 pg, which adds the',
-  'CPU of the PostgreSQL backends serving Folio). Per call, issue 14 first cut the round trips',
-  '(counted on a wrapped pg client): CheckFileInfo 3 to 1 (a sharee\'s 6 to 1:',
-  'FileRepository.findWithAccess, one statement of primary-key lookups, a named prepared',
-  'statement returning arrays), and Lock/RefreshLock/Unlock 4 to 2 (that read, then a',
-  'lock-only UPDATE with the revision compare-and-set). The blob store is not touched by these',
-  'calls. Then both statements were batched (src/drivers/metadata-postgres/statement-batch.ts):',
-  'the calls made while statements are on their way go together as the next statement, so',
-  'PostgreSQL receives, plans, executes and (for lock changes, one UPDATE over unnest() arrays,',
-  'each row still compare-and-set on its revision) commits and waits for one WAL flush once',
-  'for many calls, and Folio\'s pg client sends and parses one message instead of many. The',
-  'lock changes came first (lock-batch.ts, about twice the lock cycle); batching the read as',
-  'well (access-batch.ts: the one-pair statement run for each (file, user) pair as a LATERAL',
-  'subquery, so each walk is still index lookups, and each caller gets its own row) took',
-  'the CPU per CheckFileInfo from about 145 to 62 µs in Folio (what it uses on SQLite) and',
-  'from about 80 to 15 µs in PostgreSQL. Last, a lock change no longer touches an indexed',
-  'column (migration 012 drops the index on lock_expires_at, which only the lock-count metric',
-  'used), so PostgreSQL updates the row in place instead of adding an entry to each of the',
-  'other eleven indexes of files: about 62 to 40 µs of PostgreSQL CPU per lock call. With',
-  'both, a lock call costs about 99 µs in Folio and 41 in PostgreSQL, from 161 and 116 (medians',
-  'of three interleaved side runs at load 9-12, same commands). In four quick side runs of',
-  'this scenario at load about 10 the ratios were 0.46-0.94 for CheckFileInfo and 0.64-4.8',
-  'for the lock cycle, whose SQLite figure swung from 1,405 to 7,106 req/s as other work',
-  'used the disk: on this machine one run decides little. What is left on the lock cycle is',
-  'the commit\'s wait for the disk and the CPU of two statements per call on a machine that',
-  'has none to spare; on a separate database host both figures rise.',
-  'The lock cycle and CheckFileInfo are now taken in turns over three rounds (bare server,',
-  'SQLite + disk, PostgreSQL + S3; Method), each figure the median of its rounds. Measured and',
-  'left out: a PostgreSQL lock change that returns only the positions it applied, the updated',
-  'record built from the one the change was decided on instead of RETURNING its twenty-one',
-  'columns: Folio used 54.3, 62.5 and 56.3 µs of CPU per lock call before and 57.7, 54.6 and',
-  '61.4 after (bench/cpu-per-request.ts lock 1 8 pg at 100 connections, 3 interleaved pairs):',
-  'no gain beyond the noise, so the UPDATE still returns the row.',
-].join(' ')

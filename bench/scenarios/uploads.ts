@@ -106,7 +106,6 @@ export const uploads: Scenario = {
         }
       }
       // What explains the figures, whether they meet their targets or not.
-      record.note(SAVE_THROUGHPUT_NOTE)
       record.note(peakRssNote(idle.rss))
     } finally {
       await raw.stop()
@@ -114,43 +113,6 @@ export const uploads: Scenario = {
     }
   },
 }
-
-/** Why a big save misses 90% of raw streaming and what would reach it (from CPU profiles). */
-const SAVE_THROUGHPUT_NOTE = [
-  'Throughput: Folio hashes every byte (SHA-256 on the event loop), writes to a temporary',
-  'file, fsyncs it, renames it into place, fsyncs the folder and commits the version in',
-  'SQLite; the baseline only streams and fsyncs. The blob store hashes chunks as they arrive',
-  'while earlier ones are written (one writev for whatever queued meanwhile), and since issue',
-  '14 it also starts an fdatasync every 16 MiB while the body flows, so the last fsync waits',
-  'for the tail only (after a 1 GiB body it took 450-570 ms before, 10-50 ms after). CPU per',
-  'MiB, which the load of other processes distorts less than time (utime + stime of each',
-  'process, side runs of interleaved 100 MiB uploads): raw baseline 1.7-2.1 ms, Folio upload',
-  '2.2-2.3 ms, PutFile 2.6 ms; SHA-256 is about 0.55 ms of it on a CPU with SHA instructions',
-  '(1.8 GB/s; about 1.4 ms on the earlier VM without them, then the largest cost in the',
-  'profile). So with a core to spare the ratio can be near 1 or above, and when other',
-  'processes saturate the 2 cores throughput follows CPU share: the ratio falls towards raw',
-  'CPU over Folio CPU (0.75-0.8) or below, with a wide spread (100 MiB uploads in runs of',
-  'the issue-14 work at load averages of 3-17: 0.42 to 1.47). PutFile\'s extra CPU per MiB at',
-  '100 MiB is the WOPI adapter\'s PassThrough (src/protocols/wopi/body.ts), one more stream hop',
-  'with a 16 KiB buffer. Before each timed save, baselines included, the bench writes a',
-  'scratch file of the body\'s size, syncs and deletes it (bench/page-cache.ts). On a',
-  'virtual machine whose host backs guest memory on first touch, that step decides the 1 GiB',
-  'figures: the kernel hands out the pages freed last first, and writing 1 GiB into them',
-  'measured 2,300-2,700 MiB/s (0.2 s of system time), into memory not used lately 380-450',
-  'MiB/s (2.4 s; side runs of a script writing 1 GiB a MiB at a time plus fsync, on the AMD',
-  'EPYC (Zen 5) VM of 2026-11-24). Without it the upload came right after the raw baseline had',
-  'deleted its file and wrote into the pages just freed, while the raw save and PutFile took',
-  'new memory: PutFile of 1 GiB missed with 0.61-0.77 on that VM (a perf profile put 42% of',
-  'its samples in the kernel\'s copy into the page cache, copy_folio_from_iter_atomic, whose',
-  'system time varied 0.7-3.2 s per GiB between identical requests) and the upload passed',
-  'with up to 1.50. With the step, the same VM and code: raw 711 MiB/s, upload 775 (1.09),',
-  'PutFile 712 (1.00); without it, in the run before: raw 443, upload 665 (1.50), PutFile',
-  '317 (0.72) (npm run bench -- --only 3). On other VMs, before the step, the 1 GiB ratios',
-  'ranged from 0.64 to 1.33 for the same code.',
-  'Hashing in a worker thread was not adopted: a worker costs about 11 MiB of resident',
-  'memory (measured: a bare worker with node:crypto), which would take uploads to the 110 MiB',
-  'limit, and moves the CPU rather than saving it: no gain when the cores are saturated.',
-].join(' ')
 
 /** Where peak RSS comes from (measured with --trace-gc while profiling). */
 export function peakRssNote(idleBytes: number): string {

@@ -1,12 +1,12 @@
-import { availableParallelism } from 'node:os'
 import { startBaseline } from '../baselines/launch.js'
 import { currentLock, uploadFile, wopiAccess, type WopiAccess } from '../folio-api.js'
 import { startFolioProcess, type FolioProcess } from '../folio-process.js'
 import { jsonCall } from '../http.js'
-import { describeLoad, runLoad, type LoadStep } from '../load.js'
+import { describeLoad, type LoadStep } from '../load.js'
 import { ratioFigure, type Recorder } from '../results.js'
-import { alternateRounds, describeRounds, medianOfRounds, roundLength, type RoundsResult } from '../rounds.js'
 import type { Scenario, ScenarioContext } from '../scenario.js'
+import { compareAtEachCount, CPU_RATIO_TARGET, recordComparison, type Comparison } from '../server-comparison.js'
+import { processFamily } from '../server-cpu.js'
 
 /** Lock, RefreshLock, Unlock on a connection's own file with its own lock ID. */
 function lockCycle(access: WopiAccess, index: number): LoadStep[] {
@@ -48,7 +48,7 @@ export const workers: Scenario = {
         started.push(folio)
         const token = await folio.signIn()
         const files: WopiAccess[] = []
-        for (let i = 0; i < options.connections; i++) {
+        for (let i = 0; i < Math.max(...options.connectionCounts); i++) {
           const { id } = await uploadFile(folio, token, `workers-${count}-${i}.docx`, 1024)
           files.push(await wopiAccess(folio, token, id))
         }
@@ -58,32 +58,29 @@ export const workers: Scenario = {
       const two = prepared.get(2)
       if (!one || !two) return
       const infoBytes = Buffer.byteLength((await jsonCall(one.folio.url, 'GET', one.infoPath)).text)
-      const rounds = options.loadRounds
-      const connections = options.connections
-      const load = (url: string, sequences: LoadStep[][]) => (round: number) =>
-        runLoad({ connections, sequences, ...roundLength(options, round), url })
-      const lockOf = (run: Prepared) => load(run.folio.url, run.files.map(lockCycle))
-      const infoOf = (run: Prepared) => load(run.folio.url, [[{ method: 'GET', path: run.infoPath }]])
-
-      ctx.log(`lock cycle: bare server, 1 worker, 2 workers in turns, ${rounds} round(s)`)
-      const lock = await alternateRounds(rounds, {
-        bare: load(bare.url, [[{ method: 'POST', path: '/wopi/files/x?access_token=y' }]]),
+      // The workers are the first process's children; their CPU counts with its own.
+      const server = (run: Prepared) => ({ url: run.folio.url, pids: processFamily(run.folio.pid) })
+      const bareServer = { url: bare.url, pids: [bare.pid] }
+      const lockOf = (run: Prepared) => ({ server: server(run), sequences: (n: number) => run.files.slice(0, n).map(lockCycle) })
+      const infoOf = (run: Prepared) => ({ server: server(run), sequences: () => [[{ method: 'GET', path: run.infoPath }]] })
+      const lock = await compareAtEachCount(ctx, 'lock cycle', {
+        bare: { server: bareServer, sequences: () => [[{ method: 'POST', path: '/wopi/files/x?access_token=y' }]] },
         one: lockOf(one),
         two: lockOf(two),
       })
-      ctx.log(`CheckFileInfo: bare server, 1 worker, 2 workers in turns, ${rounds} round(s)`)
-      const info = await alternateRounds(rounds, {
-        bare: load(bare.url, [[{ method: 'GET', path: `/wopi/files/x?access_token=y&bytes=${infoBytes}` }]]),
+      const info = await compareAtEachCount(ctx, 'CheckFileInfo', {
+        bare: { server: bareServer, sequences: () => [[{ method: 'GET', path: `/wopi/files/x?access_token=y&bytes=${infoBytes}` }]] },
         one: infoOf(one),
         two: infoOf(two),
       })
 
       for (const [count, run] of [[1, one], [2, two]] as const) {
         const key = count === 1 ? 'one' : 'two'
+        const loads = [...lock, ...info].map((c) => c.loads[key])
         record.check(
           `${count} worker(s): every lock-cycle and CheckFileInfo request answered 200`,
-          [lock[key], info[key]].every((r) => r.failedStatus === 0 && r.socketErrors === 0 && r.completed > 0),
-          `lock cycle: ${describeLoad(lock[key])}; CheckFileInfo: ${describeLoad(info[key])}`,
+          loads.every((r) => r.failedStatus === 0 && r.socketErrors === 0 && r.completed > 0),
+          loads.map(describeLoad).join('; '),
         )
         const strays: string[] = []
         for (const [index, file] of run.files.entries()) {
@@ -97,9 +94,6 @@ export const workers: Scenario = {
         )
       }
       addFigures(record, lock, info)
-      for (const [what, loads] of [['Lock cycle', lock], ['CheckFileInfo', info]] as const) {
-        record.note(describeRounds(what, { 'bare node:http': loads.bare, '1 worker': loads.one, '2 workers': loads.two }))
-      }
     } finally {
       for (const folio of started) await folio.stop().catch(() => undefined)
       await bare.stop()
@@ -107,56 +101,30 @@ export const workers: Scenario = {
   },
 }
 
-type ByServer = Record<'bare' | 'one' | 'two', RoundsResult>
+type Workers = 'bare' | 'one' | 'two'
 
-function addFigures(record: Recorder, lock: ByServer, info: ByServer): void {
-  const taken = medianOfRounds(lock.one)
-  const of = taken === undefined ? '' : ` (${taken})`
-  const bareLock = lock.bare
-  const bareInfo = info.bare
-  const one = { lock: lock.one, checkFileInfo: info.one }
-  const two = { lock: lock.two, checkFileInfo: info.two }
-  for (const [count, run] of [[1, one], [2, two]] as const) {
-    record.figure(ratioFigure({
-      metric: `lock-cycle requests/s, ${count} worker(s)${of}`,
-      value: run.lock.rps,
-      baseline: bareLock.rps,
-      baselineName: 'bare node:http (one process)',
-      unit: 'req/s',
-      target: { min: 0.5 },
-    }))
-    record.figure(ratioFigure({
-      metric: `CheckFileInfo requests/s, ${count} worker(s)${of}`,
-      value: run.checkFileInfo.rps,
-      baseline: bareInfo.rps,
-      baselineName: 'bare node:http (one process)',
-      unit: 'req/s',
-      target: { min: 0.6 },
-    }))
+function addFigures(record: Recorder, lock: Comparison<Workers>[], info: Comparison<Workers>[]): void {
+  const baselineName = 'bare node:http (one process)'
+  for (const [name, comparisons] of [['lock cycle', lock], ['CheckFileInfo', info]] as const) {
+    for (const [count, key] of [[1, 'one'], [2, 'two']] as const) {
+      recordComparison(record, {
+        name: `${name}, ${count} worker(s)`,
+        comparisons,
+        folio: key,
+        folioName: `${count} worker(s)`,
+        baseline: 'bare',
+        baselineName,
+        cpuTarget: CPU_RATIO_TARGET,
+      })
+    }
+    for (const { connections, loads } of comparisons) {
+      record.figure(ratioFigure({
+        metric: `${name} requests/s, 2 workers against 1, ${connections} connections`,
+        value: loads.two.rps,
+        baseline: loads.one.rps,
+        baselineName: '1 worker, same run',
+        unit: 'req/s',
+      }))
+    }
   }
-  record.figure(ratioFigure({
-    metric: 'lock-cycle requests/s, 2 workers against 1',
-    value: two.lock.rps,
-    baseline: one.lock.rps,
-    baselineName: '1 worker, same run',
-    unit: 'req/s',
-  }))
-  record.figure(ratioFigure({
-    metric: 'CheckFileInfo requests/s, 2 workers against 1',
-    value: two.checkFileInfo.rps,
-    baseline: one.checkFileInfo.rps,
-    baselineName: '1 worker, same run',
-    unit: 'req/s',
-  }))
-  const cores = availableParallelism()
-  record.note(
-    `This machine has ${cores} core(s), shared by Folio, the primary process and wrk (one thread per ` +
-      'connection), so two workers can use at most what wrk leaves. CheckFileInfo only reads, and ' +
-      'SQLite in WAL mode serves readers in parallel, so on a machine with more cores than the load ' +
-      'generator needs it should grow close to linearly with workers until the cores run out. The ' +
-      'lock cycle writes: every commit takes the one SQLite write lock and an fsync, and each ' +
-      'process group-commits only its own writes, so workers add CPU for the request work but not ' +
-      'commits; beyond a few workers the write lock, not the CPU, bounds it (PostgreSQL does not ' +
-      'have that bound).',
-  )
 }
