@@ -1453,7 +1453,7 @@ class Simulator implements DocsSimulator {
       this.track(this.runConversion(key, started, { url, filetype, outputtype, ...(thumbnail ? { thumbnail } : {}) }))
     }
     if (params.async !== true) {
-      while (!job.done) await sleep(20, this.shutdown.signal)
+      while (!job.done) await this.wait(20, this.shutdown.signal)
     }
     if (!job.done) return record({ endConvert: false, percent: 0 })
     if (job.error !== 0 || job.path === undefined) return record({ error: job.error || -1 })
