@@ -42,7 +42,7 @@ describe('npx folio in an install folder', () => {
     }
     const { stdout } = await run('npx', ['folio', '--help'], { cwd: home, env })
     assert.match(stdout, /Usage: folio/)
-    const cached = await readdir(cache).catch(() => [])
+    const cached: string[] = await readdir(cache).catch(() => [])
     assert.equal(cached.includes('_npx'), false, `npx installed the project into its cache: ${cached.join(', ')}`)
   })
 })
