@@ -2,7 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander'
 import type { App } from '../app/create-app.js'
 import { AUDIT_PAGE_LIMIT } from '../app/audit.js'
 import { parseDuration } from '../config/units.js'
-import type { AuditEvent } from '../core/entities.js'
+import { auditLine } from './audit-words.js'
 
 type WithApp = <T>(task: (app: App) => Promise<T>) => Promise<T>
 
@@ -25,27 +25,6 @@ export function parseSince(text: string, now: number): number {
   return at
 }
 
-/** Text written by users (a name tried at sign-in) shown without control characters. */
-function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-}
-
-/** One event as a tab-separated line: time, action, actor, address, target, detail. */
-export function auditLine(event: AuditEvent): string {
-  const target = event.targetType === '' ? '-' : `${event.targetType}:${event.targetName}`
-  return [
-    new Date(event.at).toISOString(),
-    event.action,
-    event.actorName || '-',
-    event.address || '-',
-    target,
-    event.detail,
-  ]
-    .map(printable)
-    .join('\t')
-    .trimEnd()
-}
-
 /** `folio audit`: the newest entries of the audit trail, newest first. */
 export function addAuditCommand(program: Command, withApp: WithApp): void {
   program
@@ -53,17 +32,20 @@ export function addAuditCommand(program: Command, withApp: WithApp): void {
     .description('list the audit trail (sign-ins, account changes, deletes, restores, lock releases), newest first')
     .option('--limit <n>', `how many events to show (1-${AUDIT_PAGE_LIMIT})`, parseLimit, 50)
     .option('--since <when>', 'only events since then: a duration like 24h or 7d, or a date like 2026-01-31')
-    .option('--json', 'print JSON', false)
+    .option('--json', 'print JSON (the stored codes, for scripts)', false)
     .action(async (options: { limit: number; since?: string; json: boolean }) => {
       const since = options.since === undefined ? undefined : parseSince(options.since, Date.now())
-      const page = await withApp((app) =>
-        app.audit.list(undefined, { offset: 0, limit: options.limit, ...(since === undefined ? {} : { since }) }),
-      )
+      const { page, names } = await withApp(async (app) => {
+        const page = await app.audit.list(undefined, { offset: 0, limit: options.limit, ...(since === undefined ? {} : { since }) })
+        // Shares name people by id; the sentences name them as they sign in.
+        const users = options.json ? [] : await app.accounts.listUsers()
+        return { page, names: new Map(users.map((u) => [u.id, u.userName])) }
+      })
       if (options.json) {
         console.log(JSON.stringify(page.items, null, 2))
         return
       }
-      for (const event of page.items) console.log(auditLine(event))
+      for (const event of page.items) console.log(auditLine(event, names))
       if (page.total > page.items.length) {
         console.log(`(${page.items.length} of ${page.total} events; use --limit or --since for more)`)
       }

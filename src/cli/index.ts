@@ -10,6 +10,7 @@ import { createApp, type App } from '../app/create-app.js'
 import type { LockInfo } from '../app/wopi/locks.js'
 import { CONSOLE_ACTOR } from '../app/audit.js'
 import { addAuditCommand } from './audit-command.js'
+import { promptNewPassword } from './password-prompt.js'
 import { addBackupCommands } from './backup-commands.js'
 import { addMigrateCommand } from './migrate-command.js'
 import { addSearchCommand } from './search-command.js'
@@ -131,10 +132,10 @@ export function buildCli(): Command {
 
   user
     .command('passwd <name>')
-    .description('set a new password (ends the user\'s sessions)')
-    .requiredOption('--password-stdin', 'read the password from standard input')
-    .action(async (name: string) => {
-      const password = await readStdin()
+    .description('set a new password (ends the user\'s sessions); asks for it on a terminal, echo off')
+    .option('--password-stdin', 'read the password from standard input', false)
+    .action(async (name: string, options: { passwordStdin: boolean }) => {
+      const password = options.passwordStdin ? await readStdin() : await promptNewPassword()
       await withApp((app) => app.accounts.changePassword(name, password))
       console.log(`password changed for ${name}`)
     })

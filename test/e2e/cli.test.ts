@@ -72,7 +72,7 @@ describe('folio command line', () => {
     const text = await folio(['audit', '--limit', '1'], env)
     assert.equal(text.code, 0, text.stderr)
     const [line, more] = text.stdout.trim().split('\n')
-    assert.match(line ?? '', /^\d{4}-\d\d-\d\dT[\d:.]+Z\tuser-unlocked\tcli\tlocal\tuser:frank$/)
+    assert.match(line ?? '', /^\d{4}-\d\d-\d\dT[\d:.]+Z {2}the console unlocked frank's sign-in$/)
     assert.match(more ?? '', /\(1 of \d+ events; use --limit or --since for more\)/)
     const future = await folio(['audit', '--since', '2999-01-01'], env)
     assert.equal(future.stdout, '')

@@ -18,11 +18,6 @@ function widerThanScreen(page: Page): Promise<string[]> {
   )
 }
 
-/** Do two boxes overlap? */
-function overlaps(a: { x: number; y: number; width: number; height: number }, b: typeof a): boolean {
-  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
-}
-
 describe('web UI: the rough edges a person meets first (no editor configured)', () => {
   let server: TestServer
   let b: TestBrowser
@@ -96,7 +91,7 @@ describe('web UI: the rough edges a person meets first (no editor configured)', 
     assert.deepEqual(unexpectedErrors(b.errors), [])
   })
 
-  test('a notice never covers the list\'s buttons, wraps names between words and stays on its screen', async () => {
+  test('a notice leaves the list\'s buttons clickable, wraps names between words and stays on its screen', async () => {
     const { page } = b
     await page.setViewportSize(PHONE)
     try {
@@ -109,11 +104,10 @@ describe('web UI: the rough edges a person meets first (no editor configured)', 
       await input.press('Enter')
       const notice = page.locator('.notice').filter({ hasText: 'Renamed to' })
       await notice.waitFor()
-      const box = await notice.boundingBox()
-      assert.ok(box)
-      for (const button of await page.locator('table.files button, table.files a').all()) {
-        const other = await button.boundingBox()
-        if (other) assert.ok(!overlaps(box, other), `the notice covers ${await button.getAttribute('aria-label')}`)
+      // A notice floats over the page; every button of the list still takes a click (a trial
+      // click fails when something else would receive it).
+      for (const button of await page.locator('table.files button:not([disabled]), table.files a').all()) {
+        await button.click({ trial: true, timeout: 3000 })
       }
       // Wrapped between words: every line of the message ends at a space or the end.
       const lines = await notice.locator('span').evaluate((span) => {

@@ -206,6 +206,9 @@ export const signIn = (userName: string, password: string) =>
   call<Profile>('POST', '/ui/session', { userName, password })
 export const signOut = () => call<null>('DELETE', '/ui/session')
 export const whoAmI = () => call<Profile>('GET', '/people/@self')
+/** Who is signed in, if anyone: answers 200 either way, so a signed-out load logs no error. */
+export const session = () =>
+  call<{ signedIn: false } | { signedIn: true; profile: Profile; capabilities: Capabilities }>('GET', '/ui/session')
 export const capabilities = () => call<Capabilities>('GET', '/settings/capabilities')
 
 export type SortField = 'AZ' | 'Size' | 'DateAndTime'

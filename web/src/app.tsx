@@ -27,18 +27,23 @@ export function App() {
   const route = useRoute()
   const [session, setSession] = useState<Session>({ state: 'loading' })
 
-  const startSession = useCallback(async (profile?: api.Profile) => {
-    const [me, capabilities] = await Promise.all([
-      profile ? Promise.resolve(profile) : api.whoAmI(),
-      api.capabilities().catch(() => NO_CAPABILITIES),
-    ])
-    setSession({ state: 'signed-in', profile: me, capabilities })
-    tellDesktopSignedIn(me)
+  const startSession = useCallback(async (profile: api.Profile) => {
+    const capabilities = await api.capabilities().catch(() => NO_CAPABILITIES)
+    setSession({ state: 'signed-in', profile, capabilities })
+    tellDesktopSignedIn(profile)
   }, [])
 
   useEffect(() => {
     api.setUnauthenticatedHandler(() => setSession({ state: 'signed-out' }))
-    startSession().catch(() => setSession({ state: 'signed-out' }))
+    // One probe that answers "signed out" without an error status.
+    api.session().then(
+      (found) => {
+        if (!found.signedIn) return setSession({ state: 'signed-out' })
+        setSession({ state: 'signed-in', profile: found.profile, capabilities: found.capabilities })
+        tellDesktopSignedIn(found.profile)
+      },
+      () => setSession({ state: 'signed-out' }),
+    )
   }, [])
 
   // Keep the address in step with the session.

@@ -24,7 +24,8 @@ import {
   ReleaseLockDialog,
   type NewKind,
 } from './item-dialogs'
-import { FileRow, FolderRow, SortHeader, type Section, type SortField, type SortOrder } from './rows'
+import { FolderGone, isGone } from './folder-gone'
+import { editorHref, FileRow, FolderRow, SortHeader, type Section, type SortField, type SortOrder } from './rows'
 
 /** Rows per page: the server pages, so 10,000 files cost no more than 100. */
 export const PAGE_SIZE = 100
@@ -73,6 +74,10 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
   const section = sectionOf(props.folder, loadedFolder)
   const [loading, setLoading] = useState(true)
   const [loadError, setLoadError] = useState('')
+  // The folder on screen can no longer be read (access removed, deleted for good).
+  const [gone, setGone] = useState(false)
+  // The item just made here: scrolled to and highlighted once the list shows it.
+  const [made, setMade] = useState<string | undefined>(undefined)
   const [renaming, setRenaming] = useState<string | null>(null)
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set())
   const [open, setOpen] = useState<Open | null>(null)
@@ -108,8 +113,13 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
       setData(result)
       setDataFolder(current.folder)
       setLoadError('')
+      setGone(false)
     } catch (error) {
       if (mine !== sequence.current) return
+      if (isGone(error) && !SECTION_TITLES[current.folder]) {
+        setGone(true)
+        return
+      }
       setLoadError(
         error instanceof api.ApiError && error.status === 404
           ? 'it was deleted or moved, or it is not shared with you.'
@@ -143,6 +153,7 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
     if (shownFolder.current === props.folder) return
     shownFolder.current = props.folder
     setData(undefined)
+    setGone(false)
     setSelected(new Set())
     setRenaming(null)
     setFilterText('')
@@ -179,6 +190,15 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
       current = false
     }
   }, [props.folder])
+
+  // Show what was just made: scroll its row into view once the list has it. The highlight
+  // fades by itself (CSS) and is dropped on the next folder.
+  useEffect(() => {
+    if (!made) return
+    const row = document.querySelector('tr.just-made')
+    if (row) row.scrollIntoView({ block: 'center', behavior: 'smooth' })
+  }, [made, data])
+  useEffect(() => setMade(undefined), [props.folder])
 
   // A row that had focus (say, a deleted file's) is gone: put keyboard users back at the top.
   useEffect(() => {
@@ -352,6 +372,7 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
 
   const rowProps = (entry: Entry) => ({
     section,
+    justMade: made === keyOf(entry),
     selected: selected.has(keyOf(entry)),
     onSelect: (on: boolean) => select(entry, on),
     renaming: renaming === keyOf(entry),
@@ -369,6 +390,8 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
     onRestore: () => void restore([entry]),
     drag: dragProps(entry),
   })
+
+  if (gone) return <FolderGone />
 
   return (
     <section
@@ -593,9 +616,11 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
         folder={props.folder}
         section={section}
         selfId={props.selfId}
+        capabilities={props.capabilities}
         onClose={() => setOpen(null)}
-        onDone={(message) => {
+        onDone={(message, key) => {
           setOpen(null)
+          if (key) setMade(key)
           done(message)
         }}
       />
@@ -617,16 +642,37 @@ function OpenDialog(props: {
   folder: string
   section: Section
   selfId: string
+  capabilities: api.Capabilities
   onClose: () => void
-  onDone: (message: string) => void
+  /** `made`: the key of an item the dialog created, to show it in the list. */
+  onDone: (message: string, made?: string) => void
 }) {
   const { open } = props
   if (!open) return null
   switch (open.kind) {
     case 'create':
-      return <CreateDialog kind={open.newKind} folder={props.folder} onClose={props.onClose} onCreated={(file) => props.onDone(`Created ${file.title}`)} />
+      return (
+        <CreateDialog
+          kind={open.newKind}
+          folder={props.folder}
+          hasEditor={props.capabilities.onlyofficeEditor || props.capabilities.wopiEditor}
+          onClose={props.onClose}
+          onCreated={(file) => {
+            // With an editor, a new document is made to be written in: open it there at once.
+            const href = editorHref(file, props.capabilities)
+            if (href) window.open(href, '_blank', 'noopener')
+            props.onDone(`Created ${file.title}`, keyOf({ kind: 'file', item: file }))
+          }}
+        />
+      )
     case 'new-folder':
-      return <NewFolderDialog parent={props.folder} onClose={props.onClose} onCreated={(folder) => props.onDone(`Created folder ${folder.title}`)} />
+      return (
+        <NewFolderDialog
+          parent={props.folder}
+          onClose={props.onClose}
+          onCreated={(folder) => props.onDone(`Created folder ${folder.title}`, keyOf({ kind: 'folder', item: folder }))}
+        />
+      )
     case 'delete': {
       const forever = props.section === 'trash'
       const what = describe(open.entries)

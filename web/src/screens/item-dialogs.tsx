@@ -18,6 +18,8 @@ export const NEW_KIND_ORDER: NewKind[] = ['document', 'spreadsheet', 'presentati
 export function CreateDialog(props: {
   kind: NewKind
   folder: string
+  /** An online editor is connected: the new file opens in it. */
+  hasEditor: boolean
   onClose: () => void
   onCreated: (file: api.FileItem) => void
 }) {
@@ -60,6 +62,11 @@ export function CreateDialog(props: {
           </span>
         </div>
         <FormError text={error} />
+        <p class="hint" id="new-file-what">
+          {props.hasEditor
+            ? `Creates an empty ${label} here and opens it in the editor in a new tab.`
+            : `Creates an empty ${label} here. No online editor is connected to Folio, so download it to write in it with an office app, then upload it again as a new version.`}
+        </p>
         <div class="dialog-actions">
           <button type="button" class="button" onClick={props.onClose}>
             Cancel

@@ -43,7 +43,8 @@ export function SortHeader(props: {
   )
 }
 
-function editorHref(file: api.FileItem, capabilities: api.Capabilities): string | undefined {
+/** Where a file opens in the configured editor; undefined when there is none. */
+export function editorHref(file: api.FileItem, capabilities: api.Capabilities): string | undefined {
   // `doceditor` in the address: ONLYOFFICE's Desktop Editors open it as an editor tab.
   if (capabilities.onlyofficeEditor) return `/doceditor/${encodeURIComponent(file.id)}`
   if (capabilities.wopiEditor) return `/wopi-host/${encodeURIComponent(file.id)}?action=edit`
@@ -58,6 +59,8 @@ export interface RowProps {
   renaming: boolean
   onRename: () => void
   onRenameDone: (renamed?: { title: string }) => void
+  /** The item was just made here: highlighted so the eye finds it. */
+  justMade?: boolean
   onDelete: () => void
   onMove: () => void
   onShare: () => void
@@ -163,7 +166,7 @@ export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
   const count = (folder.filesCount ?? 0) + (folder.foldersCount ?? 0)
   const items = counted ? (count === 1 ? '1 item' : `${count} items`) : ''
   return (
-    <tr class="folder-row" data-kind="folder" {...props.drag} {...(props.drop ?? {})}>
+    <tr class={`folder-row${props.justMade ? ' just-made' : ''}`} data-kind="folder" {...props.drag} {...(props.drop ?? {})}>
       <SelectCell title={folder.title} selected={props.selected} onSelect={props.onSelect} />
       <td class="col-name">
         <div class="name-cell">
@@ -213,7 +216,7 @@ export function FileRow(props: RowProps & { file: api.FileItem; capabilities: ap
   const renameButton = useRenameFocus(props.renaming)
 
   return (
-    <tr data-kind="file" {...props.drag}>
+    <tr class={props.justMade ? 'just-made' : undefined} data-kind="file" {...props.drag}>
       <SelectCell title={file.title} selected={props.selected} onSelect={props.onSelect} />
       <td class="col-name">
         <div class="name-cell">

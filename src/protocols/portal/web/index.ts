@@ -133,6 +133,21 @@ function sessionRoutes(ctx: AdapterContext) {
       return reply.code(201).send(success(presentProfile(session.user), 201))
     })
 
+    // The UI's session probe: a signed-out browser is an answer, not an error, so a page load
+    // logs nothing in the console. An expired or revoked cookie counts as signed out.
+    app.get('/ui/session', async (request, reply) => {
+      reply.header('Cache-Control', 'no-store')
+      const credentials = readPortalCredentials(request)
+      if (!credentials) return success({ signedIn: false })
+      if (credentials.source === 'cookie') assertCsrfHeader(request)
+      const user = await ctx.app.accounts.authenticateToken(credentials.token).catch((error: unknown) => {
+        if (error instanceof DomainError && error.code === 'UNAUTHENTICATED') return undefined
+        throw error
+      })
+      if (!user) return success({ signedIn: false })
+      return success({ signedIn: true, profile: presentProfile(user), capabilities: uiCapabilities(ctx) })
+    })
+
     app.delete('/ui/session', async (request, reply) => {
       assertCsrfHeader(request)
       const token = readSessionCookie(request)
