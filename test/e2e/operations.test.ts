@@ -28,7 +28,8 @@ describe('health and readiness', () => {
     const ready = await call(server.url, 'GET', '/readyz')
     assert.equal(ready.status, 200)
     const { space, ...rest } = ready.json
-    assert.deepEqual(rest, { status: 'ready', checks: { database: 'ok', blobs: 'ok'} })
+    const converter = { kind: server.converter.status().kind, detail: server.converter.status().detail }
+    assert.deepEqual(rest, { status: 'ready', checks: { database: 'ok', blobs: 'ok' }, converter })
     if (testBlobsInS3()) {
       assert.equal(space, undefined)
     } else {
@@ -37,8 +38,6 @@ describe('health and readiness', () => {
       assert.ok(space.freeBytes > 0 && space.freeBytes <= space.totalBytes, ready.text)
       assert.equal(space.low, space.freeBytes < space.reserveBytes)
     }
-    const converter = { kind: server.converter.status().kind, detail: server.converter.status().detail }
-    assert.deepEqual(ready.json, { status: 'ready', checks: { database: 'ok', blobs: 'ok' }, converter })
   })
 
   // Makes the local blob folder unwritable; with the contents in S3 (npm run test:scale) there is none.
@@ -56,12 +55,11 @@ describe('health and readiness', () => {
     try {
       const ready = await call(server.url, 'GET', '/readyz')
       assert.equal(ready.status, 503)
-      assert.deepEqual(
-        { status: ready.json.status, checks: ready.json.checks },
-        { status: 'unavailable', checks: { database: 'ok', blobs: 'failed'} },
-      )
       const converter = { kind: server.converter.status().kind, detail: server.converter.status().detail }
-      assert.deepEqual(ready.json, { status: 'unavailable', checks: { database: 'ok', blobs: 'failed' }, converter })
+      assert.deepEqual(
+        { status: ready.json.status, checks: ready.json.checks, converter: ready.json.converter },
+        { status: 'unavailable', checks: { database: 'ok', blobs: 'failed' }, converter },
+      )
       // The process itself still answers.
       assert.equal((await call(server.url, 'GET', '/healthz')).status, 200)
     } finally {

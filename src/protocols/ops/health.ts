@@ -42,10 +42,12 @@ export function healthRoutes(check: ReadinessCheck, worker?: number) {
       const report = await once()
       reply.header('cache-control', 'no-store')
       reply.code(report.ready ? 200 : 503)
-      const status = report.ready ? 'ready' : 'unavailable'
-      return report.space ? { status, checks: report.checks, space: report.space } : { status, checks: report.checks }
-      const body = { status: report.ready ? 'ready' : 'unavailable', checks: report.checks }
-      return report.converter === undefined ? body : { ...body, converter: report.converter }
+      return {
+        status: report.ready ? 'ready' : 'unavailable',
+        checks: report.checks,
+        ...(report.space ? { space: report.space } : {}),
+        ...(report.converter ? { converter: report.converter } : {}),
+      }
     })
   }
 }

@@ -33,13 +33,17 @@ const listingSearchQuery = z.object({
 const searchParams = z.object({ '*': text(0, 4096) })
 
 /**
- * True when a folder listing asks for a search: `filterValue` over the whole subtree
+ * True when a folder listing asks for a search: a `filterValue` over the whole subtree
  * (`withsubfolders=true`) or over the words inside documents (`searchInContent=true`).
+ * Without words to look for it is a plain listing (ONLYOFFICE's Android app sends
+ * `withSubfolders=true` with every filtered listing of a folder).
  */
 export function isListingSearch(request: FastifyRequest): boolean {
   const query = request.query
   if (typeof query !== 'object' || query === null) return false
   const flagged = (name: string) => name in query && /^(true|1)$/i.test(String(Reflect.get(query, name)))
+  const words = String(Reflect.get(query, 'filterValue') ?? '').trim()
+  if (words === '') return false
   return flagged('withsubfolders') || flagged('withSubfolders') || flagged('searchInContent')
 }
 
