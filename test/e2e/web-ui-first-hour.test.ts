@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { Page } from 'playwright-core'
+import { launchBrowser, type TestBrowser } from '../support/browser.js'
+import { startTestServer, type TestServer } from '../support/folio-server.js'
+import { call, signIn } from '../support/portal-client.js'
+import { expectScreen, fileRow, folderRow, submitSignIn } from '../support/web-ui.js'
+
+const PHONE = { width: 390, height: 844 }
+
+/** Saves the screen at desktop and phone width (test-artifacts/screenshots/first-hour-<name>-*.png). */
+async function bothWidths(b: TestBrowser, name: string): Promise<void> {
+  const { page } = b
+  const before = page.viewportSize() ?? { width: 1280, height: 800 }
+  await b.screenshot(`first-hour-${name}-1280`)
+  await page.setViewportSize(PHONE)
+  await b.screenshot(`first-hour-${name}-390`)
+  await page.setViewportSize(before)
+}
+
+describe('web UI: the first hour (what a new admin and two users meet)', () => {
+  let server: TestServer
+  let admin: string
+  let member: string
+  let memberId: string
+  let b: TestBrowser
+  let page: Page
+
+  const api = async (method: string, path: string, body?: unknown, token = admin) =>
+    call(server.url, method, `/api/2.0${path}`, { token, ...(body === undefined ? {} : { body }) })
+  const upload = async (folder: string, title: string, text: string, token = admin) => {
+    const reply = await call(server.url, 'POST', `/api/2.0/files/${folder}/upload?title=${encodeURIComponent(title)}`, {
+      token,
+      headers: { 'Content-Type': 'application/octet-stream' },
+      raw: text,
+    })
+    assert.equal(reply.status, 201, reply.text)
+    return reply.json.response.id as string
+  }
+  const folder = async (title: string, parent = '@my', token = admin) => {
+    const reply = await api('POST', `/files/folder/${parent}`, { title }, token)
+    assert.equal(reply.status, 201, reply.text)
+    return reply.json.response.id as string
+  }
+  const signInAs = async (browser: TestBrowser, userName: string, password: string) => {
+    await browser.page.goto(`${server.url}/sign-in`)
+    await submitSignIn(browser.page, userName, password)
+    await expectScreen(browser.page, 'Documents')
+  }
+
+  before(async () => {
+    server = await startTestServer()
+    admin = await signIn(server.url)
+    const made = await api('POST', '/people', {
+      userName: 'member',
+      password: 'member-password',
+      displayName: 'Member Person',
+      email: 'member@example.org',
+    })
+    assert.equal(made.status, 201, made.text)
+    memberId = made.json.response.id
+    await api('POST', '/people', { userName: 'colleague', password: 'colleague-password', displayName: 'Colleague Person' })
+    member = await signIn(server.url, 'member', 'member-password')
+    b = await launchBrowser()
+    page = b.page
+    page.setDefaultTimeout(30_000)
+    await signInAs(b, 'admin', server.adminPassword)
+  })
+  after(async () => {
+    await b?.close()
+    await server?.dispose()
+  })
+
+  test('9. the versions page leads back to the file’s folder', async () => {
+    const reports = await folder('Reports')
+    const fileId = await upload(reports, 'Quarter.txt', 'q1')
+    await page.goto(`${server.url}/versions/${fileId}`)
+    await page.getByRole('heading', { name: 'Versions of Quarter.txt' }).waitFor()
+    const back = page.getByRole('link', { name: /Back to Reports/ })
+    await back.click()
+    await expectScreen(page, 'Reports')
+    await fileRow(page, 'Quarter.txt').waitFor()
+    await page.goto(`${server.url}/versions/${fileId}`)
+    await back.waitFor()
+    await bothWidths(b, 'versions-back')
+  })
+})
