@@ -84,4 +84,70 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
     await back.waitFor()
     await bothWidths(b, 'versions-back')
   })
+
+  test('7. leaving while an upload runs asks first, and not after it ended', async () => {
+    await page.goto(`${server.url}/`)
+    await expectScreen(page, 'Documents')
+    // The browser asks "Leave site?" when a beforeunload listener cancels the event.
+    const warns = () =>
+      page.evaluate(() => {
+        const event = new Event('beforeunload', { cancelable: true })
+        window.dispatchEvent(event)
+        return event.defaultPrevented
+      })
+    assert.equal(await warns(), false, 'nothing is lost by leaving yet')
+    let release = () => undefined as void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const isUpload = (url: URL) => url.pathname.endsWith('/upload')
+    await page.route(isUpload, async (route) => {
+      await held
+      await route.continue()
+    })
+    await page.locator('input[type=file]').setInputFiles({ name: 'Long upload.txt', mimeType: 'text/plain', buffer: Buffer.from('slow') })
+    await page.locator('.upload[data-state="uploading"]').waitFor()
+    assert.equal(await warns(), true, 'leaving during an upload asks first')
+    release()
+    await page.locator('.upload[data-state="done"]').waitFor()
+    await fileRow(page, 'Long upload.txt').waitFor()
+    assert.equal(await warns(), false, 'once it is stored, leaving asks nothing')
+    await page.unroute(isUpload)
+  })
+
+  test('8. files dropped anywhere on the page upload, over a visible drop target; no drop opens the file', async () => {
+    await page.goto(`${server.url}/`)
+    await page.getByRole('button', { name: 'Upload files' }).waitFor()
+    // Drag a file over the header, far from the list.
+    await page.evaluate(() => {
+      const data = new DataTransfer()
+      data.items.add(new File(['dropped'], 'Dropped on the header.txt', { type: 'text/plain' }))
+      Object.assign(window, { dropData: data })
+      const header = document.querySelector('header')
+      for (const type of ['dragenter', 'dragover']) header?.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }))
+    })
+    const target = page.getByText('Drop files to upload them')
+    await target.waitFor({ state: 'visible' })
+    const box = await target.locator('xpath=..').boundingBox()
+    assert.ok(box && box.y <= 1, `the drop target covers the page from the top (${JSON.stringify(box)})`)
+    await bothWidths(b, 'drop-target')
+    const prevented = await page.evaluate(() => {
+      const data = Reflect.get(window, 'dropData')
+      const header = document.querySelector('header')
+      return header?.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true })) === false
+    })
+    assert.equal(prevented, true, 'the browser does not open the dropped file')
+    await fileRow(page, 'Dropped on the header.txt').waitFor()
+    await target.waitFor({ state: 'hidden' })
+
+    // Where nothing can be added (the trash, the versions page) a drop is still taken from the browser.
+    for (const path of ['/trash', '/people']) {
+      await page.goto(`${server.url}${path}`)
+      await page.locator('h1').first().waitFor()
+      const stillPrevented = await page.evaluate(() => {
+        const data = new DataTransfer()
+        data.items.add(new File(['x'], 'Nowhere.txt', { type: 'text/plain' }))
+        return document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true })) === false
+      })
+      assert.equal(stillPrevented, true, `a drop on ${path} does not open the file`)
+    }
+  })
 })

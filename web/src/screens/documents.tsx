@@ -9,6 +9,7 @@ import { UploadPanel } from '../components/upload-panel'
 import { errorText } from '../error-text'
 import { carriesItems, describe, droppedItems, DRAG_TYPE, itemsOf, keyOf, type Entry } from '../items'
 import { downloadAs } from '../downloads'
+import { useLeaveWarning, usePageFileDrops } from '../file-drops'
 import { announce } from '../notices'
 import { reportSection } from '../section'
 import { UploadQueue, type Upload } from '../uploads'
@@ -77,11 +78,9 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
   const [open, setOpen] = useState<Open | null>(null)
   const [path, setPath] = useState<Crumb[] | undefined>(undefined)
   const [uploads, setUploads] = useState<Upload[]>([])
-  const [dragging, setDragging] = useState(false)
   const heading = useRef<HTMLHeadingElement>(null)
   const fileInput = useRef<HTMLInputElement>(null)
   const sequence = useRef(0)
-  const dragDepth = useRef(0)
   const params = useRef({ sortBy, sortOrder, filter, page, folder: props.folder })
   params.current = { sortBy, sortOrder, filter, page, folder: props.folder }
 
@@ -332,13 +331,9 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
     },
   })
 
-  const onDrop = (event: DragEvent) => {
-    event.preventDefault()
-    dragDepth.current = 0
-    setDragging(false)
-    if (mayAdd) addFiles(event.dataTransfer?.files)
-  }
-  const carriesFiles = (event: DragEvent) => mayAdd && Array.from(event.dataTransfer?.types ?? []).includes('Files')
+  // Files dropped anywhere on the page go into the folder on screen.
+  const dragging = usePageFileDrops(mayAdd, addFiles)
+  useLeaveWarning(uploads.some((upload) => upload.state === 'queued' || upload.state === 'uploading'))
 
   const total = data?.total ?? 0
   // The range describes the rows on screen (the loaded page), not the page being fetched.
@@ -370,25 +365,7 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
   })
 
   return (
-    <section
-      class={`documents${dragging ? ' dragging' : ''}`}
-      onDragEnter={(event) => {
-        if (!carriesFiles(event)) return
-        event.preventDefault()
-        dragDepth.current++
-        setDragging(true)
-      }}
-      onDragOver={(event) => {
-        if (!carriesFiles(event)) return
-        event.preventDefault()
-        if (event.dataTransfer) event.dataTransfer.dropEffect = 'copy'
-      }}
-      onDragLeave={() => {
-        dragDepth.current = Math.max(0, dragDepth.current - 1)
-        if (dragDepth.current === 0) setDragging(false)
-      }}
-      onDrop={onDrop}
-    >
+    <section class={`documents${dragging ? ' dragging' : ''}`}>
       <Breadcrumbs crumbs={crumbs} dropTarget={(folder) => (folder === '@my' || !SECTION_TITLES[folder] ? dropProps(folder, crumbs.find((c) => c.folder === folder)?.title ?? '') : {})} />
       <div class="screen-head">
         <h1 ref={heading} tabIndex={-1}>
