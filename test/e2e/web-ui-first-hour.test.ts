@@ -59,7 +59,12 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
     })
     assert.equal(made.status, 201, made.text)
     memberId = made.json.response.id
-    await api('POST', '/people', { userName: 'colleague', password: 'colleague-password', displayName: 'Colleague Person' })
+    await api('POST', '/people', {
+      userName: 'colleague',
+      password: 'colleague-password',
+      displayName: 'Colleague Person',
+      email: 'colleague@example.org',
+    })
     member = await signIn(server.url, 'member', 'member-password')
     b = await launchBrowser()
     page = b.page
@@ -149,5 +154,55 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
       })
       assert.equal(stillPrevented, true, `a drop on ${path} does not open the file`)
     }
+  })
+
+  test('2. sharing: nobody is preselected; one field finds and picks; Share waits for a pick', async () => {
+    await upload('@my', 'Plan to share.txt', 'plan')
+    await page.goto(`${server.url}/`)
+    await fileRow(page, 'Plan to share.txt').getByRole('button', { name: 'Share Plan to share.txt' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Share “Plan to share.txt”' })
+    const person = dialog.getByRole('combobox', { name: 'Person', exact: true })
+    const share = dialog.getByRole('button', { name: 'Share', exact: true })
+    await person.waitFor()
+    assert.equal(await share.isDisabled(), true, 'Share waits until someone is picked')
+    assert.equal(await person.inputValue(), '', 'nobody is preselected')
+
+    // An admin finds people by e-mail address too.
+    await person.fill('member@exa')
+    const options = dialog.getByRole('listbox', { name: 'People found' }).getByRole('option')
+    await options.filter({ hasText: 'Member Person' }).waitFor()
+    assert.equal(await options.count(), 1)
+    // By user name, picked with the mouse.
+    await person.fill('colleag')
+    await options.filter({ hasText: 'Colleague Person' }).click()
+    assert.equal(await person.inputValue(), 'Colleague Person')
+    assert.equal(await share.isDisabled(), false)
+    // Typing again undoes the pick; the keyboard picks too.
+    await person.fill('Colleague P')
+    assert.equal(await share.isDisabled(), true)
+    await options.filter({ hasText: 'Colleague Person' }).waitFor()
+    await bothWidths(b, 'share-person-picker')
+    await person.press('ArrowDown')
+    await person.press('Enter')
+    assert.equal(await share.isDisabled(), false)
+    await share.click()
+    const list = dialog.getByRole('list', { name: 'Who has access' })
+    await list.getByText('Colleague Person', { exact: true }).waitFor()
+    assert.equal(await list.getByText('Member Person', { exact: true }).count(), 0)
+    assert.equal(await person.inputValue(), '', 'the field is empty for the next person')
+    assert.equal(await share.isDisabled(), true)
+    await dialog.getByRole('button', { name: 'Done' }).click()
+  })
+
+  test('2. API: the people search looks in e-mail addresses for admins only', async () => {
+    const byAdmin = await api('GET', '/people/filter?filterValue=colleague%40example')
+    assert.deepEqual(
+      byAdmin.json.response.map((p: { displayName: string }) => p.displayName),
+      ['Colleague Person'],
+    )
+    const byMember = await api('GET', '/people/filter?filterValue=colleague%40example', undefined, member)
+    assert.deepEqual(byMember.json.response, [], 'others’ addresses are not searched for a member')
+    const byName = await api('GET', '/people/filter?filterValue=colleag', undefined, member)
+    assert.deepEqual(byName.json.response.map((p: { displayName: string }) => p.displayName), ['Colleague Person'])
   })
 })

@@ -28,6 +28,11 @@ export interface UserRef {
   displayName: string
 }
 
+/** Someone the people search found (admins also see the e-mail address). */
+export interface Person extends UserRef {
+  email?: string
+}
+
 export interface Profile {
   id: string
   userName: string
@@ -319,7 +324,7 @@ export const setShareLink = (fileId: string, access: number) =>
   call<ShareLink | null>('PUT', `/files/file/${encodeURIComponent(fileId)}/sharedlink`, { share: access })
 /** People a signed-in user may share with (no e-mail addresses of others). */
 export const findPeople = (filterValue: string) =>
-  call<UserRef[]>('GET', '/people/filter' + query({ filterValue }))
+  call<Person[]>('GET', '/people/filter' + query({ filterValue }))
 
 export const getFile = (id: string) => call<FileItem>('GET', `/files/file/${encodeURIComponent(id)}`)
 export const createFile = (title: string, folder = '@my') =>

@@ -307,8 +307,8 @@ const PEOPLE_LIMIT = 100
 /**
  * People a signed-in user may share with: those whose display name or user name contains
  * `filter` (without regard to case; everyone when empty), ordered by display name. Others'
- * e-mail addresses are shown to admins only. A disabled account is not offered (the shares
- * it has stay, and are listed with the item).
+ * e-mail addresses are shown to admins only, so only an admin's search looks in them too.
+ * A disabled account is not offered (the shares it has stay, and are listed with the item).
  */
 export async function findPeople(ctx: AppContext, by: Principal, filter: string): Promise<PersonRef[]> {
   if (by.kind !== 'user') throw new DomainError('UNAUTHENTICATED', 'sign in to look people up')
@@ -320,7 +320,8 @@ export async function findPeople(ctx: AppContext, by: Principal, filter: string)
         !u.disabled &&
         (needle === '' ||
           u.displayName.toLocaleLowerCase('en').includes(needle) ||
-          u.userName.toLocaleLowerCase('en').includes(needle)),
+          u.userName.toLocaleLowerCase('en').includes(needle) ||
+          (by.user.isAdmin && u.email.toLocaleLowerCase('en').includes(needle))),
     )
     .sort((a, b) => a.displayName.localeCompare(b.displayName, 'en', { sensitivity: 'base' }))
     .slice(0, PEOPLE_LIMIT)
