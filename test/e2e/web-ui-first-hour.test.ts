@@ -205,4 +205,45 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
     const byName = await api('GET', '/people/filter?filterValue=colleag', undefined, member)
     assert.deepEqual(byName.json.response.map((p: { displayName: string }) => p.displayName), ['Colleague Person'])
   })
+
+  test('1. a folder deleted while its page is in the history says where it went, with no live controls', async () => {
+    const oldPlans = await folder('Old plans')
+    await page.goto(`${server.url}/`)
+    await folderRow(page, 'Old plans').getByRole('link', { name: 'Old plans' }).click()
+    await expectScreen(page, 'Old plans')
+    await page.getByRole('button', { name: 'Upload files' }).waitFor()
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Documents' }).click()
+    await expectScreen(page, 'Documents')
+    const removed = await api('DELETE', `/files/folder/${oldPlans}`)
+    assert.equal(removed.status, 200, removed.text)
+    for (let i = 0; i < 100; i++) {
+      const trash = await api('GET', '/files/@trash')
+      if (trash.json.response.folders.some((f: { id: string }) => f.id === oldPlans)) break
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    await page.goBack()
+    await page.getByRole('heading', { name: '“Old plans” is in the trash', level: 1 }).waitFor()
+    assert.match((await page.locator('main').textContent()) ?? '', /deleted from My documents/)
+    for (const control of ['Upload files', 'New folder', 'New document']) {
+      assert.equal(await page.getByRole('button', { name: control }).count(), 0, `no ${control} for a trashed folder`)
+    }
+    await bothWidths(b, 'folder-in-trash')
+    await page.getByRole('link', { name: 'Open the trash' }).click()
+    await expectScreen(page, 'Trash')
+    await folderRow(page, 'Old plans').waitFor()
+
+    // Deleted for good: the way home, still no controls.
+    const gone = await api('DELETE', `/files/folder/${oldPlans}?immediately=true`)
+    assert.equal(gone.status, 200, gone.text)
+    for (let i = 0; i < 100; i++) {
+      if ((await api('GET', `/files/folder/${oldPlans}`)).status === 404) break
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    await page.goto(`${server.url}/folders/${oldPlans}`)
+    await page.getByRole('heading', { name: 'This folder is not available', level: 1 }).waitFor()
+    assert.equal(await page.getByRole('button', { name: 'Upload files' }).count(), 0)
+    await bothWidths(b, 'folder-gone')
+    await page.getByRole('main').getByRole('link', { name: 'Back to Documents' }).click()
+    await expectScreen(page, 'Documents')
+  })
 })

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
 import { allowed } from '../access'
 import { Breadcrumbs, type Crumb } from '../components/breadcrumbs'
+import { GoneFolder, type Gone } from '../components/gone-folder'
 import { Icon } from '../components/icons'
 import { ShareDialog } from '../components/share-dialog'
 import { SameNameDialog } from '../components/same-name-dialog'
@@ -45,6 +46,8 @@ const SECTION_TITLES: Record<string, string> = { '@my': 'Documents', '@share': '
 
 /** ONLYOFFICE's FolderType of the "Shared with me" section, which a sharee's folders carry. */
 const SHARE_ROOT_TYPE = 6
+/** ONLYOFFICE's FolderType of the trash, which a deleted folder's listing carries. */
+const TRASH_ROOT_TYPE = 3
 
 /** The section on screen; a folder id is 'share' once its listing says it was reached through a share. */
 function sectionOf(folder: string, current: api.FolderItem | undefined): Section {
@@ -73,6 +76,8 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
   const section = sectionOf(props.folder, loadedFolder)
   const [loading, setLoading] = useState(true)
   const [loadError, setLoadError] = useState('')
+  // The folder on screen answered NOT_FOUND: deleted for good or no longer shared.
+  const [missing, setMissing] = useState(false)
   const [renaming, setRenaming] = useState<string | null>(null)
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set())
   const [open, setOpen] = useState<Open | null>(null)
@@ -106,8 +111,10 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
       setData(result)
       setDataFolder(current.folder)
       setLoadError('')
+      setMissing(false)
     } catch (error) {
       if (mine !== sequence.current) return
+      setMissing(error instanceof api.ApiError && error.status === 404 && !SECTION_TITLES[current.folder])
       setLoadError(
         error instanceof api.ApiError && error.status === 404
           ? 'it was deleted or moved, or it is not shared with you.'
@@ -141,6 +148,7 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
     if (shownFolder.current === props.folder) return
     shownFolder.current = props.folder
     setData(undefined)
+    setMissing(false)
     setSelected(new Set())
     setRenaming(null)
     setFilterText('')
@@ -228,7 +236,14 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
   const chosen = entries.filter((entry) => selected.has(keyOf(entry)))
   // Adding is for a folder (one's own, or one shared with edit access), never a section
   // of others' items or the trash; nothing is offered before the folder's access is known.
-  const inFolder = props.folder !== '@share' && section !== 'trash'
+  // A folder that went to the trash (say, reached again with Back) or is gone altogether
+  // when it is opened (one that goes while on screen keeps its rows and says why below).
+  const gone: Gone | undefined = missing && dataFolder !== props.folder
+    ? { kind: 'missing' }
+    : loadedFolder?.rootFolderType === TRASH_ROOT_TYPE && props.folder !== '@trash'
+      ? { kind: 'trashed', title: loadedFolder.title, ...(loadedFolder.originTitle ? { originTitle: loadedFolder.originTitle } : {}) }
+      : undefined
+  const inFolder = props.folder !== '@share' && section !== 'trash' && gone === undefined
   const mayAdd = inFolder && loadedFolder !== undefined && allowed(loadedFolder.access).rename
   const title = SECTION_TITLES[props.folder] ?? data?.current.title ?? 'Folder'
   const crumbs = path && path.length > 0 && !SECTION_TITLES[props.folder]
@@ -363,6 +378,8 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
     onRestore: () => void restore([entry]),
     drag: dragProps(entry),
   })
+
+  if (gone) return <GoneFolder gone={gone} />
 
   return (
     <section class={`documents${dragging ? ' dragging' : ''}`}>
