@@ -246,4 +246,36 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
     await page.getByRole('main').getByRole('link', { name: 'Back to Documents' }).click()
     await expectScreen(page, 'Documents')
   })
+
+  test('5. the name a new item or a rename will get is shown before saving; changed upload names are listed', async () => {
+    await page.goto(`${server.url}/`)
+    await page.getByRole('button', { name: 'New document' }).click()
+    const create = page.getByRole('dialog', { name: 'New document' })
+    await create.getByLabel('Name').fill('Meeting: notes? <v2>')
+    await create.getByText('Will be saved as “Meeting_ notes_ _v2_.docx”').waitFor()
+    await bothWidths(b, 'name-preview')
+    await create.getByRole('button', { name: 'Create' }).click()
+    await fileRow(page, 'Meeting_ notes_ _v2_.docx').waitFor()
+
+    await upload('@my', 'Draft.txt', 'draft')
+    await page.reload()
+    await fileRow(page, 'Draft.txt').getByRole('button', { name: 'Rename Draft.txt' }).click()
+    await page.getByLabel('New name for Draft.txt').fill('Draft|final.txt')
+    await page.getByText('Will be saved as “Draft_final.txt”').waitFor()
+    await page.getByRole('button', { name: 'Save' }).click()
+    await fileRow(page, 'Draft_final.txt').waitFor()
+
+    await page.locator('input[type=file]').setInputFiles([
+      { name: 'Agenda: today?.txt', mimeType: 'text/plain', buffer: Buffer.from('agenda') },
+      { name: 'Plain.txt', mimeType: 'text/plain', buffer: Buffer.from('plain') },
+    ])
+    await fileRow(page, 'Agenda_ today_.txt').waitFor()
+    const changed = page.getByRole('region', { name: 'Names changed on upload' })
+    await changed.waitFor()
+    assert.deepEqual(
+      (await changed.getByRole('listitem').allTextContents()).map((t) => t.trim()),
+      ['“Agenda: today?.txt” was saved as “Agenda_ today_.txt”'],
+    )
+    await bothWidths(b, 'upload-renamed')
+  })
 })

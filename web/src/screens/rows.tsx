@@ -9,6 +9,8 @@ import { fileKind, formatDate, formatSize, splitExtension } from '../format'
 import type { Entry } from '../items'
 import { folderPath } from '../router'
 import { lockDescription } from './item-dialogs'
+import { NamePreview } from '../components/name-preview'
+import { storedName } from '../names'
 
 export type SortField = api.SortField
 export type SortOrder = 'ascending' | 'descending'
@@ -309,9 +311,11 @@ function RenameForm(props: { entry: Entry; onDone: (renamed?: { title: string })
     const title = value.trim()
     if (title === item.title) return props.onDone()
     if (!title) return setError('Enter a name.')
+    // Sent as shown under the field: repaired by the rule Folio repairs new names with.
+    const stored = storedName(title) ?? title
     setBusy(true)
     try {
-      props.onDone(props.entry.kind === 'file' ? await api.renameFile(item.id, title) : await api.renameFolder(item.id, title))
+      props.onDone(props.entry.kind === 'file' ? await api.renameFile(item.id, stored) : await api.renameFolder(item.id, stored))
     } catch (failure) {
       setError(errorText(failure))
       setBusy(false)
@@ -327,10 +331,11 @@ function RenameForm(props: { entry: Entry; onDone: (renamed?: { title: string })
         value={value}
         aria-label={`New name for ${item.title}`}
         aria-invalid={error ? true : undefined}
-        aria-describedby={error ? errorId : undefined}
+        aria-describedby={error ? errorId : `${errorId}-preview`}
         onInput={(event) => setValue(event.currentTarget.value)}
         disabled={busy}
       />
+      <NamePreview id={`${errorId}-preview`} wanted={value} />
       <button type="submit" class="button primary" disabled={busy}>
         Save
       </button>
