@@ -80,7 +80,8 @@ export interface SessionRepository {
   find(tokenHash: string): Promise<SessionRecord | undefined>
   /** Ends one session (logout). */
   revoke(tokenHash: string): Promise<void>
-  revokeAllForUser(userId: string): Promise<void>
+  /** Ends every session of the user, but the one of `exceptTokenHash` when given. */
+  revokeAllForUser(userId: string, exceptTokenHash?: string): Promise<void>
   purgeExpired(now: number): Promise<number>
 }
 

@@ -278,4 +278,68 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
     )
     await bothWidths(b, 'upload-renamed')
   })
+
+  test('6. the name in the header opens the profile: password change and signing out elsewhere', async () => {
+    const m = await launchBrowser()
+    try {
+      m.page.setDefaultTimeout(30_000)
+      await signInAs(m, 'member', 'member-password')
+      const elsewhere = await signIn(server.url, 'member', 'member-password')
+      const wopiFileId = await upload('@my', 'Mine.txt', 'mine', member)
+      const minted = await call(server.url, 'POST', `/api/2.0/files/file/${wopiFileId}/wopi`, { token: member })
+      assert.equal(minted.status, 200, minted.text)
+      const wopiToken: string = minted.json.response.accessToken
+      const info = await call(server.url, 'GET', `/wopi/files/${wopiFileId}?access_token=${encodeURIComponent(wopiToken)}`)
+      assert.equal(info.status, 200, 'the WOPI token works before the change')
+
+      await m.page.getByRole('banner').getByRole('link', { name: /Member Person/ }).click()
+      await expectScreen(m.page, 'Your profile')
+      const facts = (await m.page.locator('.profile-facts').textContent()) ?? ''
+      assert.match(facts, /Member Person/)
+      assert.match(facts, /member@example\.org/)
+      await bothWidths(m, 'profile')
+
+      const form = m.page.getByRole('form', { name: 'Change your password' })
+      await form.getByLabel('Current password').fill('not-my-password')
+      await form.getByLabel('New password', { exact: true }).fill('member-password-2')
+      await form.getByLabel('New password again').fill('member-password-2')
+      await form.getByRole('button', { name: 'Change password' }).click()
+      await form.getByRole('alert').getByText('The current password is not right.').waitFor()
+      assert.equal((await api('GET', '/people/@self', undefined, elsewhere)).status, 200, 'a refused change ends nothing')
+
+      await form.getByLabel('Current password').fill('member-password')
+      await form.getByRole('button', { name: 'Change password' }).click()
+      await m.page.getByText('Your password is changed. Your other sessions are signed out.').waitFor()
+      // This browser stays signed in; the other sessions and the WOPI token ended.
+      await m.page.reload()
+      await expectScreen(m.page, 'Your profile')
+      assert.equal((await api('GET', '/people/@self', undefined, elsewhere)).status, 401)
+      assert.equal((await api('GET', '/people/@self', undefined, member)).status, 401)
+      const checkFileInfo = await call(server.url, 'GET', `/wopi/files/${wopiFileId}?access_token=${encodeURIComponent(wopiToken)}`)
+      assert.equal(checkFileInfo.status, 401, 'the WOPI token ended')
+      member = await signIn(server.url, 'member', 'member-password-2')
+
+      await m.page.getByRole('button', { name: 'Sign out other sessions' }).click()
+      await m.page.getByText('You are signed out everywhere else.').waitFor()
+      assert.equal((await api('GET', '/people/@self', undefined, member)).status, 401)
+      await m.page.reload()
+      await expectScreen(m.page, 'Your profile')
+      member = await signIn(server.url, 'member', 'member-password-2')
+    } finally {
+      await m.close()
+    }
+  })
+
+  test('6. API: PUT people/@self/password needs the current password; others’ passwords are for admins', async () => {
+    const self = (await api('GET', '/people/@self', undefined, member)).json.response.id
+    const missing = await api('PUT', `/people/${self}/password`, { password: 'member-password-3' }, member)
+    assert.equal(missing.status, 400, missing.text)
+    const wrong = await api('PUT', '/people/@self/password', { password: 'member-password-3', currentPassword: 'nope' }, member)
+    assert.equal(wrong.status, 403, wrong.text)
+    assert.equal(self, memberId)
+    const adminId = (await api('GET', '/people/@self')).json.response.id
+    const others = await api('PUT', `/people/${adminId}/password`, { password: 'x-password-123', currentPassword: 'member-password-2' }, member)
+    assert.equal(others.status, 403, 'a member cannot set an admin’s password')
+    assert.equal((await api('GET', '/people/@self', undefined, member)).status, 200, 'nothing was changed')
+  })
 })

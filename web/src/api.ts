@@ -210,6 +210,11 @@ export function query(params: Record<string, string | number | undefined>): stri
 export const signIn = (userName: string, password: string) =>
   call<Profile>('POST', '/ui/session', { userName, password })
 export const signOut = () => call<null>('DELETE', '/ui/session')
+/** Changes one's own password; every other session and WOPI token of the account ends. */
+export const changeOwnPassword = (currentPassword: string, password: string) =>
+  call<Profile>('PUT', '/people/@self/password', { currentPassword, password })
+/** Ends every session of one's account but this one. */
+export const signOutOtherSessions = () => call<string>('PUT', '/security/activeconnections/logoutallexceptthis')
 export const whoAmI = () => call<Profile>('GET', '/people/@self')
 export const capabilities = () => call<Capabilities>('GET', '/settings/capabilities')
 

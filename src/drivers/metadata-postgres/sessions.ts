@@ -53,8 +53,9 @@ export function createSessionRepository(db: Database): SessionRepository {
       await db.query('DELETE FROM sessions WHERE token_hash = $1', [tokenHash])
     },
 
-    async revokeAllForUser(userId) {
-      await db.query('DELETE FROM sessions WHERE user_id = $1', [userId])
+    async revokeAllForUser(userId, exceptTokenHash) {
+      if (exceptTokenHash === undefined) await db.query('DELETE FROM sessions WHERE user_id = $1', [userId])
+      else await db.query('DELETE FROM sessions WHERE user_id = $1 AND token_hash <> $2', [userId, exceptTokenHash])
     },
 
     async purgeExpired(now) {

@@ -30,6 +30,7 @@ export function createSessionRepository(db: Database.Database): SessionRepositor
   const byHash = db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE token_hash = ?')
   const deleteOne = db.prepare<[string]>('DELETE FROM sessions WHERE token_hash = ?')
   const deleteForUser = db.prepare<[string]>('DELETE FROM sessions WHERE user_id = ?')
+  const deleteOthersForUser = db.prepare<[string, string]>('DELETE FROM sessions WHERE user_id = ? AND token_hash <> ?')
   const deleteExpired = db.prepare<[number]>('DELETE FROM sessions WHERE expires_at <= ?')
 
   return {
@@ -53,8 +54,9 @@ export function createSessionRepository(db: Database.Database): SessionRepositor
       deleteOne.run(tokenHash)
     },
 
-    async revokeAllForUser(userId) {
-      deleteForUser.run(userId)
+    async revokeAllForUser(userId, exceptTokenHash) {
+      if (exceptTokenHash === undefined) deleteForUser.run(userId)
+      else deleteOthersForUser.run(userId, exceptTokenHash)
     },
 
     async purgeExpired(now) {
