@@ -42,6 +42,9 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
     assert.equal(reply.status, 201, reply.text)
     return reply.json.response.id as string
   }
+  // The member's password (test 6 changes it).
+  const currentMemberPassword = async () =>
+    (await signIn(server.url, 'member', 'member-password-2').then(() => 'member-password-2', () => 'member-password'))
   const signInAs = async (browser: TestBrowser, userName: string, password: string) => {
     await browser.page.goto(`${server.url}/sign-in`)
     await submitSignIn(browser.page, userName, password)
@@ -341,5 +344,50 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
     const others = await api('PUT', `/people/${adminId}/password`, { password: 'x-password-123', currentPassword: 'member-password-2' }, member)
     assert.equal(others.status, 403, 'a member cannot set an admin’s password')
     assert.equal((await api('GET', '/people/@self', undefined, member)).status, 200, 'nothing was changed')
+  })
+
+  test('4. full access inside a shared folder deletes, as ONLYOFFICE’s full access does; the folder itself stays the owner’s', async () => {
+    const team = await folder('Team room')
+    const inner = await folder('Inner', team)
+    const shared = await api('PUT', `/files/folder/${team}/share`, { share: [{ shareTo: memberId, access: 1 }] })
+    assert.equal(shared.status, 200, shared.text)
+    const readOnly = await folder('Read only room')
+    await api('PUT', `/files/folder/${readOnly}/share`, { share: [{ shareTo: memberId, access: 2 }] })
+    const readOnlyFile = await upload(readOnly, 'Look only.txt', 'look')
+    const theirs = await upload(team, 'Uploaded by member.txt', 'mine', member)
+
+    const m = await launchBrowser()
+    try {
+      m.page.setDefaultTimeout(30_000)
+      await signInAs(m, 'member', (await currentMemberPassword()))
+      await m.page.goto(`${server.url}/folders/${team}`)
+      await expectScreen(m.page, 'Team room')
+      const row = fileRow(m.page, 'Uploaded by member.txt')
+      await row.getByRole('button', { name: 'Delete Uploaded by member.txt' }).click()
+      const confirm = m.page.getByRole('dialog')
+      await confirm.getByRole('button', { name: /Delete|Move to trash/ }).click()
+      await row.waitFor({ state: 'detached' })
+      await folderRow(m.page, 'Inner').getByRole('button', { name: 'Delete Inner' }).waitFor()
+      await bothWidths(m, 'full-access-delete')
+      // The shared folder itself is the owner's to delete; a read-only share deletes nothing.
+      await m.page.goto(`${server.url}/shared`)
+      await folderRow(m.page, 'Team room').waitFor()
+      assert.equal(await folderRow(m.page, 'Team room').getByRole('button', { name: 'Delete Team room' }).count(), 0)
+      await m.page.goto(`${server.url}/folders/${readOnly}`)
+      await fileRow(m.page, 'Look only.txt').waitFor()
+      assert.equal(await fileRow(m.page, 'Look only.txt').getByRole('button', { name: 'Delete Look only.txt' }).count(), 0)
+    } finally {
+      await m.close()
+    }
+    // The API agrees: the deleted file is in the owner's trash; the rest is refused.
+    const trash = await api('GET', '/files/@trash')
+    assert.ok(trash.json.response.files.some((f: { id: string }) => f.id === theirs), 'in the owner’s trash')
+    const removeInner = await api('DELETE', `/files/folder/${inner}`, undefined, member)
+    assert.equal(removeInner.status, 200, removeInner.text)
+    const removeRoom = await api('PUT', '/files/fileops/delete', { folderIds: [team], fileIds: [] }, member)
+    assert.notEqual(removeRoom.status, 200, 'the shared folder itself is not the sharee’s to delete')
+    const removeReadOnly = await api('PUT', '/files/fileops/delete', { folderIds: [], fileIds: [readOnlyFile] }, member)
+    assert.equal(removeReadOnly.status, 403, removeReadOnly.text)
+    assert.equal((await api('GET', `/files/file/${readOnlyFile}`)).status, 200)
   })
 })

@@ -358,9 +358,14 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE))
   const allChosen = entries.length > 0 && chosen.length === entries.length
   const chosenManageable = chosen.every((entry) => allowed(entry.item.access).manage)
+  // The access to the folder on screen, for what full access allows inside it (a section
+  // such as Shared with me is no folder: nothing in it is deleted by a sharee).
+  const parentAccess = SECTION_TITLES[props.folder] ? undefined : loadedFolder?.access
+  const chosenTrashable = chosen.every((entry) => allowed(entry.item.access, parentAccess).trash)
 
   const rowProps = (entry: Entry) => ({
     section,
+    parentAccess,
     selected: selected.has(keyOf(entry)),
     onSelect: (on: boolean) => select(entry, on),
     renaming: renaming === keyOf(entry),
@@ -488,7 +493,7 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
                 <Icon name="download" />
                 <span>Download</span>
               </button>
-              {chosenManageable ? (
+              {chosenTrashable ? (
                 <button type="button" class="button danger" onClick={() => setOpen({ kind: 'delete', entries: chosen })}>
                   <Icon name="trash" />
                   <span>Delete</span>

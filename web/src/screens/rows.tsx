@@ -55,6 +55,8 @@ function editorHref(file: api.FileItem, capabilities: api.Capabilities): string 
 /** What every row gets from the list: selection, dragging and the row's actions. */
 export interface RowProps {
   section: Section
+  /** The caller's access to the folder on screen (undefined in a section such as Shared with me). */
+  parentAccess?: number | undefined
   selected: boolean
   onSelect: (selected: boolean) => void
   renaming: boolean
@@ -105,7 +107,7 @@ function PlaceBadge(props: { item: api.FileItem | api.FolderItem; section: Secti
 }
 
 /** The actions only an item's owner has: share, move, delete (and, in the trash, restore). */
-function OwnerActions(props: RowProps & { title: string; mayManage: boolean; mayRename: boolean; renameButton: { current: HTMLButtonElement | null } }) {
+function OwnerActions(props: RowProps & { title: string; mayManage: boolean; mayTrash: boolean; mayRename: boolean; renameButton: { current: HTMLButtonElement | null } }) {
   const { title } = props
   if (props.section === 'trash') {
     return (
@@ -136,7 +138,7 @@ function OwnerActions(props: RowProps & { title: string; mayManage: boolean; may
           <Icon name="pencil" />
         </button>
       ) : null}
-      {props.mayManage ? (
+      {props.mayTrash ? (
         <button type="button" class="icon-button danger" aria-label={`Delete ${title}`} title="Delete" onClick={props.onDelete}>
           <Icon name="trash" />
         </button>
@@ -158,7 +160,7 @@ function useRenameFocus(renaming: boolean) {
 
 export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
   const { folder } = props
-  const may = allowed(folder.access)
+  const may = allowed(folder.access, props.parentAccess)
   const renameButton = useRenameFocus(props.renaming)
   // Counts are shown only where the listing gave them.
   const counted = folder.filesCount !== undefined || folder.foldersCount !== undefined
@@ -197,7 +199,7 @@ export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
           <button type="button" class="icon-button" onClick={() => downloadAs(api.archiveUrl({ folderIds: [folder.id], fileIds: [] }), `${folder.title}.zip`)} aria-label={`Download ${folder.title} as a zip archive`} title="Download as a zip archive">
             <Icon name="download" />
           </button>
-          <OwnerActions {...props} title={folder.title} mayManage={may.manage} mayRename={may.rename} renameButton={renameButton} />
+          <OwnerActions {...props} title={folder.title} mayManage={may.manage} mayTrash={may.trash} mayRename={may.rename} renameButton={renameButton} />
         </div>
       </td>
     </tr>
@@ -206,7 +208,7 @@ export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
 
 export function FileRow(props: RowProps & { file: api.FileItem; capabilities: api.Capabilities; isAdmin: boolean; onReleaseLock: () => void }) {
   const { file } = props
-  const may = allowed(file.access)
+  const may = allowed(file.access, props.parentAccess)
   const kind = fileKind(file.fileExst)
   const editors = file.editing ?? []
   const inTrash = props.section === 'trash'
@@ -282,7 +284,7 @@ export function FileRow(props: RowProps & { file: api.FileItem; capabilities: ap
               <Icon name="history" />
             </Link>
           ) : null}
-          <OwnerActions {...props} title={file.title} mayManage={may.manage} mayRename={may.rename} renameButton={renameButton} />
+          <OwnerActions {...props} title={file.title} mayManage={may.manage} mayTrash={may.trash} mayRename={may.rename} renameButton={renameButton} />
         </div>
       </td>
     </tr>
