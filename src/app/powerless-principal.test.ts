@@ -256,6 +256,7 @@ describe('a powerless principal walks every use case and gets nothing', () => {
           () => app.sharing.linkPrincipal(aliceFile.id, carolKey, { id: 'g1', name: 'Guest' }),
         ],
       },
+      'sharing.sharingOf': { exempt: 'reads the sharing of the caller\'s own items only (others\' items are left out); writes nothing' },
       'sharing.findPeople': { exempt: 'people search: any signed-in user may find people (names only), by design' },
       'sharing.linkAccess': {
         walks: [

@@ -390,4 +390,47 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
     assert.equal(removeReadOnly.status, 403, removeReadOnly.text)
     assert.equal((await api('GET', `/files/file/${readOnlyFile}`)).status, 200)
   })
+
+  test('3. the owner sees what is shared: a marker per share and per link, and a "Shared by me" filter', async () => {
+    const room = await folder('Shared room')
+    assert.equal((await api('PUT', `/files/folder/${room}/share`, { share: [{ shareTo: memberId, access: 2 }] })).status, 200)
+    const linked = await upload('@my', 'Linked.txt', 'linked')
+    assert.equal((await api('PUT', `/files/file/${linked}/sharedlink`, { share: 2 })).status, 200)
+    await upload('@my', 'Private.txt', 'private')
+
+    await page.goto(`${server.url}/`)
+    const roomMark = folderRow(page, 'Shared room').getByRole('img', { name: 'Shared with Member Person' })
+    await roomMark.waitFor()
+    assert.equal(await roomMark.getAttribute('title'), 'Shared with Member Person')
+    const linkMark = fileRow(page, 'Linked.txt').getByRole('img', { name: 'Link on: anyone with the link can view' })
+    await linkMark.waitFor()
+    assert.equal(await fileRow(page, 'Private.txt').locator('.sharing-mark').count(), 0)
+
+    await page.getByRole('checkbox', { name: 'Shared by me' }).check()
+    await fileRow(page, 'Private.txt').waitFor({ state: 'detached' })
+    await folderRow(page, 'Shared room').waitFor()
+    await fileRow(page, 'Linked.txt').waitFor()
+    await bothWidths(b, 'shared-by-me')
+    await page.getByRole('checkbox', { name: 'Shared by me' }).uncheck()
+    await fileRow(page, 'Private.txt').waitFor()
+  })
+
+  test('3. API: items say whether, with whom and by which link they are shared, to their owner only', async () => {
+    const mine = (await api('GET', '/files/@my')).json.response
+    const room = mine.folders.find((f: { title: string }) => f.title === 'Shared room')
+    assert.equal(room.shared, true)
+    assert.deepEqual(room.sharedWith, [{ id: memberId, displayName: 'Member Person' }])
+    assert.equal(room.sharedLink, null)
+    const linked = mine.files.find((f: { title: string }) => f.title === 'Linked.txt')
+    assert.deepEqual([linked.shared, linked.sharedWith, linked.sharedLink], [true, [], 2])
+    const hidden = mine.files.find((f: { title: string }) => f.title === 'Private.txt')
+    assert.deepEqual([hidden.shared, hidden.sharedWith, hidden.sharedLink], [false, [], null])
+    const one = (await api('GET', `/files/file/${linked.id}`)).json.response
+    assert.equal(one.sharedLink, 2)
+    // The sharee sees nothing of the owner's sharing.
+    const theirs = (await api('GET', '/files/@share', undefined, member)).json.response
+    const seen = theirs.folders.find((f: { title: string }) => f.title === 'Shared room')
+    assert.ok(seen)
+    assert.deepEqual([seen.shared, seen.sharedWith, seen.sharedLink], [false, [], null])
+  })
 })

@@ -44,7 +44,16 @@ export interface Profile {
   created: string
 }
 
-export interface FileItem {
+/** What the owner sees of an item's sharing (absent on others' items). */
+export interface SharingFacts {
+  /** Shared with people or by a link. */
+  shared?: boolean
+  sharedWith?: UserRef[]
+  /** The link's FileShare while it is on, else null. */
+  sharedLink?: number | null
+}
+
+export interface FileItem extends SharingFacts {
   id: string
   folderId?: string
   /** The caller's FileShare: 0 for their own items, else the access a share gives them. */
@@ -76,7 +85,7 @@ export interface FileItem {
 }
 
 /** A folder as the folders API lists it. */
-export interface FolderItem {
+export interface FolderItem extends SharingFacts {
   id: string
   title: string
   parentId: string | number

@@ -67,6 +67,8 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
   const [sortOrder, setSortOrder] = useState<SortOrder>('descending')
   const [filterText, setFilterText] = useState('')
   const [filter, setFilter] = useState('')
+  // "Shared by me": only the rows on this page that the owner shared with people or by link.
+  const [sharedOnly, setSharedOnly] = useState(false)
   const [page, setPage] = useState(0)
   const [data, setData] = useState<api.FolderPage | undefined>(undefined)
   // Which folder `data` was read from: the previous folder's page is on screen for a moment
@@ -232,7 +234,7 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
   const entries: Entry[] = [
     ...(data?.folders ?? []).map((item): Entry => ({ kind: 'folder', item })),
     ...(data?.files ?? []).map((item): Entry => ({ kind: 'file', item })),
-  ]
+  ].filter((entry) => !sharedOnly || entry.item.shared === true)
   const chosen = entries.filter((entry) => selected.has(keyOf(entry)))
   // Adding is for a folder (one's own, or one shared with edit access), never a section
   // of others' items or the trash; nothing is offered before the folder's access is known.
@@ -462,6 +464,12 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
             onInput={(event) => setFilterText(event.currentTarget.value)}
           />
         </label>
+        {section === 'my' ? (
+          <label class="checkbox shared-filter">
+            <input type="checkbox" checked={sharedOnly} onChange={(event) => setSharedOnly(event.currentTarget.checked)} />
+            Shared by me
+          </label>
+        ) : null}
         <p class="range" aria-live="polite">
           {loading && !data ? 'Loading…' : total === 0 ? 'No files' : `${first}–${last} of ${total.toLocaleString()}`}
         </p>

@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
-import { accessLabel, allowed } from '../access'
+import { LINK_LEVELS, accessLabel, allowed } from '../access'
 import { FileIcon, FolderIcon, Icon } from '../components/icons'
 import { Link } from '../components/link'
 import { downloadAs } from '../downloads'
@@ -106,6 +106,29 @@ function PlaceBadge(props: { item: api.FileItem | api.FolderItem; section: Secti
   return null
 }
 
+/** The owner's markers on a row: shared with people (who), and a link that is on (its access). */
+function SharingMarks(props: { item: api.SharingFacts }) {
+  const people = props.item.sharedWith ?? []
+  const link = props.item.sharedLink
+  if (people.length === 0 && (link === null || link === undefined)) return null
+  const who = `Shared with ${people.map((person) => person.displayName).join(', ')}`
+  const linkText = link === null || link === undefined ? '' : LINK_LEVELS.find((level) => level.access === link)?.label ?? 'Anyone with the link'
+  return (
+    <span class="sharing-marks">
+      {people.length > 0 ? (
+        <span class="sharing-mark" role="img" aria-label={who} title={who}>
+          <Icon name="share" />
+        </span>
+      ) : null}
+      {linkText ? (
+        <span class="sharing-mark" role="img" aria-label={`Link on: ${linkText.toLowerCase()}`} title={`Link on: ${linkText.toLowerCase()}`}>
+          <Icon name="link" />
+        </span>
+      ) : null}
+    </span>
+  )
+}
+
 /** The actions only an item's owner has: share, move, delete (and, in the trash, restore). */
 function OwnerActions(props: RowProps & { title: string; mayManage: boolean; mayTrash: boolean; mayRename: boolean; renameButton: { current: HTMLButtonElement | null } }) {
   const { title } = props
@@ -179,9 +202,12 @@ export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
               {props.section === 'trash' ? (
                 <span class="folder-name">{folder.title}</span>
               ) : (
-                <Link href={folderPath(folder.id)} class="folder-name">
-                  {folder.title}
-                </Link>
+                <span class="name-line">
+                  <Link href={folderPath(folder.id)} class="folder-name">
+                    {folder.title}
+                  </Link>
+                  <SharingMarks item={folder} />
+                </span>
               )}
               <span class="meta-line">{[items, folder.updated ? formatDate(folder.updated) : ''].filter(Boolean).join(' · ')}</span>
             </div>
@@ -226,9 +252,12 @@ export function FileRow(props: RowProps & { file: api.FileItem; capabilities: ap
             <RenameForm entry={{ kind: 'file', item: file }} onDone={props.onRenameDone} />
           ) : (
             <div class="name-text">
-              <a class="file-name" href={href ?? api.downloadUrl(file.id)} {...(href ? { target: '_blank', rel: 'noopener' } : { download: file.title })}>
-                {file.title}
-              </a>
+              <span class="name-line">
+                <a class="file-name" href={href ?? api.downloadUrl(file.id)} {...(href ? { target: '_blank', rel: 'noopener' } : { download: file.title })}>
+                  {file.title}
+                </a>
+                <SharingMarks item={file} />
+              </span>
               <span class="meta-line">
                 {formatSize(file.pureContentLength)} · {formatDate(file.updated)}
                 {file.updatedBy.displayName ? ` · ${file.updatedBy.displayName}` : ''}
