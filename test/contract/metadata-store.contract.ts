@@ -335,6 +335,19 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await store.sessions.revoke('h1')
       }))
 
+    test('revokeAllForUser can keep one session of the user (the caller\'s own)', () =>
+      withStore(async (store) => {
+        await store.users.create(buildUser())
+        await store.users.create(buildUser({ id: 'u-bob', userName: 'bob' }))
+        await store.sessions.create(buildSession({ tokenHash: 'h1' }))
+        await store.sessions.create(buildSession({ tokenHash: 'h2' }))
+        await store.sessions.create(buildSession({ tokenHash: 'h3', userId: 'u-bob' }))
+        await store.sessions.revokeAllForUser('u-alice', 'h2')
+        assert.equal(await store.sessions.find('h1'), undefined)
+        assert.notEqual(await store.sessions.find('h2'), undefined)
+        assert.notEqual(await store.sessions.find('h3'), undefined)
+      }))
+
     test('revokeAllForUser ends that user\'s sessions only', () =>
       withStore(async (store) => {
         await store.users.create(buildUser())
