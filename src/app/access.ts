@@ -1,7 +1,7 @@
 import { DomainError } from '../core/errors.js'
 import type { Permission } from '../core/tokens/signed-token.js'
 import type { FileRecord, FolderRecord, FolderRootType, UserRecord } from '../core/entities.js'
-import { allows, levelOfShare, userLevel, type AccessLevel, type FileAction } from '../core/sharing/access-levels.js'
+import { allows, allowsTrashing, levelOfShare, userLevel, type AccessLevel, type FileAction } from '../core/sharing/access-levels.js'
 import type { AppContext } from './context.js'
 
 export type { AccessLevel, FileAction } from '../core/sharing/access-levels.js'
@@ -145,10 +145,23 @@ export async function authorize(
   if (principal.grant === 'read' && !READ_ACTIONS.has(action)) {
     throw new DomainError('FORBIDDEN', 'this access token is read-only')
   }
+  if (action === 'trash' && level !== 'owner') {
+    if (!allowsTrashing(level, await folderLevel(ctx, principal, file.folderId))) {
+      throw new DomainError('FORBIDDEN', 'your access to this file does not allow delete')
+    }
+    return level
+  }
   if (!allows(level, action)) {
     throw new DomainError('FORBIDDEN', `your access to this file does not allow ${action}`)
   }
   return level
+}
+
+/** The caller's level on a folder by its id ('none' when it is gone or out of reach). */
+async function folderLevel(ctx: AppContext, principal: Principal, folderId: string | null): Promise<AccessLevel> {
+  if (folderId === null || principal.kind !== 'user') return 'none'
+  const folder = await ctx.store.folders.findById(folderId)
+  return folder === undefined ? 'none' : (await folderView(ctx, principal, folder)).level
 }
 
 /**
@@ -169,7 +182,7 @@ export async function fileFor(
 }
 
 /** What a principal may want to do with a folder. */
-export type FolderAction = 'read' | 'create' | 'rename' | 'delete' | 'move'
+export type FolderAction = 'read' | 'create' | 'rename' | 'delete' | 'trash' | 'move'
 
 /** The file action each folder action needs: adding to a folder is editing it. */
 const FOLDER_NEEDS: Record<FolderAction, FileAction> = {
@@ -177,6 +190,7 @@ const FOLDER_NEEDS: Record<FolderAction, FileAction> = {
   create: 'edit',
   rename: 'rename',
   delete: 'delete',
+  trash: 'trash',
   move: 'move',
 }
 
@@ -248,6 +262,12 @@ export async function authorizeFolder(
   if (view.level === 'none') throw new DomainError('NOT_FOUND', 'folder not found')
   if (principal.grant === 'read' && action !== 'read') {
     throw new DomainError('FORBIDDEN', 'this access token is read-only')
+  }
+  if (action === 'trash' && view.level !== 'owner') {
+    if (!allowsTrashing(view.level, await folderLevel(ctx, principal, folder.parentId))) {
+      throw new DomainError('FORBIDDEN', 'your access to this folder does not allow delete')
+    }
+    return view
   }
   if (!allows(view.level, FOLDER_NEEDS[action])) {
     throw new DomainError('FORBIDDEN', `your access to this folder does not allow ${action}`)

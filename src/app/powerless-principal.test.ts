@@ -232,6 +232,10 @@ describe('a powerless principal walks every use case and gets nothing', () => {
       'accounts.listUsers': { exempt: ADMIN },
       'accounts.assertAdmin': { walks: [async (p) => app.accounts.assertAdmin(p.user)] },
       'accounts.setPassword': { exempt: ADMIN },
+      'accounts.changeOwnPassword': {
+        walks: [(p) => app.accounts.changeOwnPassword(p, 'a-session-token', 'not-the-current-password', 'a-new-password-1')],
+      },
+      'accounts.signOutOtherSessions': { exempt: 'ends the caller\'s own other sessions only; touches no one else\'s account' },
       'accounts.updateUser': { exempt: ADMIN },
       'accounts.removeUserById': { exempt: ADMIN },
       'accounts.unlockUser': { exempt: ADMIN },
@@ -279,6 +283,7 @@ describe('a powerless principal walks every use case and gets nothing', () => {
           () => app.sharing.linkPrincipal(aliceFile.id, carolKey, { id: 'g1', name: 'Guest' }),
         ],
       },
+      'sharing.sharingOf': { exempt: 'reads the sharing of the caller\'s own items only (others\' items are left out); writes nothing' },
       'sharing.findPeople': { exempt: 'people search: any signed-in user may find people (names only), by design' },
       'sharing.linkAccess': {
         walks: [

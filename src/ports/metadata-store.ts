@@ -82,7 +82,8 @@ export interface SessionRepository {
   find(tokenHash: string): Promise<SessionRecord | undefined>
   /** Ends one session (logout). */
   revoke(tokenHash: string): Promise<void>
-  revokeAllForUser(userId: string): Promise<void>
+  /** Ends every session of the user, but the one of `exceptTokenHash` when given. */
+  revokeAllForUser(userId: string, exceptTokenHash?: string): Promise<void>
   purgeExpired(now: number): Promise<number>
 }
 
@@ -398,6 +399,8 @@ export interface ShareRepository {
   listForItem(itemKind: ShareItemKind, itemId: string): Promise<ShareRecord[]>
   /** Every entry naming the user, newest grant first. */
   listForUser(userId: string): Promise<ShareRecord[]>
+  /** Every entry on any of these items, in one read (a listing's markers), oldest grant first. */
+  listForItems(itemKind: ShareItemKind, itemIds: readonly string[]): Promise<ShareRecord[]>
 }
 
 /** The link of each file (at most one), removed with the file. */
@@ -405,6 +408,8 @@ export interface ShareLinkRepository {
   /** Stores the file's link, replacing (and so invalidating) any earlier one. */
   put(link: ShareLinkRecord): Promise<void>
   find(fileId: string): Promise<ShareLinkRecord | undefined>
+  /** The links that are on among these files, in one read (a listing's markers). */
+  listWorking(fileIds: readonly string[]): Promise<ShareLinkRecord[]>
   /** Changes the access of a working link; false when the file has none or it is off. */
   setAccess(fileId: string, access: number): Promise<boolean>
   /** Turns the link off at `now`; false when there was no working link. */

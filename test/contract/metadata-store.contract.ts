@@ -335,6 +335,19 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await store.sessions.revoke('h1')
       }))
 
+    test('revokeAllForUser can keep one session of the user (the caller\'s own)', () =>
+      withStore(async (store) => {
+        await store.users.create(buildUser())
+        await store.users.create(buildUser({ id: 'u-bob', userName: 'bob' }))
+        await store.sessions.create(buildSession({ tokenHash: 'h1' }))
+        await store.sessions.create(buildSession({ tokenHash: 'h2' }))
+        await store.sessions.create(buildSession({ tokenHash: 'h3', userId: 'u-bob' }))
+        await store.sessions.revokeAllForUser('u-alice', 'h2')
+        assert.equal(await store.sessions.find('h1'), undefined)
+        assert.notEqual(await store.sessions.find('h2'), undefined)
+        assert.notEqual(await store.sessions.find('h3'), undefined)
+      }))
+
     test('revokeAllForUser ends that user\'s sessions only', () =>
       withStore(async (store) => {
         await store.users.create(buildUser())
@@ -1780,6 +1793,20 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.equal(await store.shares.find('file', 'f-2', 'u-bob'), undefined)
       }))
 
+    test('listForItems reads the entries of many items of one kind at once', () =>
+      withStore(async (store) => {
+        await createFile(store)
+        await createFile(store, { id: 'f-2', title: 'Two.docx', blobKey: 'b-2' })
+        await store.shares.put(share())
+        await store.shares.put(share({ itemId: 'f-2', userId: 'u-carol', grantedAt: T0 + 1 }))
+        await store.shares.put(share({ itemKind: 'folder', itemId: 'f-1', grantedAt: T0 + 2 }))
+        assert.deepEqual(
+          (await store.shares.listForItems('file', ['f-1', 'f-2', 'f-none'])).map((s) => [s.itemId, s.userId]),
+          [['f-1', 'u-bob'], ['f-2', 'u-carol']],
+        )
+        assert.deepEqual(await store.shares.listForItems('file', []), [])
+      }))
+
     test('remove deletes one entry and says whether there was one', () =>
       withStore(async (store) => {
         await createFile(store)
@@ -1821,6 +1848,17 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.equal(await store.shareLinks.revoke('f-1', T0 + 9), true)
         await store.shareLinks.put(link({ keyHash: 'd'.repeat(64), access: 1, createdAt: T0 + 10 }))
         assert.deepEqual(await store.shareLinks.find('f-1'), link({ keyHash: 'd'.repeat(64), access: 1, createdAt: T0 + 10 }))
+      }))
+
+    test('listWorking lists the links that are on among many files', () =>
+      withStore(async (store) => {
+        await createFile(store)
+        await createFile(store, { id: 'f-2', title: 'Two.docx', blobKey: 'b-2' })
+        await store.shareLinks.put(link())
+        await store.shareLinks.put(link({ fileId: 'f-2' }))
+        assert.equal(await store.shareLinks.revoke('f-2', T0 + 1), true)
+        assert.deepEqual((await store.shareLinks.listWorking(['f-1', 'f-2'])).map((l) => l.fileId), ['f-1'])
+        assert.deepEqual(await store.shareLinks.listWorking([]), [])
       }))
 
     test('setAccess and revoke act on a working link only', () =>

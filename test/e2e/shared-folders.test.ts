@@ -125,11 +125,18 @@ describe('folders shared with people', () => {
     const download = await call(server.url, 'GET', `/api/2.0/files/file/${file.id}/download`, { token: bob.token })
     assert.equal(download.text, 'carol wrote this')
 
-    // Deleting and moving stay the owner's.
-    assert.equal((await api(carol.token, 'DELETE', `/files/folder/${sub}`)).status, 403)
+    // Moving stays the owner's; full access deletes inside the shared folder (as ONLYOFFICE's
+    // full access does), into the owner's trash, but never for good.
     const carolMy = (await api(carol.token, 'GET', '/files/@my')).json.response.current.id
     const move = await api(carol.token, 'PUT', '/files/fileops/move', { destFolderId: carolMy, folderIds: [sub], fileIds: [] })
     assert.equal(move.status, 403, move.text)
+    const forGood = await api(carol.token, 'PUT', '/files/fileops/delete', { folderIds: [sub], fileIds: [], immediately: true })
+    assert.equal(forGood.status, 403, forGood.text)
+    assert.equal((await api(carol.token, 'DELETE', `/files/folder/${sub}`)).status, 200)
+    const ownerTrash = (await api(owner, 'GET', '/files/@trash')).json.response
+    assert.ok(ownerTrash.folders.some((f: { id: string }) => f.id === sub), 'in the owner\'s trash')
+    const restored = await api(owner, 'PUT', '/files/fileops/restore', { folderIds: [sub], fileIds: [] })
+    assert.equal(restored.status, 200, restored.text)
     const intoShared = await api(carol.token, 'PUT', '/files/fileops/move', {
       destFolderId: shared, folderIds: [], fileIds: [(await upload(carol.token, carolMy, 'Mine.txt', 'mine')).json.response.id],
     })

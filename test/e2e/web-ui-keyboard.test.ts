@@ -113,7 +113,7 @@ describe('web interface with the keyboard alone (a member, not an admin)', () =>
     await tabTo(page, 'Versions of Typed notes.txt')
     await page.keyboard.press('Enter')
     await page.getByRole('heading', { name: 'Versions of Typed notes.txt' }).waitFor()
-    await tabTo(page, '← All documents')
+    await tabTo(page, '← Back to Documents')
     await page.keyboard.press('Enter')
     await page.getByRole('heading', { name: 'Documents', level: 1 }).waitFor()
 

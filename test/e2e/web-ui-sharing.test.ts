@@ -44,10 +44,8 @@ async function shareDialog(page: Page, title: string, kind: 'file' | 'folder') {
 /** Gives `person` access to a row through the Share dialog, and closes it. */
 async function shareWith(page: Page, title: string, kind: 'file' | 'folder', person: string, access: string) {
   const dialog = await shareDialog(page, title, kind)
-  await dialog.getByLabel('Find people').fill(person)
-  const pick = dialog.getByRole('combobox', { name: 'Person', exact: true })
-  await pick.locator('option', { hasText: person }).waitFor({ state: 'attached' })
-  await pick.selectOption({ label: person })
+  await dialog.getByRole('combobox', { name: 'Person', exact: true }).fill(person)
+  await dialog.getByRole('option').filter({ hasText: person }).first().click()
   await dialog.getByRole('combobox', { name: 'Access', exact: true }).selectOption({ label: access })
   await dialog.getByRole('button', { name: 'Share', exact: true }).click()
   await dialog.getByRole('list', { name: 'Who has access' }).getByText(person, { exact: true }).waitFor()

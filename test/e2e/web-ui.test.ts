@@ -369,7 +369,7 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
     assert.deepEqual(Buffer.from(await current.arrayBuffer()), downloadedV1)
     assert.equal(await page.getByRole('button', { name: 'Restore version 3' }).count(), 0, 'the current version has no Restore')
 
-    await page.getByRole('link', { name: '← All documents' }).click()
+    await page.getByRole('link', { name: '← Back to Documents' }).click()
     await page.getByRole('heading', { name: 'Documents', level: 1 }).waitFor()
   })
 
@@ -389,7 +389,7 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
     await waitFor(async () => ((await rows.count()) === 5 ? true : undefined))
     assert.match((await rows.nth(0).textContent()) ?? '', /^5current.*Saved when the editor closed.*conflict: made from version 3/)
     assert.doesNotMatch((await rows.nth(1).textContent()) ?? '', /conflict/)
-    await page.getByRole('link', { name: '← All documents' }).click()
+    await page.getByRole('link', { name: '← Back to Documents' }).click()
     await page.getByRole('heading', { name: 'Documents', level: 1 }).waitFor()
   })
 

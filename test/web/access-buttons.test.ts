@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { allows, levelOfShare, type AccessLevel } from '../../src/core/sharing/access-levels.js'
+import { allows, allowsTrashing, levelOfShare, type AccessLevel } from '../../src/core/sharing/access-levels.js'
 import { LINK_LEVELS, SHARE_LEVELS, allowed } from '../../web/src/access.js'
 
 // The web UI hides buttons from the item's `access` number; Folio decides with its own rules.
@@ -24,4 +24,19 @@ test('the buttons each access shows are the actions Folio allows for it', () => 
 test('the share dialog offers only levels Folio grants to people and links', () => {
   assert.deepEqual(SHARE_LEVELS.map((l) => levelOfShare(l.access)).includes('none'), false)
   for (const level of LINK_LEVELS) assert.notEqual(levelOfShare(level.access), 'none')
+})
+
+test('Delete (to the trash) shows where Folio allows it: the owner, and full access inside a folder shared with full access', () => {
+  const parents: Array<[number | undefined, AccessLevel]> = [[undefined, 'none'], ...CASES]
+  for (const [share, level] of CASES) {
+    for (const [parentShare, parentLevel] of parents) {
+      assert.equal(allowed(share, parentShare).trash, allowsTrashing(level, parentLevel), `trash for ${share} in ${parentShare}`)
+    }
+  }
+  // What it means, plainly: full access deletes inside a shared folder, never a lone shared item.
+  assert.equal(allowed(1, 1).trash, true)
+  assert.equal(allowed(1, undefined).trash, false)
+  assert.equal(allowed(2, 1).trash, false)
+  assert.equal(allowed(1, 2).trash, false)
+  assert.equal(allowed(0).trash, true)
 })

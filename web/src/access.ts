@@ -4,6 +4,8 @@
  * call; this only keeps buttons that would be refused off the screen.
  */
 
+import { allowsTrashing, levelOfShare, type AccessLevel } from '../../src/core/sharing/access-levels.js'
+
 /** FileShare numbers the share dialog offers, with the names people see. */
 export const SHARE_LEVELS = [
   { access: 1, label: 'Full access (edit)' },
@@ -32,14 +34,29 @@ export function accessLabel(access: number): string {
 export interface Allowed {
   /** Rename and new contents (ReadWrite and the owner). */
   rename: boolean
-  /** Delete, move and share: the owner's alone. */
+  /** Move and share: the owner's alone. */
   manage: boolean
+  /**
+   * Delete into the trash: the owner, and full access inside a folder also shared with full
+   * access (Folio's own rule, allowsTrashing, decides both here and on the server).
+   */
+  trash: boolean
   /** Open in the editor (every level reads; the editor gets that level's permissions). */
   open: boolean
 }
 
-/** What `access` allows, as the portal's access policy decides it. */
-export function allowed(access: number | undefined): Allowed {
+/** The level a FileShare number stands for (0: the owner's own). */
+function levelOf(access: number): AccessLevel {
+  return access === 0 ? 'owner' : levelOfShare(access)
+}
+
+/**
+ * What `access` allows, as the portal's access policy decides it; `parentAccess` is the
+ * caller's access to the folder the item is listed in (undefined in a section such as
+ * Shared with me, which is no folder).
+ */
+export function allowed(access: number | undefined, parentAccess?: number): Allowed {
   const level = access ?? 0
-  return { rename: level === 0 || level === 1, manage: level === 0, open: level !== 3 }
+  const trash = allowsTrashing(levelOf(level), parentAccess === undefined ? 'none' : levelOf(parentAccess))
+  return { rename: level === 0 || level === 1, manage: level === 0, open: level !== 3, trash }
 }

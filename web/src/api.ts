@@ -28,6 +28,11 @@ export interface UserRef {
   displayName: string
 }
 
+/** Someone the people search found (admins also see the e-mail address). */
+export interface Person extends UserRef {
+  email?: string
+}
+
 export interface Profile {
   id: string
   userName: string
@@ -39,7 +44,16 @@ export interface Profile {
   created: string
 }
 
-export interface FileItem {
+/** What the owner sees of an item's sharing (absent on others' items). */
+export interface SharingFacts {
+  /** Shared with people or by a link. */
+  shared?: boolean
+  sharedWith?: UserRef[]
+  /** The link's FileShare while it is on, else null. */
+  sharedLink?: number | null
+}
+
+export interface FileItem extends SharingFacts {
   id: string
   folderId?: string
   /** The caller's FileShare: 0 for their own items, else the access a share gives them. */
@@ -71,7 +85,7 @@ export interface FileItem {
 }
 
 /** A folder as the folders API lists it. */
-export interface FolderItem {
+export interface FolderItem extends SharingFacts {
   id: string
   title: string
   parentId: string | number
@@ -205,6 +219,11 @@ export function query(params: Record<string, string | number | undefined>): stri
 export const signIn = (userName: string, password: string) =>
   call<Profile>('POST', '/ui/session', { userName, password })
 export const signOut = () => call<null>('DELETE', '/ui/session')
+/** Changes one's own password; every other session and WOPI token of the account ends. */
+export const changeOwnPassword = (currentPassword: string, password: string) =>
+  call<Profile>('PUT', '/people/@self/password', { currentPassword, password })
+/** Ends every session of one's account but this one. */
+export const signOutOtherSessions = () => call<string>('PUT', '/security/activeconnections/logoutallexceptthis')
 export const whoAmI = () => call<Profile>('GET', '/people/@self')
 /** Who is signed in, if anyone: answers 200 either way, so a signed-out load logs no error. */
 export const session = () =>
@@ -329,7 +348,7 @@ export const setShareLink = (fileId: string, access: number) =>
   call<ShareLink | null>('PUT', `/files/file/${encodeURIComponent(fileId)}/sharedlink`, { share: access })
 /** People a signed-in user may share with (no e-mail addresses of others). */
 export const findPeople = (filterValue: string) =>
-  call<UserRef[]>('GET', '/people/filter' + query({ filterValue }))
+  call<Person[]>('GET', '/people/filter' + query({ filterValue }))
 
 export const getFile = (id: string) => call<FileItem>('GET', `/files/file/${encodeURIComponent(id)}`)
 export const createFile = (title: string, folder = '@my') =>

@@ -8,6 +8,7 @@ import { navigate, useRoute } from './router'
 import { useSectionOf } from './section'
 import { DocumentsScreen } from './screens/documents'
 import { PeopleScreen } from './screens/people'
+import { ProfileScreen } from './screens/profile'
 import { SignInScreen } from './screens/sign-in'
 import { VersionsScreen } from './screens/versions'
 
@@ -99,10 +100,10 @@ export function App() {
               </Link>
             ) : null}
           </nav>
-          <span class="who" title={session.profile.userName}>
+          <Link href="/profile" class="who" title={`Your profile (${session.profile.userName})`} aria-current={route.name === 'profile' ? 'page' : undefined}>
             <Icon name="user" />
             <span class="who-name">{session.profile.displayName}</span>
-          </span>
+          </Link>
           <button type="button" class="button subtle" onClick={signOut}>
             Sign out
           </button>
@@ -132,6 +133,7 @@ function SignedIn(props: { route: ReturnType<typeof useRoute>; profile: api.Prof
     if (!props.profile.isAdmin) return <NotAllowed />
     return <PeopleScreen self={props.profile} />
   }
+  if (route.name === 'profile') return <ProfileScreen profile={props.profile} />
   if (route.name === 'sign-in') return null
   return (
     <section>

@@ -10,6 +10,7 @@ export type Route =
   | { name: 'documents'; folder: string }
   | { name: 'sign-in'; next: string }
   | { name: 'people' }
+  | { name: 'profile' }
   | { name: 'versions'; fileId: string }
   | { name: 'not-found' }
 
@@ -27,6 +28,7 @@ export function parseRoute(pathname: string, search: string): Route {
   if (folder?.[1]) return { name: 'documents', folder: decodeURIComponent(folder[1]) }
   if (pathname === '/sign-in') return { name: 'sign-in', next: safeNext(new URLSearchParams(search).get('next')) }
   if (pathname === '/people') return { name: 'people' }
+  if (pathname === '/profile') return { name: 'profile' }
   const versions = /^\/versions\/([^/]+)$/.exec(pathname)
   if (versions?.[1]) return { name: 'versions', fileId: decodeURIComponent(versions[1]) }
   return { name: 'not-found' }

@@ -16,7 +16,8 @@ import {
 import { hashSessionToken, newSessionToken } from '../../core/tokens/session-token.js'
 import type { UserRecord } from '../../ports/metadata-store.js'
 import { dropEditorsOf } from '../editor-notices.js'
-import { actorOf, recordAudit, SYSTEM_ACTOR, CONSOLE_ACTOR, userSubject, type AuditActor } from '../audit.js'
+import { actorOf, principalActor, recordAudit, SYSTEM_ACTOR, CONSOLE_ACTOR, userSubject, type AuditActor } from '../audit.js'
+import type { Principal } from '../access.js'
 import type { AppContext } from '../context.js'
 
 export interface NewUserInput {
@@ -429,4 +430,48 @@ async function applyDisabled(ctx: AppContext, user: UserRecord, disabled: boolea
     await dropEditorsOf(ctx, user.id)
   }
   await recordAudit(ctx, disabled ? 'user-disabled' : 'user-enabled', actor, userSubject(user))
+}
+
+/**
+ * The signed-in person of `by` (through the session of `token`), as stored now; their own
+ * account is all the calls below touch. A link guest or a read-only credential has none.
+ */
+async function ownAccount(ctx: AppContext, by: Principal): Promise<UserRecord> {
+  if (by.kind !== 'user') throw new DomainError('UNAUTHENTICATED', 'sign in to change your account')
+  if (by.grant === 'read') throw new DomainError('FORBIDDEN', 'this access token is read-only')
+  return requireUserById(ctx, by.user.id)
+}
+
+/**
+ * Changes one's own password: the current password must be given (FORBIDDEN when it is
+ * wrong, so a session left open cannot take over the account). Every other session of the
+ * user and every WOPI token issued to them ends; the session of `token` stays.
+ */
+export async function changeOwnPassword(
+  ctx: AppContext,
+  by: Principal,
+  token: string,
+  currentPassword: string,
+  password: string,
+): Promise<void> {
+  const user = await ownAccount(ctx, by)
+  if (!(await verifyPassword(currentPassword, user.passwordHash))) {
+    throw new DomainError('FORBIDDEN', 'the current password is not right')
+  }
+  const problem = passwordProblem(password)
+  if (problem) throw new DomainError('INVALID_INPUT', problem)
+  await ctx.store.users.update(user.id, {
+    passwordHash: await hashPassword(password),
+    updatedAt: ctx.clock.now(),
+    bumpTokenGeneration: true,
+  })
+  await ctx.store.sessions.revokeAllForUser(user.id, hashSessionToken(token))
+  await recordAudit(ctx, 'password-set', principalActor(by), userSubject(user))
+}
+
+/** Ends every session of the signed-in user but the one of `token` (other browsers, apps). */
+export async function signOutOtherSessions(ctx: AppContext, by: Principal, token: string): Promise<void> {
+  const user = await ownAccount(ctx, by)
+  await ctx.store.sessions.revokeAllForUser(user.id, hashSessionToken(token))
+  await recordAudit(ctx, 'sign-out', principalActor(by), userSubject(user))
 }

@@ -17,6 +17,8 @@ export interface AccountsService {
   listUsers: Bound<typeof accounts.listUsers>
   assertAdmin: typeof accounts.assertAdmin
   setPassword: Bound<typeof accounts.setPassword>
+  changeOwnPassword: Bound<typeof accounts.changeOwnPassword>
+  signOutOtherSessions: Bound<typeof accounts.signOutOtherSessions>
   updateUser: Bound<typeof accounts.updateUser>
   removeUserById: Bound<typeof accounts.removeUserById>
   unlockUser: Bound<typeof accounts.unlockUser>
@@ -41,6 +43,8 @@ export function createAccountsService(ctx: AppContext): AccountsService {
     listUsers: bind(ctx, accounts.listUsers),
     assertAdmin: accounts.assertAdmin,
     setPassword: bind(ctx, accounts.setPassword),
+    changeOwnPassword: bind(ctx, accounts.changeOwnPassword),
+    signOutOtherSessions: bind(ctx, accounts.signOutOtherSessions),
     updateUser: bind(ctx, accounts.updateUser),
     removeUserById: bind(ctx, accounts.removeUserById),
     unlockUser: bind(ctx, accounts.unlockUser),

@@ -288,7 +288,7 @@ export async function moveItems(
     else result.folders.push(moved)
   }
   for (const fileId of items.fileIds) {
-    const file = await fileFor(ctx, by, fileId, 'delete')
+    const file = await fileFor(ctx, by, fileId, 'move')
     const moved = await moveFile(ctx, by, file, dest, conflict, progress)
     if (moved === undefined) result.skipped++
     else result.files.push(moved)
@@ -571,7 +571,9 @@ export async function deleteItems(
 ): Promise<OperationResult> {
   const { result } = progress
   for (const folderId of items.folderIds) {
-    const folder = await folderFor(ctx, by, folderId, 'delete')
+    // Into the trash needs 'trash' (full access inside a shared folder will do); for good,
+    // 'delete' (the owner's alone; a sharee never reaches a trash).
+    const folder = await folderFor(ctx, by, folderId, immediately ? 'delete' : 'trash')
     if (folder.parentId === null) throw new DomainError('INVALID_INPUT', 'a root folder cannot be deleted')
     const { rootType } = await pathOf(ctx, folder.id)
     const dropEditors = await prepareFolderDrop(ctx, folder)
@@ -586,7 +588,7 @@ export async function deleteItems(
     dropEditors()
   }
   for (const fileId of items.fileIds) {
-    const file = await fileFor(ctx, by, fileId, 'delete')
+    const file = await fileFor(ctx, by, fileId, immediately ? 'delete' : 'trash')
     const inTrash = file.trashedAt !== null || (await pathOf(ctx, file.folderId)).rootType === 'trash'
     if (immediately || inTrash) {
       await deleteForGood(ctx, by, file, progress)

@@ -18,6 +18,7 @@ export interface SharingService {
   setLink: Bound<typeof sharing.setShareLink>
   linkPrincipal: Bound<typeof sharing.linkPrincipal>
   findPeople: Bound<typeof sharing.findPeople>
+  sharingOf: Bound<typeof sharing.sharingOf>
   linkAccess: Bound<typeof sharing.linkAccess>
 }
 
@@ -33,6 +34,7 @@ export function createSharingService(ctx: AppContext): SharingService {
     setLink: bind(ctx, sharing.setShareLink),
     linkPrincipal: bind(ctx, sharing.linkPrincipal),
     findPeople: bind(ctx, sharing.findPeople),
+    sharingOf: bind(ctx, sharing.sharingOf),
     linkAccess: bind(ctx, sharing.linkAccess),
   }
 }

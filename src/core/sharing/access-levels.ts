@@ -24,6 +24,8 @@ export type FileAction =
   | 'edit'
   | 'rename'
   | 'delete'
+  /** Delete into the owner's trash (see allowsTrashing); 'delete' is for good. */
+  | 'trash'
   | 'move'
   | 'share'
   | 'comment'
@@ -33,7 +35,7 @@ export type FileAction =
 const VIEW: readonly FileAction[] = ['read', 'download']
 
 const ALLOWED: Record<AccessLevel, ReadonlySet<FileAction>> = {
-  owner: new Set<FileAction>([...VIEW, 'edit', 'rename', 'delete', 'move', 'share', 'comment', 'review', 'fillForms']),
+  owner: new Set<FileAction>([...VIEW, 'edit', 'rename', 'delete', 'trash', 'move', 'share', 'comment', 'review', 'fillForms']),
   readwrite: new Set<FileAction>([...VIEW, 'edit', 'rename', 'comment', 'review', 'fillForms']),
   review: new Set<FileAction>([...VIEW, 'review', 'comment']),
   comment: new Set<FileAction>([...VIEW, 'comment']),
@@ -45,6 +47,19 @@ const ALLOWED: Record<AccessLevel, ReadonlySet<FileAction>> = {
 /** True when `level` allows `action`. */
 export function allows(level: AccessLevel, action: FileAction): boolean {
   return ALLOWED[level].has(action)
+}
+
+/**
+ * Whether a caller with `level` on an item may delete it into the trash, given their level on the folder
+ * it lies in. The owner may; so may full access (ReadWrite) on an item inside a folder the
+ * caller also has full access to, as ONLYOFFICE's "Full access" to a shared folder lets
+ * people delete what is in it. An item shared on its own, and the shared folder itself
+ * (whose parent is not shared), are deleted by their owner alone. Deleting moves the item
+ * into its owner's trash.
+ */
+export function allowsTrashing(level: AccessLevel, parentLevel: AccessLevel): boolean {
+  if (level === 'owner') return true
+  return level === 'readwrite' && parentLevel === 'readwrite'
 }
 
 /** The level a stored FileShare number grants; Restrict (and anything unknown) grants none. */

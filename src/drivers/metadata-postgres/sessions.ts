@@ -37,8 +37,9 @@ export function createSessionRepository(db: Database): SessionRepository {
       await db.query(SQL.deleteOne, [tokenHash])
     },
 
-    async revokeAllForUser(userId) {
-      await db.query(SQL.deleteForUser, [userId])
+    async revokeAllForUser(userId, exceptTokenHash) {
+      if (exceptTokenHash === undefined) await db.query(SQL.deleteForUser, [userId])
+      else await db.query(SQL.deleteOthersForUser, [userId, exceptTokenHash])
     },
 
     async purgeExpired(now) {

@@ -39,6 +39,15 @@ export function createShareRepository(db: Database): ShareRepository {
       )
       return rows.map(toShare)
     },
+    async listForItems(itemKind, itemIds) {
+      if (itemIds.length === 0) return []
+      const { rows } = await db.query<ShareRow>(
+        `SELECT ${SHARE_COLUMNS} FROM shares WHERE item_kind = $1 AND item_id = ANY($2::text[])
+          ORDER BY granted_at, user_id`,
+        [itemKind, [...itemIds]],
+      )
+      return rows.map(toShare)
+    },
     async listForUser(userId) {
       const { rows } = await db.query<ShareRow>(
         `SELECT ${SHARE_COLUMNS} FROM shares WHERE user_id = $1 ORDER BY granted_at DESC, item_id`,
@@ -68,6 +77,15 @@ export function createShareLinkRepository(db: Database): ShareLinkRepository {
         [fileId],
       )
       return rows[0] === undefined ? undefined : toLink(rows[0])
+    },
+    async listWorking(fileIds) {
+      if (fileIds.length === 0) return []
+      const { rows } = await db.query<LinkRow>(
+        `SELECT file_id, key_hash, access, created_at, revoked_at FROM share_links
+          WHERE revoked_at IS NULL AND file_id = ANY($1::text[])`,
+        [[...fileIds]],
+      )
+      return rows.map(toLink)
     },
     async setAccess(fileId, access) {
       const result = await db.query(

@@ -29,6 +29,8 @@ export function sessionSql(dialect: Dialect) {
     byHash: `SELECT * FROM sessions WHERE token_hash = ${p}`,
     deleteOne: `DELETE FROM sessions WHERE token_hash = ${p}`,
     deleteForUser: `DELETE FROM sessions WHERE user_id = ${p}`,
+    /** Every session of a user but one (the caller's own). */
+    deleteOthersForUser: `DELETE FROM sessions WHERE user_id = ${p} AND token_hash <> ${dialect.param(2)}`,
     /** A session counts as expired once `now >= expiresAt`. */
     deleteExpired: `DELETE FROM sessions WHERE expires_at <= ${p}`,
   }

@@ -21,6 +21,7 @@ export function createSessionRepository(db: Database.Database): SessionRepositor
   const byHash = db.prepare<[string], SessionRow>(SQL.byHash)
   const deleteOne = db.prepare<[string]>(SQL.deleteOne)
   const deleteForUser = db.prepare<[string]>(SQL.deleteForUser)
+  const deleteOthersForUser = db.prepare<[string, string]>(SQL.deleteOthersForUser)
   const deleteExpired = db.prepare<[number]>(SQL.deleteExpired)
 
   return {
@@ -42,8 +43,9 @@ export function createSessionRepository(db: Database.Database): SessionRepositor
       deleteOne.run(tokenHash)
     },
 
-    async revokeAllForUser(userId) {
-      deleteForUser.run(userId)
+    async revokeAllForUser(userId, exceptTokenHash) {
+      if (exceptTokenHash === undefined) deleteForUser.run(userId)
+      else deleteOthersForUser.run(userId, exceptTokenHash)
     },
 
     async purgeExpired(now) {

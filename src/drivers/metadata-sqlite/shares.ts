@@ -21,6 +21,11 @@ export function createShareRepository(db: Database.Database): ShareRepository {
   const forItem = db.prepare<[string, string], ShareRow>(
     `SELECT ${SHARE_COLUMNS} FROM shares WHERE item_kind = ? AND item_id = ? ORDER BY granted_at, user_id`,
   )
+  // The ids come as one JSON array parameter: one prepared statement for any number of them.
+  const forItems = db.prepare<[string, string], ShareRow>(
+    `SELECT ${SHARE_COLUMNS} FROM shares WHERE item_kind = ? AND item_id IN (SELECT value FROM json_each(?))
+      ORDER BY granted_at, user_id`,
+  )
   const forUser = db.prepare<[string], ShareRow>(
     `SELECT ${SHARE_COLUMNS} FROM shares WHERE user_id = ? ORDER BY granted_at DESC, item_id`,
   )
@@ -41,6 +46,10 @@ export function createShareRepository(db: Database.Database): ShareRepository {
     async listForUser(userId) {
       return forUser.all(userId).map(toShare)
     },
+    async listForItems(itemKind, itemIds) {
+      if (itemIds.length === 0) return []
+      return forItems.all(itemKind, JSON.stringify(itemIds)).map(toShare)
+    },
   }
 }
 
@@ -52,6 +61,10 @@ export function createShareLinkRepository(db: Database.Database): ShareLinkRepos
       created_at = excluded.created_at, revoked_at = NULL`)
   const find = db.prepare<[string], LinkRow>(
     'SELECT file_id, key_hash, access, created_at, revoked_at FROM share_links WHERE file_id = ?',
+  )
+  const working = db.prepare<[string], LinkRow>(
+    `SELECT file_id, key_hash, access, created_at, revoked_at FROM share_links
+      WHERE revoked_at IS NULL AND file_id IN (SELECT value FROM json_each(?))`,
   )
   const setAccess = db.prepare<[number, string]>(
     'UPDATE share_links SET access = ? WHERE file_id = ? AND revoked_at IS NULL',
@@ -67,6 +80,10 @@ export function createShareLinkRepository(db: Database.Database): ShareLinkRepos
     async find(fileId) {
       const row = find.get(fileId)
       return row === undefined ? undefined : toLink(row)
+    },
+    async listWorking(fileIds) {
+      if (fileIds.length === 0) return []
+      return working.all(JSON.stringify(fileIds)).map(toLink)
     },
     async setAccess(fileId, access) {
       return setAccess.run(access, fileId).changes > 0

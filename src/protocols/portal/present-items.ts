@@ -4,6 +4,15 @@ import { isDomainError } from '../../core/errors.js'
 import { shareOfLevel } from '../../core/sharing/access-levels.js'
 import { presentFile, presentFolder, type ItemPlace } from './presenters.js'
 
+/**
+ * The sharing an owner sees on each of their items: ONLYOFFICE's `shared` (with people or
+ * by link), and Folio's `sharedWith` (who) and `sharedLink` (the link's FileShare while it
+ * is on, else null). Others' items show none of it.
+ */
+function sharingFields(sharing: { people: Array<{ id: string; displayName: string }>; link?: number } | undefined) {
+  return { shared: sharing !== undefined, sharedWith: sharing?.people ?? [], sharedLink: sharing?.link ?? null }
+}
+
 /** A section as a caller sees it: their own 'my' or 'trash', or 'share' for what others shared. */
 export type Section = ItemPlace['rootType']
 
@@ -71,6 +80,7 @@ export function itemPresenter(ctx: AdapterContext, by: Principal) {
         ...editors,
       ])
       const now = ctx.clock.now()
+      const sharing = await ctx.app.sharing.sharingOf(by, files, [])
       const presented = []
       for (const file of files) {
         // Someone else's file reached through a share is never in a trash (a trashed file
@@ -78,9 +88,10 @@ export function itemPresenter(ctx: AdapterContext, by: Principal) {
         const shared = file.ownerId !== by.user.id
         const section = rootType ?? (shared ? 'share' : (await viewOf(file.folderId)).section)
         const level = access?.get(file.id) ?? (shared ? await ctx.app.authorize(by, 'read', file) : 'owner')
-        presented.push(
-          presentFile(file, ctx.config.publicUrl, names, now, editing.get(file.id), await place(file, section, level)),
-        )
+        presented.push({
+          ...presentFile(file, ctx.config.publicUrl, names, now, editing.get(file.id), await place(file, section, level)),
+          ...sharingFields(sharing.get(`file:${file.id}`)),
+        })
       }
       return presented
     },
@@ -93,6 +104,7 @@ export function itemPresenter(ctx: AdapterContext, by: Principal) {
       access?: Map<string, AccessLevel>,
     ) {
       const names = await ctx.app.accounts.displayNames(folders.flatMap((f) => [f.createdBy, f.updatedBy]))
+      const sharing = await ctx.app.sharing.sharingOf(by, [], folders)
       const presented = []
       for (const folder of folders) {
         const known = access?.get(folder.id)
@@ -100,7 +112,10 @@ export function itemPresenter(ctx: AdapterContext, by: Principal) {
           ? { section: rootType, level: known }
           : await viewOf(folder.id)
         const count = counts.get(folder.id) ?? { files: 0, folders: 0 }
-        presented.push(presentFolder(folder, count, names, await place(folder, view.section, view.level)))
+        presented.push({
+          ...presentFolder(folder, count, names, await place(folder, view.section, view.level)),
+          ...sharingFields(sharing.get(`folder:${folder.id}`)),
+        })
       }
       return presented
     },

@@ -27,7 +27,8 @@ const personPatchBody = z
     }),
   )
 
-const passwordBody = z.object({ password: text(1, 1024) })
+// ONLYOFFICE's body is {password}; changing one's own also needs the current password.
+const passwordBody = z.object({ password: text(1, 1024), currentPassword: z.optional(text(1, 1024)) })
 
 const userIdParams = z.object({ userId: text(1, 128) })
 
@@ -85,11 +86,30 @@ export function peopleRoutes(ctx: AdapterContext) {
       return success(presentProfile(user))
     })
 
-    app.put('/people/:userId/password', adminOnly, async (request) => {
+    // One's own password (`@self` or one's id): the current password is required (an admin
+    // who leaves it out resets it as for anyone, ending every session of theirs). Someone
+    // else's: admins only.
+    app.put('/people/:userId/password', async (request) => {
       const { userId } = parseInput(userIdParams, request.params)
-      const { password } = parseInput(passwordBody, request.body)
+      const { password, currentPassword } = parseInput(passwordBody, request.body)
+      const user = currentUser(request)
+      const own = userId === '@self' || userId === user.id
+      if (own && (currentPassword !== undefined || !user.isAdmin)) {
+        if (currentPassword === undefined) {
+          throw new DomainError('INVALID_INPUT', 'send currentPassword to change your own password', { field: 'currentPassword' })
+        }
+        await ctx.app.accounts.changeOwnPassword(me(request), request.portalToken ?? '', currentPassword, password)
+        return success(presentProfile(await ctx.app.accounts.requireUserById(user.id)))
+      }
+      ctx.app.accounts.assertAdmin(user)
       await ctx.app.accounts.setPassword(userId, password, actorOf(currentUser(request), request.ip))
       return success(presentProfile(await ctx.app.accounts.requireUserById(userId)))
+    })
+
+    // DocSpace's "log out of all other sessions": every session of the caller but this one.
+    app.put('/security/activeconnections/logoutallexceptthis', async (request) => {
+      await ctx.app.accounts.signOutOtherSessions(me(request), request.portalToken ?? '')
+      return success(currentUser(request).id)
     })
 
     // Disables (Terminated) or enables (Active) accounts without removing them; every id is

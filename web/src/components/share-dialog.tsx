@@ -4,10 +4,11 @@ import { LINK_LEVELS, SHARE_LEVELS, accessLabel } from '../access'
 import { errorText } from '../error-text'
 import { announce } from '../notices'
 import { Dialog } from './dialog'
+import { PersonPicker } from './person-picker'
 
 /**
  * "Share": who has access to a file or folder and at what level (the owner first), adding
- * people found by name, changing or removing their access, and, for files, the link that
+ * people found by name (nobody until one is picked), changing or removing their access, and, for files, the link that
  * opens the document without an account. Every change is sent at once; the list shown is
  * the one Folio answers.
  */
@@ -96,59 +97,37 @@ export function ShareDialog(props: { target: api.ShareTarget; title: string; sel
   )
 }
 
-/** Finds people by name (as one types) and adds one with the chosen access. */
+/** Finds people (as one types), picks one, and adds them with the chosen access. */
 function AddPerson(props: {
   exclude: Set<string>
   selfId: string
   busy: boolean
   onAdd: (person: api.UserRef, access: number) => void
 }) {
-  const [filter, setFilter] = useState('')
-  const [people, setPeople] = useState<api.UserRef[]>([])
-  const [chosen, setChosen] = useState('')
+  const [picked, setPicked] = useState<api.Person | null>(null)
   const [access, setAccess] = useState('2')
-  const sequence = useRef(0)
-
-  useEffect(() => {
-    const mine = ++sequence.current
-    const timer = setTimeout(() => {
-      api.findPeople(filter.trim()).then(
-        (found) => {
-          if (mine === sequence.current) setPeople(found)
-        },
-        () => undefined,
-      )
-    }, 200)
-    return () => clearTimeout(timer)
-  }, [filter])
-
-  const offered = people.filter((person) => person.id !== props.selfId && !props.exclude.has(person.id))
-  const pick = offered.find((person) => person.id === chosen) ?? offered[0]
+  // A new key empties the field after each share.
+  const [round, setRound] = useState(0)
 
   const submit = (event: Event) => {
     event.preventDefault()
-    if (!pick) return
-    props.onAdd(pick, Number(access))
-    setFilter('')
-    setChosen('')
+    if (!picked) return
+    props.onAdd(picked, Number(access))
+    setPicked(null)
+    setRound(round + 1)
   }
 
   return (
     <form class="share-add" onSubmit={submit}>
-      <div class="share-field">
-        <label for="share-find">Find people</label>
-        <input id="share-find" type="search" value={filter} placeholder="Name" onInput={(event) => setFilter(event.currentTarget.value)} />
-      </div>
-      <div class="share-field">
+      <div class="share-field share-person">
         <label for="share-person">Person</label>
-        <select id="share-person" value={pick?.id ?? ''} onChange={(event) => setChosen(event.currentTarget.value)} disabled={offered.length === 0}>
-          {offered.length === 0 ? <option value="">No one found</option> : null}
-          {offered.map((person) => (
-            <option key={person.id} value={person.id}>
-              {person.displayName}
-            </option>
-          ))}
-        </select>
+        <PersonPicker
+          key={round}
+          id="share-person"
+          exclude={(person) => person.id === props.selfId || props.exclude.has(person.id)}
+          picked={picked}
+          onPick={setPicked}
+        />
       </div>
       <div class="share-field">
         <label for="share-access">Access</label>
@@ -160,7 +139,7 @@ function AddPerson(props: {
           ))}
         </select>
       </div>
-      <button type="submit" class="button primary" disabled={props.busy || !pick}>
+      <button type="submit" class="button primary" disabled={props.busy || !picked}>
         Share
       </button>
     </form>

@@ -35,11 +35,30 @@ export function UploadPanel(props: { uploads: Upload[]; onCancel: (id: number) =
           )
         })}
       </ul>
+      <ChangedNames uploads={props.uploads} />
       {finished ? (
         <button type="button" class="button subtle" onClick={props.onClear}>
           Clear finished uploads
         </button>
       ) : null}
+    </section>
+  )
+}
+
+/** Each upload whose name Folio had to change (illegal characters, a name taken), plainly. */
+function ChangedNames(props: { uploads: Upload[] }) {
+  const changed = props.uploads.filter((upload) => upload.state === 'done' && upload.storedTitle && upload.storedTitle !== upload.name)
+  if (changed.length === 0) return null
+  return (
+    <section class="changed-names" aria-labelledby="changed-names-heading">
+      <h3 id="changed-names-heading">Names changed on upload</h3>
+      <ul>
+        {changed.map((upload) => (
+          <li key={upload.id}>
+            “{upload.name}” was saved as “{upload.storedTitle}”
+          </li>
+        ))}
+      </ul>
     </section>
   )
 }

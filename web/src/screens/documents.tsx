@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
 import { allowed } from '../access'
 import { Breadcrumbs, type Crumb } from '../components/breadcrumbs'
+import { GoneFolder, type Gone } from '../components/gone-folder'
 import { Icon } from '../components/icons'
 import { SearchBox } from '../components/search-box'
 import { ShareDialog } from '../components/share-dialog'
@@ -10,6 +11,7 @@ import { UploadPanel } from '../components/upload-panel'
 import { errorText } from '../error-text'
 import { carriesItems, describe, droppedItems, DRAG_TYPE, itemsOf, keyOf, type Entry } from '../items'
 import { downloadAs } from '../downloads'
+import { useLeaveWarning, usePageFileDrops } from '../file-drops'
 import { announce } from '../notices'
 import { reportSection } from '../section'
 import { UploadQueue, type Upload } from '../uploads'
@@ -46,6 +48,8 @@ const SECTION_TITLES: Record<string, string> = { '@my': 'Documents', '@share': '
 
 /** ONLYOFFICE's FolderType of the "Shared with me" section, which a sharee's folders carry. */
 const SHARE_ROOT_TYPE = 6
+/** ONLYOFFICE's FolderType of the trash, which a deleted folder's listing carries. */
+const TRASH_ROOT_TYPE = 3
 
 /** The section on screen; a folder id is 'share' once its listing says it was reached through a share. */
 function sectionOf(folder: string, current: api.FolderItem | undefined): Section {
@@ -65,6 +69,8 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
   const [sortOrder, setSortOrder] = useState<SortOrder>('descending')
   const [filterText, setFilterText] = useState('')
   const [filter, setFilter] = useState('')
+  // "Shared by me": only the rows on this page that the owner shared with people or by link.
+  const [sharedOnly, setSharedOnly] = useState(false)
   const [page, setPage] = useState(0)
   const [data, setData] = useState<api.FolderPage | undefined>(undefined)
   // Which folder `data` was read from: the previous folder's page is on screen for a moment
@@ -83,11 +89,9 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
   const [open, setOpen] = useState<Open | null>(null)
   const [path, setPath] = useState<Crumb[] | undefined>(undefined)
   const [uploads, setUploads] = useState<Upload[]>([])
-  const [dragging, setDragging] = useState(false)
   const heading = useRef<HTMLHeadingElement>(null)
   const fileInput = useRef<HTMLInputElement>(null)
   const sequence = useRef(0)
-  const dragDepth = useRef(0)
   const params = useRef({ sortBy, sortOrder, filter, page, folder: props.folder })
   params.current = { sortBy, sortOrder, filter, page, folder: props.folder }
 
@@ -246,11 +250,18 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
   const entries: Entry[] = [
     ...(data?.folders ?? []).map((item): Entry => ({ kind: 'folder', item })),
     ...(data?.files ?? []).map((item): Entry => ({ kind: 'file', item })),
-  ]
+  ].filter((entry) => !sharedOnly || entry.item.shared === true)
   const chosen = entries.filter((entry) => selected.has(keyOf(entry)))
   // Adding is for a folder (one's own, or one shared with edit access), never a section
   // of others' items or the trash; nothing is offered before the folder's access is known.
-  const inFolder = props.folder !== '@share' && section !== 'trash'
+  // A folder that went to the trash (say, reached again with Back) or is gone altogether
+  // when it is opened (one that goes while on screen keeps its rows and says why below).
+  // A trashed folder reached by Back or a bookmark: where it went, and no live controls.
+  const trashedView: Gone | undefined =
+    loadedFolder?.rootFolderType === TRASH_ROOT_TYPE && props.folder !== '@trash'
+      ? { kind: 'trashed', title: loadedFolder.title, ...(loadedFolder.originTitle ? { originTitle: loadedFolder.originTitle } : {}) }
+      : undefined
+  const inFolder = props.folder !== '@share' && section !== 'trash' && trashedView === undefined
   const mayAdd = inFolder && loadedFolder !== undefined && allowed(loadedFolder.access).rename
   const title = SECTION_TITLES[props.folder] ?? data?.current.title ?? 'Folder'
   const crumbs = path && path.length > 0 && !SECTION_TITLES[props.folder]
@@ -353,13 +364,9 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
     },
   })
 
-  const onDrop = (event: DragEvent) => {
-    event.preventDefault()
-    dragDepth.current = 0
-    setDragging(false)
-    if (mayAdd) addFiles(event.dataTransfer?.files)
-  }
-  const carriesFiles = (event: DragEvent) => mayAdd && Array.from(event.dataTransfer?.types ?? []).includes('Files')
+  // Files dropped anywhere on the page go into the folder on screen.
+  const dragging = usePageFileDrops(mayAdd, addFiles)
+  useLeaveWarning(uploads.some((upload) => upload.state === 'queued' || upload.state === 'uploading'))
 
   const total = data?.total ?? 0
   // The range describes the rows on screen (the loaded page), not the page being fetched.
@@ -369,10 +376,15 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE))
   const allChosen = entries.length > 0 && chosen.length === entries.length
   const chosenManageable = chosen.every((entry) => allowed(entry.item.access).manage)
+  // The access to the folder on screen, for what full access allows inside it (a section
+  // such as Shared with me is no folder: nothing in it is deleted by a sharee).
+  const parentAccess = SECTION_TITLES[props.folder] ? undefined : loadedFolder?.access
+  const chosenTrashable = chosen.every((entry) => allowed(entry.item.access, parentAccess).trash)
 
   const rowProps = (entry: Entry) => ({
     section,
     justMade: made === keyOf(entry),
+    parentAccess,
     selected: selected.has(keyOf(entry)),
     onSelect: (on: boolean) => select(entry, on),
     renaming: renaming === keyOf(entry),
@@ -392,27 +404,10 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
   })
 
   if (gone) return <FolderGone />
+  if (trashedView) return <GoneFolder gone={trashedView} />
 
   return (
-    <section
-      class={`documents${dragging ? ' dragging' : ''}`}
-      onDragEnter={(event) => {
-        if (!carriesFiles(event)) return
-        event.preventDefault()
-        dragDepth.current++
-        setDragging(true)
-      }}
-      onDragOver={(event) => {
-        if (!carriesFiles(event)) return
-        event.preventDefault()
-        if (event.dataTransfer) event.dataTransfer.dropEffect = 'copy'
-      }}
-      onDragLeave={() => {
-        dragDepth.current = Math.max(0, dragDepth.current - 1)
-        if (dragDepth.current === 0) setDragging(false)
-      }}
-      onDrop={onDrop}
-    >
+    <section class={`documents${dragging ? ' dragging' : ''}`}>
       <Breadcrumbs crumbs={crumbs} dropTarget={(folder) => (folder === '@my' || !SECTION_TITLES[folder] ? dropProps(folder, crumbs.find((c) => c.folder === folder)?.title ?? '') : {})} />
       <div class="screen-head">
         <h1 ref={heading} tabIndex={-1}>
@@ -489,6 +484,12 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
             onInput={(event) => setFilterText(event.currentTarget.value)}
           />
         </label>
+        {section === 'my' ? (
+          <label class="checkbox shared-filter">
+            <input type="checkbox" checked={sharedOnly} onChange={(event) => setSharedOnly(event.currentTarget.checked)} />
+            Shared by me
+          </label>
+        ) : null}
         <p class="range" aria-live="polite">
           {loading && !data ? 'Loading…' : total === 0 ? 'No files' : `${first}–${last} of ${total.toLocaleString()}`}
         </p>
@@ -520,7 +521,7 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
                 <Icon name="download" />
                 <span>Download</span>
               </button>
-              {chosenManageable ? (
+              {chosenTrashable ? (
                 <button type="button" class="button danger" onClick={() => setOpen({ kind: 'delete', entries: chosen })}>
                   <Icon name="trash" />
                   <span>Delete</span>

@@ -5,6 +5,8 @@ import { Icon } from '../components/icons'
 import { errorText } from '../error-text'
 import { formatDate } from '../format'
 import { describe, itemsOf, type Entry } from '../items'
+import { NamePreview } from '../components/name-preview'
+import { storedName } from '../names'
 
 export const NEW_KINDS = {
   document: { label: 'document', extension: '.docx' },
@@ -36,7 +38,7 @@ export function CreateDialog(props: {
     if (!base) return setError('Enter a name.')
     setBusy(true)
     try {
-      props.onCreated(await api.createFile(base + extension, props.folder))
+      props.onCreated(await api.createFile(storedName(base + extension) ?? base + extension, props.folder))
     } catch (failure) {
       setError(errorText(failure))
       setBusy(false)
@@ -53,7 +55,7 @@ export function CreateDialog(props: {
             ref={input}
             value={name}
             required
-            aria-describedby="new-file-extension"
+            aria-describedby="new-file-extension new-file-preview"
             aria-invalid={error ? true : undefined}
             onInput={(event) => setName(event.currentTarget.value)}
           />
@@ -61,6 +63,7 @@ export function CreateDialog(props: {
             {extension}
           </span>
         </div>
+        <NamePreview id="new-file-preview" wanted={name.trim().replace(new RegExp(`\\${extension}$`, 'i'), '') + extension} />
         <FormError text={error} />
         <p class="hint" id="new-file-what">
           {props.hasEditor
@@ -94,7 +97,7 @@ export function NewFolderDialog(props: { parent: string; onClose: () => void; on
     if (!title) return setError('Enter a name.')
     setBusy(true)
     try {
-      props.onCreated(await api.createFolder(props.parent, title))
+      props.onCreated(await api.createFolder(props.parent, storedName(title) ?? title))
     } catch (failure) {
       setError(errorText(failure))
       setBusy(false)
@@ -111,8 +114,10 @@ export function NewFolderDialog(props: { parent: string; onClose: () => void; on
           value={name}
           required
           aria-invalid={error ? true : undefined}
+          aria-describedby="new-folder-preview"
           onInput={(event) => setName(event.currentTarget.value)}
         />
+        <NamePreview id="new-folder-preview" wanted={name} />
         <FormError text={error} />
         <div class="dialog-actions">
           <button type="button" class="button" onClick={props.onClose}>

@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
-import { accessLabel, allowed } from '../access'
+import { LINK_LEVELS, accessLabel, allowed } from '../access'
 import { FileIcon, FolderIcon, Icon } from '../components/icons'
 import { Link } from '../components/link'
 import { downloadAs } from '../downloads'
@@ -9,6 +9,8 @@ import { fileKind, formatDate, formatSize, splitExtension } from '../format'
 import type { Entry } from '../items'
 import { folderPath } from '../router'
 import { lockDescription } from './item-dialogs'
+import { NamePreview } from '../components/name-preview'
+import { storedName } from '../names'
 
 export type SortField = api.SortField
 export type SortOrder = 'ascending' | 'descending'
@@ -54,6 +56,8 @@ export function editorHref(file: api.FileItem, capabilities: api.Capabilities): 
 /** What every row gets from the list: selection, dragging and the row's actions. */
 export interface RowProps {
   section: Section
+  /** The caller's access to the folder on screen (undefined in a section such as Shared with me). */
+  parentAccess?: number | undefined
   selected: boolean
   onSelect: (selected: boolean) => void
   renaming: boolean
@@ -105,8 +109,31 @@ function PlaceBadge(props: { item: api.FileItem | api.FolderItem; section: Secti
   return null
 }
 
+/** The owner's markers on a row: shared with people (who), and a link that is on (its access). */
+function SharingMarks(props: { item: api.SharingFacts }) {
+  const people = props.item.sharedWith ?? []
+  const link = props.item.sharedLink
+  if (people.length === 0 && (link === null || link === undefined)) return null
+  const who = `Shared with ${people.map((person) => person.displayName).join(', ')}`
+  const linkText = link === null || link === undefined ? '' : LINK_LEVELS.find((level) => level.access === link)?.label ?? 'Anyone with the link'
+  return (
+    <span class="sharing-marks">
+      {people.length > 0 ? (
+        <span class="sharing-mark" role="img" aria-label={who} title={who}>
+          <Icon name="share" />
+        </span>
+      ) : null}
+      {linkText ? (
+        <span class="sharing-mark" role="img" aria-label={`Link on: ${linkText.toLowerCase()}`} title={`Link on: ${linkText.toLowerCase()}`}>
+          <Icon name="link" />
+        </span>
+      ) : null}
+    </span>
+  )
+}
+
 /** The actions only an item's owner has: share, move, delete (and, in the trash, restore). */
-function OwnerActions(props: RowProps & { title: string; mayManage: boolean; mayRename: boolean; renameButton: { current: HTMLButtonElement | null } }) {
+function OwnerActions(props: RowProps & { title: string; mayManage: boolean; mayTrash: boolean; mayRename: boolean; renameButton: { current: HTMLButtonElement | null } }) {
   const { title } = props
   if (props.section === 'trash') {
     return (
@@ -137,7 +164,7 @@ function OwnerActions(props: RowProps & { title: string; mayManage: boolean; may
           <Icon name="pencil" />
         </button>
       ) : null}
-      {props.mayManage ? (
+      {props.mayTrash ? (
         <button type="button" class="icon-button danger" aria-label={`Delete ${title}`} title="Delete" onClick={props.onDelete}>
           <Icon name="trash" />
         </button>
@@ -159,7 +186,7 @@ function useRenameFocus(renaming: boolean) {
 
 export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
   const { folder } = props
-  const may = allowed(folder.access)
+  const may = allowed(folder.access, props.parentAccess)
   const renameButton = useRenameFocus(props.renaming)
   // Counts are shown only where the listing gave them.
   const counted = folder.filesCount !== undefined || folder.foldersCount !== undefined
@@ -178,9 +205,12 @@ export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
               {props.section === 'trash' ? (
                 <span class="folder-name">{folder.title}</span>
               ) : (
-                <Link href={folderPath(folder.id)} class="folder-name">
-                  {folder.title}
-                </Link>
+                <span class="name-line">
+                  <Link href={folderPath(folder.id)} class="folder-name">
+                    {folder.title}
+                  </Link>
+                  <SharingMarks item={folder} />
+                </span>
               )}
               <span class="meta-line">{[items, folder.updated ? formatDate(folder.updated) : ''].filter(Boolean).join(' · ')}</span>
             </div>
@@ -198,7 +228,7 @@ export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
           <button type="button" class="icon-button" onClick={() => downloadAs(api.archiveUrl({ folderIds: [folder.id], fileIds: [] }), `${folder.title}.zip`)} aria-label={`Download ${folder.title} as a zip archive`} title="Download as a zip archive">
             <Icon name="download" />
           </button>
-          <OwnerActions {...props} title={folder.title} mayManage={may.manage} mayRename={may.rename} renameButton={renameButton} />
+          <OwnerActions {...props} title={folder.title} mayManage={may.manage} mayTrash={may.trash} mayRename={may.rename} renameButton={renameButton} />
         </div>
       </td>
     </tr>
@@ -207,7 +237,7 @@ export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
 
 export function FileRow(props: RowProps & { file: api.FileItem; capabilities: api.Capabilities; isAdmin: boolean; onReleaseLock: () => void }) {
   const { file } = props
-  const may = allowed(file.access)
+  const may = allowed(file.access, props.parentAccess)
   const kind = fileKind(file.fileExst)
   const editors = file.editing ?? []
   const inTrash = props.section === 'trash'
@@ -225,9 +255,12 @@ export function FileRow(props: RowProps & { file: api.FileItem; capabilities: ap
             <RenameForm entry={{ kind: 'file', item: file }} onDone={props.onRenameDone} />
           ) : (
             <div class="name-text">
-              <a class="file-name" href={href ?? api.downloadUrl(file.id)} {...(href ? { target: '_blank', rel: 'noopener' } : { download: file.title })}>
-                {file.title}
-              </a>
+              <span class="name-line">
+                <a class="file-name" href={href ?? api.downloadUrl(file.id)} {...(href ? { target: '_blank', rel: 'noopener' } : { download: file.title })}>
+                  {file.title}
+                </a>
+                <SharingMarks item={file} />
+              </span>
               <span class="meta-line">
                 {formatSize(file.pureContentLength)} · {formatDate(file.updated)}
                 {file.updatedBy.displayName ? ` · ${file.updatedBy.displayName}` : ''}
@@ -283,7 +316,7 @@ export function FileRow(props: RowProps & { file: api.FileItem; capabilities: ap
               <Icon name="history" />
             </Link>
           ) : null}
-          <OwnerActions {...props} title={file.title} mayManage={may.manage} mayRename={may.rename} renameButton={renameButton} />
+          <OwnerActions {...props} title={file.title} mayManage={may.manage} mayTrash={may.trash} mayRename={may.rename} renameButton={renameButton} />
         </div>
       </td>
     </tr>
@@ -312,9 +345,11 @@ function RenameForm(props: { entry: Entry; onDone: (renamed?: { title: string })
     const title = value.trim()
     if (title === item.title) return props.onDone()
     if (!title) return setError('Enter a name.')
+    // Sent as shown under the field: repaired by the rule Folio repairs new names with.
+    const stored = storedName(title) ?? title
     setBusy(true)
     try {
-      props.onDone(props.entry.kind === 'file' ? await api.renameFile(item.id, title) : await api.renameFolder(item.id, title))
+      props.onDone(props.entry.kind === 'file' ? await api.renameFile(item.id, stored) : await api.renameFolder(item.id, stored))
     } catch (failure) {
       setError(errorText(failure))
       setBusy(false)
@@ -330,10 +365,11 @@ function RenameForm(props: { entry: Entry; onDone: (renamed?: { title: string })
         value={value}
         aria-label={`New name for ${item.title}`}
         aria-invalid={error ? true : undefined}
-        aria-describedby={error ? errorId : undefined}
+        aria-describedby={error ? errorId : `${errorId}-preview`}
         onInput={(event) => setValue(event.currentTarget.value)}
         disabled={busy}
       />
+      <NamePreview id={`${errorId}-preview`} wanted={value} />
       <button type="submit" class="button primary" disabled={busy}>
         Save
       </button>

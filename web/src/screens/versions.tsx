@@ -3,6 +3,7 @@ import * as api from '../api'
 import { ConfirmDialog } from '../components/dialog'
 import { Icon } from '../components/icons'
 import { Link } from '../components/link'
+import { folderPath } from '../router'
 import { formatDates, formatSize, versionSourceLabel } from '../format'
 import { announce } from '../notices'
 
@@ -29,13 +30,14 @@ export function VersionsScreen(props: { fileId: string }) {
     void load()
   }, [props.fileId])
   useEffect(() => heading.current?.focus(), [])
+  const back = useFolderOf(file)
 
   const current = file?.version
   const times = formatDates((versions ?? []).map((v) => v.created))
   return (
     <section class="versions">
       <p class="back">
-        <Link href="/">← All documents</Link>
+        <Link href={back.href}>← Back to {back.title}</Link>
       </p>
       <h1 ref={heading} tabIndex={-1}>
         Versions{file ? ' of ' : ''}
@@ -136,4 +138,32 @@ function RestoreDialog(props: { file: api.FileItem; version: api.VersionItem; on
       </p>
     </ConfirmDialog>
   )
+}
+
+/**
+ * Where the back link goes: the folder the file is in (its own top is "Documents"); a file
+ * reached through a share whose folder the reader cannot see goes back to "Shared with me".
+ */
+function useFolderOf(file: api.FileItem | undefined): { href: string; title: string } {
+  const [place, setPlace] = useState({ href: '/', title: 'Documents' })
+  const folderId = file?.folderId
+  useEffect(() => {
+    if (!folderId) return
+    let current = true
+    api.folderPath(folderId).then(
+      (folders) => {
+        const last = folders[folders.length - 1]
+        if (!current || !last) return
+        if (folders.length === 1) setPlace(last.id === '@share' ? { href: '/shared', title: 'Shared with me' } : { href: '/', title: 'Documents' })
+        else setPlace({ href: folderPath(last.id), title: last.title })
+      },
+      () => {
+        if (current) setPlace({ href: '/shared', title: 'Shared with me' })
+      },
+    )
+    return () => {
+      current = false
+    }
+  }, [folderId])
+  return place
 }

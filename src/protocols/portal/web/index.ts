@@ -40,7 +40,7 @@ export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../../../dist/web/', i
  * Paths the front end routes itself (history API); each answers index.html.
  * web/src/router.ts lists the same screens.
  */
-export const CLIENT_ROUTES = ['/', '/sign-in', '/people', '/versions/:fileId', '/folders/:folderId', '/shared', '/trash']
+export const CLIENT_ROUTES = ['/', '/sign-in', '/people', '/profile', '/versions/:fileId', '/folders/:folderId', '/shared', '/trash']
 
 /** Settings of the web UI plugin (tests point `root` at a build of their own). */
 export interface WebUiOptions {
