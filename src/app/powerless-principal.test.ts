@@ -276,6 +276,10 @@ describe('a powerless principal walks every use case and gets nothing', () => {
           () => app.sharing.linkPrincipal(aliceFile.id, carolKey, { id: 'g1', name: 'Guest' }),
         ],
       },
+      'conversion.status': { exempt: 'which converter runs: no document, no principal' },
+      'conversion.downloadAs': { walks: [(p) => app.conversion.downloadAs(p, aliceFile.id, '.pdf')] },
+      'conversion.thumbnail': { walks: [(p) => app.conversion.thumbnail(p, aliceFile.id)] },
+      'conversion.preview': { walks: [(p) => app.conversion.preview(p, aliceFile.id)] },
       'sharing.findPeople': { exempt: 'people search: any signed-in user may find people (names only), by design' },
       'sharing.linkAccess': {
         walks: [
