@@ -11,6 +11,7 @@ export type Route =
   | { name: 'sign-in'; next: string }
   | { name: 'people' }
   | { name: 'versions'; fileId: string }
+  | { name: 'preview'; fileId: string }
   | { name: 'not-found' }
 
 /** Only same-site paths may be a `next` after sign-in (no open redirect). */
@@ -29,7 +30,14 @@ export function parseRoute(pathname: string, search: string): Route {
   if (pathname === '/people') return { name: 'people' }
   const versions = /^\/versions\/([^/]+)$/.exec(pathname)
   if (versions?.[1]) return { name: 'versions', fileId: decodeURIComponent(versions[1]) }
+  const preview = /^\/files\/([^/]+)\/preview$/.exec(pathname)
+  if (preview?.[1]) return { name: 'preview', fileId: decodeURIComponent(preview[1]) }
   return { name: 'not-found' }
+}
+
+/** The address of a file's preview page. */
+export function previewPath(fileId: string): string {
+  return `/files/${encodeURIComponent(fileId)}/preview`
 }
 
 /** The address of a folder's screen. */

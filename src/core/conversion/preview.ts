@@ -1,4 +1,4 @@
-import { familyOf, normalizeExtension } from './formats.js'
+import { conversionTable, familyOf, normalizeExtension } from './formats.js'
 
 /**
  * How a browser is shown a document: the PDF itself, an image as it is, text as text, or
@@ -32,4 +32,15 @@ export function previewFormatOf(extension: string): PreviewFormat | undefined {
   if (TEXT_EXTENSIONS.has(ext)) return { kind: 'text', contentType: 'text/plain; charset=utf-8' }
   if (familyOf(ext) !== undefined) return { kind: 'converted', contentType: 'application/pdf' }
   return undefined
+}
+
+/** The preview kind of every extension that has one (for clients that choose how to show it). */
+export function previewKinds(): Record<string, PreviewKind> {
+  const extensions = [...Object.keys(IMAGE_TYPES), ...TEXT_EXTENSIONS, ...Object.keys(conversionTable())]
+  const kinds: Record<string, PreviewKind> = {}
+  for (const extension of extensions) {
+    const format = previewFormatOf(extension)
+    if (format !== undefined) kinds[extension] = format.kind
+  }
+  return kinds
 }

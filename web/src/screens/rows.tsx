@@ -7,7 +7,7 @@ import { downloadAs } from '../downloads'
 import { errorText } from '../error-text'
 import { fileKind, formatDate, formatSize, splitExtension } from '../format'
 import type { Entry } from '../items'
-import { folderPath } from '../router'
+import { folderPath, previewPath } from '../router'
 import { lockDescription } from './item-dialogs'
 
 export type SortField = api.SortField
@@ -43,7 +43,7 @@ export function SortHeader(props: {
   )
 }
 
-function editorHref(file: api.FileItem, capabilities: api.Capabilities): string | undefined {
+export function editorHref(file: api.FileItem, capabilities: api.Capabilities): string | undefined {
   // `doceditor` in the address: ONLYOFFICE's Desktop Editors open it as an editor tab.
   if (capabilities.onlyofficeEditor) return `/doceditor/${encodeURIComponent(file.id)}`
   if (capabilities.wopiEditor) return `/wopi-host/${encodeURIComponent(file.id)}?action=edit`
@@ -222,9 +222,16 @@ export function FileRow(props: RowProps & { file: api.FileItem; capabilities: ap
             <RenameForm entry={{ kind: 'file', item: file }} onDone={props.onRenameDone} />
           ) : (
             <div class="name-text">
-              <a class="file-name" href={href ?? api.downloadUrl(file.id)} {...(href ? { target: '_blank', rel: 'noopener' } : { download: file.title })}>
-                {file.title}
-              </a>
+              {inTrash ? (
+                <a class="file-name" href={api.downloadUrl(file.id)} download={file.title}>
+                  {file.title}
+                </a>
+              ) : (
+                // A click opens the preview page, with Download, Download as and the editor.
+                <Link class="file-name" href={previewPath(file.id)}>
+                  {file.title}
+                </Link>
+              )}
               <span class="meta-line">
                 {formatSize(file.pureContentLength)} · {formatDate(file.updated)}
                 {file.updatedBy.displayName ? ` · ${file.updatedBy.displayName}` : ''}
