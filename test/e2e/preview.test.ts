@@ -92,6 +92,75 @@ describe('previews (GET files/file/{id}/preview)', { skip: libreOfficeMissing() 
   })
 })
 
+describe('a share link\'s page, preview and download (no editor configured)', { skip: libreOfficeMissing() }, () => {
+  let server: TestServer
+  let token: string
+
+  before(async () => {
+    server = await startTestServer({ FOLIO_CONVERTER: 'libreoffice', FOLIO_CONVERTER_WORKERS: '1' })
+    token = await signIn(server.url)
+  })
+  after(() => server.dispose())
+
+  const setLink = async (id: string, share: number) => {
+    const reply = await call(server.url, 'PUT', `/api/2.0/files/${id}/sharedlink`, { token, body: { share } })
+    assert.equal(reply.status, 200, reply.text)
+    return share === 0 ? '' : new URL(reply.json.response.sharedTo.shareLink).searchParams.get('doc') ?? ''
+  }
+
+  test('the page names the document, its owner, size and date, frames its preview and offers the download', async () => {
+    const bytes = docxWithText(['Our offer stands until May'])
+    const id = await upload(server.url, token, 'Offer & terms.docx', bytes)
+    const key = await setLink(id, 2)
+    const q = `doc=${encodeURIComponent(key)}`
+    const page = await fetch(`${server.url}/s/${id}?${q}`, { headers: { Accept: 'text/html' } })
+    assert.equal(page.status, 200)
+    const html = await page.text()
+    assert.match(html, /<h1>Offer &amp; terms\.docx<\/h1>/)
+    assert.match(html, /Shared by <span class="owner">admin<\/span>/)
+    assert.match(html, /KB/)
+    assert.match(html, new RegExp(`<iframe class="frame" src="/s/${id}/preview\\?doc=`))
+    assert.match(html, new RegExp(`href="/s/${id}/download\\?doc=`))
+    assert.doesNotMatch(html, /Open in editor/, 'no editor is configured')
+    assert.match(page.headers.get('content-security-policy') ?? '', /frame-src 'self'/)
+    assert.equal(page.headers.get('cache-control'), 'no-store')
+
+    const preview = await fetch(`${server.url}/s/${id}/preview?${q}`)
+    assert.equal(preview.status, 200)
+    assert.equal(preview.headers.get('content-type'), 'application/pdf')
+    assert.equal(preview.headers.get('x-frame-options'), null)
+    assert.match(await textOf('pdf', Buffer.from(await preview.arrayBuffer())), /Our offer stands until May/)
+    const download = await fetch(`${server.url}/s/${id}/download?${q}`)
+    assert.equal(download.status, 200)
+    assert.match(download.headers.get('content-disposition') ?? '', /^attachment/)
+    assert.deepEqual(Buffer.from(await download.arrayBuffer()), bytes)
+  })
+
+  test('a text file shows escaped in the page itself', async () => {
+    const id = await upload(server.url, token, 'note.txt', Buffer.from('<script>alert(1)</script>'))
+    const key = await setLink(id, 2)
+    const html = await (await fetch(`${server.url}/s/${id}?doc=${encodeURIComponent(key)}`)).text()
+    assert.match(html, /<pre aria-label="Contents of note\.txt">&lt;script&gt;alert\(1\)&lt;\/script&gt;<\/pre>/)
+  })
+
+  test('an unknown key, another file\'s key or a link turned off: a 404 page for the page, preview and download', async () => {
+    const id = await upload(server.url, token, 'Gone.txt', Buffer.from('gone'))
+    const other = await upload(server.url, token, 'Other.txt', Buffer.from('other'))
+    const key = await setLink(id, 2)
+    const otherKey = await setLink(other, 2)
+    await setLink(id, 0)
+    for (const [fileId, k] of [[id, key], [id, otherKey], [id, 'made-up'], [id, '']] as const) {
+      for (const path of ['', '/preview', '/download']) {
+        const reply = await fetch(`${server.url}/s/${fileId}${path}?doc=${encodeURIComponent(k)}`, { headers: { Accept: 'text/html' } })
+        assert.equal(reply.status, 404, `${path} ${k}`)
+        const text = await reply.text()
+        assert.match(text, /This document is not here/)
+        assert.doesNotMatch(text, /gone/)
+      }
+    }
+  })
+})
+
 describe('previews without a converter (FOLIO_CONVERTER=off)', () => {
   let server: TestServer
   let token: string

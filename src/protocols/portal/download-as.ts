@@ -68,6 +68,8 @@ export async function sendPreview(
   fileId: string,
 ): Promise<FastifyReply> {
   const preview: Preview = await ctx.app.conversion.preview(by, fileId)
+  // Its frame-ancestors below, not the web UI's blanket DENY, says who may frame it.
+  reply.removeHeader('X-Frame-Options')
   reply.header('Content-Security-Policy', preview.kind === 'pdf' || preview.kind === 'converted' ? PREVIEW_CSP : SANDBOXED_PREVIEW_CSP)
   if (preview.kind === 'converted') return send(reply, preview.converted, 'inline')
   const { file } = preview

@@ -25,6 +25,7 @@ import {
   setCommonSecurityHeaders,
   wopiHostContentSecurityPolicy,
 } from './security-headers.js'
+import { sharePageRoutes } from './share-page.js'
 import { loadStaticAssets, pickEncoding, type StaticAssets } from './static-assets.js'
 import {
   WOPI_HOST_SCRIPT,
@@ -92,6 +93,7 @@ export function webUi(ctx: AdapterContext, options: WebUiOptions = {}): HttpPlug
     await app.register(wopiHostRoutes(ctx))
     if (ctx.config.docs === undefined) await app.register(editorFallbackRoutes(ctx))
     await app.register(desktopRoutes())
+    await app.register(sharePageRoutes(ctx))
     await app.register(staticRoutes(ctx, root))
   }
 }
