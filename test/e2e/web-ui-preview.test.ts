@@ -109,6 +109,65 @@ describe('web UI: the preview page (LibreOffice converts)', { skip: libreOfficeM
   })
 })
 
+describe('a share link opened signed out, with no editor configured', { skip: libreOfficeMissing() }, () => {
+  let server: TestServer
+  let b: TestBrowser
+  let docId: string
+  let link: string
+
+  before(async () => {
+    server = await startTestServer({ FOLIO_CONVERTER: 'libreoffice', FOLIO_CONVERTER_WORKERS: '1' })
+    const token = await signIn(server.url)
+    docId = await upload(server.url, token, 'Offer.docx', docxWithText(['The offer stands until May']))
+    const made = await fetch(`${server.url}/api/2.0/files/${docId}/sharedlink`, {
+      method: 'PUT',
+      headers: { Authorization: token, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ share: 2 }),
+    })
+    const shareLink = String((await made.json()).response.sharedTo.shareLink)
+    link = server.url + new URL(shareLink).pathname + new URL(shareLink).search
+    b = await launchBrowser()
+    b.page.setDefaultTimeout(60_000)
+  })
+  after(async () => {
+    await b?.close()
+    await server?.dispose()
+  })
+
+  test('the page shows the name, owner, the PDF preview and a working download; no editor, no name asked', async () => {
+    const { page } = b
+    const pdf = page.waitForResponse((response) => new URL(response.url()).pathname === `/s/${docId}/preview`)
+    await page.goto(link)
+    await page.getByRole('heading', { name: 'Offer.docx' }).waitFor()
+    assert.equal(await page.locator('.owner').textContent(), 'admin')
+    const response = await pdf
+    assert.equal(response.status(), 200)
+    assert.equal(response.headers()['content-type'], 'application/pdf')
+    const again = await page.context().request.get(response.url())
+    assert.match(await textOf('pdf', await again.body()), /The offer stands until May/)
+    assert.equal(await page.getByText('Open in editor').count(), 0)
+    assert.equal(await page.locator('input[name="name"]').count(), 0)
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download' }).click()])
+    assert.equal(download.suggestedFilename(), 'Offer.docx')
+    assert.deepEqual(unexpectedErrors(b.errors), [])
+    await b.screenshot('share-link-page')
+    await page.setViewportSize(PHONE)
+    try {
+      assert.equal(await overflowsSideways(page), false)
+      await b.screenshot('share-link-page-phone')
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 })
+    }
+  })
+
+  test('a link that is not (or no longer) there is a friendly 404 page', async () => {
+    const { page } = b
+    const response = await page.goto(`${server.url}/s/${docId}?doc=not-the-key`)
+    assert.equal(response?.status(), 404)
+    await page.getByRole('heading', { name: 'This document is not here' }).waitFor()
+  })
+})
+
 describe('web UI: the preview page without a converter', () => {
   let server: TestServer
   let b: TestBrowser
