@@ -41,6 +41,8 @@ describe('web UI: the preview page (LibreOffice converts)', { skip: libreOfficeM
     docId = await upload(server.url, token, 'Budget memo.docx', docxWithText(['Spending stays within the plan']))
     imageId = await upload(server.url, token, 'Logo.png', TINY_PNG)
     await upload(server.url, token, 'notes.txt', Buffer.from(HOSTILE_TEXT))
+    await upload(server.url, token, 'Broken.docx', Buffer.from('not a zip at all'))
+    await upload(server.url, token, 'bundle.zip', Buffer.from('PK'))
     b = await launchBrowser()
     b.page.setDefaultTimeout(60_000)
     await signInThroughPage(b.page, server)
@@ -106,6 +108,46 @@ describe('web UI: the preview page (LibreOffice converts)', { skip: libreOfficeM
     assert.notEqual(await page.title(), 'pwned')
     await b.screenshot('preview-text')
     assert.deepEqual(unexpectedErrors(b.errors), [])
+  })
+
+  test('the grid view shows each document\'s first page, lazily, and an icon where there is none', async () => {
+    const { page } = b
+    await page.goto(`${server.url}/`)
+    await fileRow(page, 'Budget memo.docx').waitFor()
+    const thumbnail = page.waitForResponse((response) => new URL(response.url()).pathname === `/api/2.0/files/file/${docId}/thumbnail`)
+    await page.getByRole('button', { name: 'Grid' }).click()
+    assert.equal(await page.getByRole('button', { name: 'Grid' }).getAttribute('aria-pressed'), 'true')
+    const grid = page.getByRole('list', { name: 'Items' })
+    await grid.waitFor()
+    assert.equal(await page.locator('table.files').isVisible(), false)
+    const card = (title: string) => grid.locator('li.card').filter({ has: page.getByRole('link', { name: title, exact: true }) })
+    const image = card('Budget memo.docx').locator('img.thumbnail')
+    assert.equal(await image.getAttribute('loading'), 'lazy')
+    const response = await thumbnail
+    assert.equal(response.status(), 200)
+    assert.equal(response.headers()['content-type'], 'image/png')
+    await page.waitForFunction((id) => {
+      const img = document.querySelector(`img.thumbnail[src*="${id}"]`)
+      return img instanceof HTMLImageElement && img.complete && img.naturalWidth > 0
+    }, docId)
+    // A document the converter cannot read, and a kind with no thumbnail: the type icon.
+    await card('Broken.docx').locator('svg.file-icon').waitFor()
+    assert.equal(await card('Broken.docx').locator('img').count(), 0)
+    assert.equal(await card('bundle.zip').locator('img').count(), 0)
+    assert.equal(await card('Logo.png').locator('img.thumbnail').getAttribute('src'), `/api/2.0/files/file/${imageId}/preview`)
+    await b.screenshot('grid-view')
+    await page.setViewportSize(PHONE)
+    try {
+      assert.equal(await overflowsSideways(page), false)
+      await b.screenshot('grid-view-phone')
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 })
+    }
+    // The choice is kept in this browser.
+    await page.reload()
+    await page.getByRole('list', { name: 'Items' }).waitFor()
+    await page.getByRole('button', { name: 'List' }).click()
+    await fileRow(page, 'Budget memo.docx').waitFor()
   })
 })
 
@@ -200,6 +242,9 @@ describe('web UI: the preview page without a converter', () => {
     await page.goBack()
     await fileRow(page, 'readme.md').getByRole('link', { name: 'readme.md', exact: true }).click()
     await page.locator('pre.preview-text').filter({ hasText: '# Read me' }).waitFor()
+    await page.goBack()
+    await fileRow(page, 'Plan.docx').waitFor()
+    assert.equal(await page.getByRole('button', { name: 'Grid' }).count(), 0, 'no grid of thumbnails without a converter')
     assert.deepEqual(unexpectedErrors(b.errors), [])
   })
 })

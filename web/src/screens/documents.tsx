@@ -24,6 +24,7 @@ import {
   ReleaseLockDialog,
   type NewKind,
 } from './item-dialogs'
+import { ItemGrid, ViewToggle, savedView, saveView, type ListView } from './grid'
 import { FileRow, FolderRow, SortHeader, type Section, type SortField, type SortOrder } from './rows'
 
 /** Rows per page: the server pages, so 10,000 files cost no more than 100. */
@@ -63,6 +64,9 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
   const [sortBy, setSortBy] = useState<SortField>('DateAndTime')
   const [sortOrder, setSortOrder] = useState<SortOrder>('descending')
   const [filterText, setFilterText] = useState('')
+  // The grid of thumbnails needs a converter; without one the list is the only view.
+  const [view, setView] = useState<ListView>(savedView)
+  const grid = view === 'grid' && props.capabilities.converter
   const [filter, setFilter] = useState('')
   const [page, setPage] = useState(0)
   const [data, setData] = useState<api.FolderPage | undefined>(undefined)
@@ -466,6 +470,15 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
             onInput={(event) => setFilterText(event.currentTarget.value)}
           />
         </label>
+        {props.capabilities.converter ? (
+          <ViewToggle
+            view={view}
+            onChange={(next) => {
+              setView(next)
+              saveView(next)
+            }}
+          />
+        ) : null}
         <p class="range" aria-live="polite">
           {loading && !data ? 'Loading…' : total === 0 ? 'No files' : `${first}–${last} of ${total.toLocaleString()}`}
         </p>
@@ -520,7 +533,8 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
         </p>
       ) : null}
 
-      <table class="files" aria-busy={loading} aria-label={section === 'my' ? 'Your documents' : title}>
+      {grid ? <ItemGrid entries={entries} capabilities={props.capabilities} inTrash={section === 'trash'} /> : null}
+      <table class="files" hidden={grid} aria-busy={loading} aria-label={section === 'my' ? 'Your documents' : title}>
         <thead>
           <tr>
             <th scope="col" class="col-select">
