@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { libreOfficeMissing, textOf } from '../contract/converter.contract.js'
 import { startTestServer, type TestServer } from '../support/folio-server.js'
 import { docxWithText } from '../support/office-documents.js'
+import { startDiscoveryServer } from '../support/onlyoffice-wopi-client.js'
 import { call, signIn } from '../support/portal-client.js'
 
 /** A 1x1 PNG. */
@@ -184,5 +185,40 @@ describe('previews without a converter (FOLIO_CONVERTER=off)', () => {
     assert.equal(reply.status, 501, reply.text)
     assert.equal(reply.json.error.type, 'CONVERTER_OFF')
     assert.match(String(reply.json.error.message), /FOLIO_CONVERTER|LibreOffice|soffice/i)
+  })
+})
+
+describe('a share link\'s page with a WOPI client only', () => {
+  let server: TestServer
+  let discovery: Awaited<ReturnType<typeof startDiscoveryServer>>
+  let token: string
+
+  before(async () => {
+    discovery = await startDiscoveryServer()
+    server = await startTestServer({ FOLIO_WOPI_DISCOVERY_URL: discovery.url, FOLIO_CONVERTER: 'off' })
+    token = await signIn(server.url)
+  })
+  after(async () => {
+    await server?.dispose()
+    await discovery?.close()
+  })
+
+  test('Open in editor asks the name, then the host page posts a guest token to the client (view for a Read link)', async () => {
+    const id = await upload(server.url, token, 'Plan.docx', docxWithText(['x']))
+    const made = await call(server.url, 'PUT', `/api/2.0/files/${id}/sharedlink`, { token, body: { share: 2 } })
+    const key = new URL(made.json.response.sharedTo.shareLink).searchParams.get('doc') ?? ''
+    const page = await (await fetch(`${server.url}/s/${id}?doc=${encodeURIComponent(key)}`)).text()
+    assert.match(page, new RegExp(`action="/s/${id}/wopi"`))
+    assert.match(page, /A preview of this document needs LibreOffice/)
+    const host = await fetch(`${server.url}/s/${id}/wopi?doc=${encodeURIComponent(key)}&name=Gina`)
+    assert.equal(host.status, 200)
+    const html = await host.text()
+    assert.match(html, /name="access_token"/)
+    assert.match(html, new RegExp(new URL(discovery.url).host))
+    const accessToken = /name="access_token" value="([^"]+)"/.exec(html)?.[1] ?? ''
+    const info = await (await fetch(`${server.url}/wopi/files/${id}?access_token=${encodeURIComponent(accessToken)}`)).json()
+    assert.equal(info.UserFriendlyName, 'Gina')
+    assert.equal(info.UserCanWrite, false)
+    assert.equal((await fetch(`${server.url}/s/${id}/wopi?doc=wrong&name=Gina`)).status, 404)
   })
 })

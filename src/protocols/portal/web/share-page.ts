@@ -8,6 +8,10 @@ import { escapeHtml, sendProblemPage } from '../../http/error-page.js'
 import { foundOrUndefined } from '../../http/page-lookup.js'
 import { sendContent } from '../../http/send-content.js'
 import { sendPreview } from '../download-as.js'
+import { wopiHostContentSecurityPolicy } from './security-headers.js'
+import { renderWopiHostPage, resolveActionUrl } from './wopi-host-page.js'
+import { guestIdOf, guestName } from '../../http/guest-identity.js'
+import { isDomainError } from '../../../core/errors.js'
 
 /**
  * A file's share link in the browser, editor or not: `/s/:fileId?doc=<key>` answers a page
@@ -99,8 +103,10 @@ async function renderSharePage(ctx: AdapterContext, file: FileRecord, key: strin
   const base = `/s/${encodeURIComponent(file.id)}`
   const owner = (await ctx.app.accounts.displayNames([file.ownerId])).get(file.ownerId) ?? ''
   const date = new Date(file.updatedAt).toISOString().replace('T', ' ').slice(0, 16) + ' UTC'
-  const editor = ctx.config.docs !== undefined
-    ? `<details><summary class="button primary">Open in editor</summary><form method="get" action="${escapeHtml(`${base}/editor`)}">` +
+  // ONLYOFFICE Docs' editor page, else the WOPI client's host page.
+  const editorPath = ctx.config.docs !== undefined ? `${base}/editor` : ctx.config.wopi.discoveryUrl !== undefined ? `${base}/wopi` : undefined
+  const editor = editorPath !== undefined
+    ? `<details><summary class="button primary">Open in editor</summary><form method="get" action="${escapeHtml(editorPath)}">` +
       `<input type="hidden" name="doc" value="${escapeHtml(key)}">` +
       '<label>Your name (others editing see it) <input name="name" maxlength="64" required></label> ' +
       '<button type="submit" class="button primary">Open</button></form></details>'
@@ -151,6 +157,30 @@ export function sharePageRoutes(ctx: AdapterContext) {
         return reply.redirect(`/s/${encodeURIComponent(opened.file.id)}/editor${queryOf(request)}`, 302)
       }
       return sendPage(reply, await renderSharePage(ctx, opened.file, key))
+    })
+
+    // The WOPI client's host page for a link's guest (when no ONLYOFFICE Docs is configured):
+    // edit with a ReadWrite link, view with any other.
+    app.get<{ Params: { fileId: string }; Querystring: LinkQuery }>('/s/:fileId/wopi', async (request, reply) => {
+      const key = keyOf(request.query)
+      const opened = await linkHolder(ctx, request.params.fileId, key)
+      if (!opened) return sendProblemPage(reply, 'NOT_FOUND')
+      if (ctx.config.wopi.discoveryUrl === undefined) return sendProblemPage(reply, 'NO_EDITOR')
+      const guest = { id: guestIdOf(request, reply, ctx.config.publicUrl.startsWith('https:')), name: guestName(request.query.name) }
+      const launch = await ctx.app.wopi.launchByLink(opened.file.id, key, guest, 'write').catch((error: unknown) => {
+        if (isDomainError(error) && error.code === 'FORBIDDEN') return ctx.app.wopi.launchByLink(opened.file.id, key, guest, 'read')
+        throw error
+      })
+      const urlsrc = launch.permission === 'write' ? (launch.edit ?? launch.view) : (launch.view ?? launch.edit)
+      if (!urlsrc) return sendProblemPage(reply, 'EDITOR_UNAVAILABLE')
+      const actionUrl = resolveActionUrl(urlsrc, launch.wopiSrc, 'en-US')
+      return reply
+        .code(200)
+        .header('Content-Type', 'text/html; charset=utf-8')
+        .header('Cache-Control', 'no-store')
+        .header('Referrer-Policy', 'no-referrer')
+        .header('Content-Security-Policy', wopiHostContentSecurityPolicy(new URL(actionUrl).origin))
+        .send(renderWopiHostPage({ title: opened.file.title, actionUrl, accessToken: launch.accessToken, accessTokenTtl: launch.accessTokenTtl }))
     })
 
     app.get<{ Params: { fileId: string }; Querystring: LinkQuery }>('/s/:fileId/preview', async (request, reply) => {
