@@ -284,6 +284,7 @@ describe('a powerless principal walks every use case and gets nothing', () => {
         ],
       },
       'sharing.sharingOf': { exempt: 'reads the sharing of the caller\'s own items only (others\' items are left out); writes nothing' },
+      'conversion.preview': { walks: [(p) => app.conversion.preview(p, aliceFile.id)] },
       'sharing.findPeople': { exempt: 'people search: any signed-in user may find people (names only), by design' },
       'sharing.linkAccess': {
         walks: [

@@ -90,17 +90,24 @@ describe('share links', () => {
     assert.equal((await call(h.folio.url, 'GET', `/api/2.0/files/${file.id}/sharedlink`, { token: h.token })).json.response, null)
   })
 
-  test('the browser page of a link asks the guest for a name, then opens the editor', async () => {
+  test('the browser page of a link offers the editor, which asks the guest for a name, then opens it', async () => {
     const file = await h.upload('Page.docx', 'page')
     const key = new URL((await setLink(file.id, 6)).json.response.sharedTo.shareLink).searchParams.get('doc') ?? ''
     const ask = await call(h.folio.url, 'GET', `/s/${file.id}?doc=${encodeURIComponent(key)}`)
     assert.equal(ask.status, 200)
+    assert.match(ask.text, /Open in editor/)
+    assert.match(ask.text, new RegExp(`action="/s/${file.id}/editor"`))
     assert.match(ask.text, /name="name"/)
-    const page = await call(h.folio.url, 'GET', `/s/${file.id}?doc=${encodeURIComponent(key)}&name=${encodeURIComponent('Ada <b>')}`)
+    // The address of the name form, and the older one with the name on the link itself.
+    const old = await call(h.folio.url, 'GET', `/s/${file.id}?doc=${encodeURIComponent(key)}&name=Ada`)
+    assert.equal(old.status, 302)
+    assert.equal(old.headers.get('location'), `/s/${file.id}/editor?doc=${encodeURIComponent(key)}&name=Ada`)
+    const page = await call(h.folio.url, 'GET', `/s/${file.id}/editor?doc=${encodeURIComponent(key)}&name=${encodeURIComponent('Ada <b>')}`)
     assert.equal(page.status, 200)
     assert.match(page.text, /DocsAPI/)
     assert.match(page.text, /Ada \\u003cb>|Ada \\u003cb\\u003e/)
     assert.doesNotMatch(page.text, /Ada <b>/)
     assert.equal((await call(h.folio.url, 'GET', `/s/${file.id}?doc=wrong&name=x`)).status, 404)
+    assert.equal((await call(h.folio.url, 'GET', `/s/${file.id}/editor?doc=wrong&name=x`)).status, 404)
   })
 })

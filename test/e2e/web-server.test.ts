@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { gunzipSync, brotliDecompressSync } from 'node:zlib'
+import { libreOfficeMissing } from '../contract/converter.contract.js'
 import { startTestServer, type TestServer } from '../support/folio-server.js'
 import { startDiscoveryServer } from '../support/onlyoffice-wopi-client.js'
 import { call, signIn } from '../support/portal-client.js'
@@ -215,11 +216,16 @@ describe('web UI: cookie session and CSRF guard', () => {
     const token = await signIn(server.url)
     const reply = await call(server.url, 'GET', '/api/2.0/settings/capabilities', { token })
     assert.equal(reply.status, 200)
-    assert.deepEqual(reply.json.response, {
+    const { previews, conversions, ...rest } = reply.json.response
+    assert.deepEqual(rest, {
       onlyofficeEditor: false,
       wopiEditor: false,
       maxFileSize: 1024 ** 3,
+      // FOLIO_CONVERTER is auto: LibreOffice runs where soffice is installed.
+      converter: libreOfficeMissing() === false,
     })
+    assert.deepEqual([previews.docx, previews.png, previews.md, previews.pdf, previews.svg], ['converted', 'image', 'text', 'pdf', undefined])
+    assert.ok(conversions.docx.includes('pdf'))
   })
 })
 

@@ -74,10 +74,14 @@ describe('web UI: the rough edges a person meets first (no editor configured)', 
     const row = fileRow(page, 'memo.txt')
     await row.waitFor()
     const name = row.getByRole('link', { name: 'memo.txt', exact: true })
-    assert.match((await name.getAttribute('href')) ?? '', /\/api\/2\.0\/files\/file\/[^/]+\/download$/)
+    assert.match((await name.getAttribute('href')) ?? '', /^\/files\/[^/]+\/preview$/)
     assert.equal(await row.getByRole('button', { name: /in the editor/ }).count(), 0, 'no editor button for a person')
     assert.equal(await row.getByRole('link', { name: /in the editor/ }).count(), 0)
-    const [download] = await Promise.all([page.waitForEvent('download'), name.click()])
+    // The name opens the preview page, which offers the download (and no editor).
+    await name.click()
+    await page.locator('pre.preview-text').filter({ hasText: 'a memo' }).waitFor()
+    assert.equal(await page.getByRole('link', { name: /Open in editor/ }).count(), 0)
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download', exact: true }).click()])
     assert.equal(download.suggestedFilename(), 'memo.txt')
     await page.getByRole('button', { name: 'Sign out' }).click()
 

@@ -26,7 +26,8 @@ async function editorConfigOf(editor: Page): Promise<EditorConfig> {
 /** Clicks a file's name in the list and returns the editor page it opens in a new tab. */
 async function openFromList(page: Page, title: string): Promise<Page> {
   const popup = page.waitForEvent('popup')
-  await fileRow(page, title).getByRole('link', { name: title, exact: true }).click()
+  // The name opens the preview page; the row's editor button opens the editor.
+  await fileRow(page, title).getByRole('link', { name: `Open ${title} in the editor` }).click()
   const editor = await popup
   await editor.waitForLoadState('domcontentloaded')
   return editor
@@ -277,6 +278,9 @@ describe('Working together in the web UI: two people, the Docs simulator and a l
   test('the link opens the document for someone signed out, to view', async () => {
     const { page } = guest
     await page.goto(linkUrl)
+    // The link's page first; the name is asked once the guest chooses the editor.
+    await page.getByRole('heading', { name: 'Brief.docx' }).waitFor()
+    await page.getByText('Open in editor').click()
     await page.getByLabel('Your name').fill('Visitor')
     await page.getByRole('button', { name: 'Open' }).click()
     const config = await editorConfigOf(page)

@@ -136,6 +136,12 @@ export interface Capabilities {
   onlyofficeEditor: boolean
   wopiEditor: boolean
   maxFileSize: number
+  /** A converter runs: office documents preview as PDF, download as and thumbnails work. */
+  converter: boolean
+  /** How each extension previews: 'pdf', 'image', 'text', or 'converted' (needs the converter). */
+  previews: Record<string, 'pdf' | 'image' | 'text' | 'converted'>
+  /** What each extension can be downloaded as. */
+  conversions: Record<string, string[]>
 }
 
 let onUnauthenticated: () => void = () => undefined
@@ -372,6 +378,12 @@ export const archiveUrl = (items: { folderIds: string[]; fileIds: string[] }) =>
   if (items.fileIds.length > 0) query.set('fileIds', items.fileIds.join(','))
   return `${API}/files/fileops/bulkdownload?${query.toString()}`
 }
+/** The preview of a file's current version, shown by the browser itself (inline). */
+export const previewUrl = (id: string) => `${API}/files/file/${encodeURIComponent(id)}/preview`
+/** The file converted to `target` ('pdf'): ONLYOFFICE's download as. */
+export const downloadAsUrl = (id: string, target: string) => `${downloadUrl(id)}?outputtype=.${encodeURIComponent(target)}`
+/** An image of the file's first page (made by the converter). */
+export const thumbnailUrl = (id: string) => `${API}/files/file/${encodeURIComponent(id)}/thumbnail`
 export const versionDownloadUrl = (id: string, version: number) =>
   `${API}/files/file/${encodeURIComponent(id)}/version/${version}/download`
 

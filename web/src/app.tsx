@@ -10,6 +10,7 @@ import { DocumentsScreen } from './screens/documents'
 import { PeopleScreen } from './screens/people'
 import { ProfileScreen } from './screens/profile'
 import { SignInScreen } from './screens/sign-in'
+import { PreviewScreen } from './screens/preview'
 import { VersionsScreen } from './screens/versions'
 
 type Session =
@@ -17,7 +18,7 @@ type Session =
   | { state: 'signed-out' }
   | { state: 'signed-in'; profile: api.Profile; capabilities: api.Capabilities }
 
-const NO_CAPABILITIES: api.Capabilities = { onlyofficeEditor: false, wopiEditor: false, maxFileSize: Infinity }
+const NO_CAPABILITIES: api.Capabilities = { onlyofficeEditor: false, wopiEditor: false, maxFileSize: Infinity, converter: false, previews: {}, conversions: {} }
 
 function here(): string {
   return location.pathname + location.search
@@ -129,6 +130,7 @@ function SignedIn(props: { route: ReturnType<typeof useRoute>; profile: api.Prof
     return <DocumentsScreen folder={route.folder} capabilities={props.capabilities} isAdmin={props.profile.isAdmin} selfId={props.profile.id} />
   }
   if (route.name === 'versions') return <VersionsScreen fileId={route.fileId} />
+  if (route.name === 'preview') return <PreviewScreen fileId={route.fileId} capabilities={props.capabilities} />
   if (route.name === 'people') {
     if (!props.profile.isAdmin) return <NotAllowed />
     return <PeopleScreen self={props.profile} />

@@ -12,6 +12,7 @@ export type Route =
   | { name: 'people' }
   | { name: 'profile' }
   | { name: 'versions'; fileId: string }
+  | { name: 'preview'; fileId: string }
   | { name: 'not-found' }
 
 /** Only same-site paths may be a `next` after sign-in (no open redirect). */
@@ -31,7 +32,14 @@ export function parseRoute(pathname: string, search: string): Route {
   if (pathname === '/profile') return { name: 'profile' }
   const versions = /^\/versions\/([^/]+)$/.exec(pathname)
   if (versions?.[1]) return { name: 'versions', fileId: decodeURIComponent(versions[1]) }
+  const preview = /^\/files\/([^/]+)\/preview$/.exec(pathname)
+  if (preview?.[1]) return { name: 'preview', fileId: decodeURIComponent(preview[1]) }
   return { name: 'not-found' }
+}
+
+/** The address of a file's preview page. */
+export function previewPath(fileId: string): string {
+  return `/files/${encodeURIComponent(fileId)}/preview`
 }
 
 /** The address of a folder's screen. */

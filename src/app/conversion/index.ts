@@ -5,6 +5,7 @@ import {
   normalizeExtension,
   type ConversionTarget,
 } from '../../core/conversion/formats.js'
+import { previewFormatOf, type PreviewKind } from '../../core/conversion/preview.js'
 import type { FileRecord } from '../../core/entities.js'
 import { DomainError } from '../../core/errors.js'
 import { extensionOf } from '../../core/names/file-names.js'
@@ -35,7 +36,19 @@ export interface ConversionService {
    * first request and kept like any rendition. Same access and errors as downloadAs.
    */
   thumbnail(by: Principal, fileId: string): Promise<DownloadedAs>
+  /**
+   * What a browser shows of the current version: a PDF, an image or text as stored, else
+   * the PDF rendition (made like a download as). Same access as a download (NOT_FOUND
+   * without it); CONVERSION_UNSUPPORTED for a file with no preview; CONVERTER_OFF when a
+   * rendition is needed and no converter runs.
+   */
+  preview(by: Principal, fileId: string): Promise<Preview>
 }
+
+/** A preview: the stored file itself, or its PDF rendition. */
+export type Preview =
+  | { kind: Exclude<PreviewKind, 'converted'>; contentType: string; file: FileRecord }
+  | { kind: 'converted'; contentType: string; converted: DownloadedAs }
 
 /** A converted file on its way to the client. */
 export interface DownloadedAs {
@@ -70,6 +83,15 @@ export function createConversionService(deps: ConversionDependencies): Conversio
     status: () => deps.converter.status(),
     downloadAs: (by, fileId, outputType) => convertCurrent(by, fileId, targetOf(outputType)),
     thumbnail: (by, fileId) => convertCurrent(by, fileId, 'png'),
+    preview: async (by, fileId) => {
+      const file = await deps.fileFor(by, fileId)
+      const format = previewFormatOf(extensionOf(file.title))
+      if (format === undefined) {
+        throw new DomainError('CONVERSION_UNSUPPORTED', `Folio shows no preview of a .${extensionOf(file.title) || 'file without an extension'}; download it instead`)
+      }
+      if (format.kind !== 'converted') return { kind: format.kind, contentType: format.contentType, file }
+      return { kind: 'converted', contentType: format.contentType, converted: await convertCurrent(by, fileId, 'pdf') }
+    },
   }
 
   async function convertCurrent(by: Principal, fileId: string, target: ConversionTarget): Promise<DownloadedAs> {

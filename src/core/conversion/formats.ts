@@ -67,6 +67,11 @@ export function conversionTargets(sourceExtension: string): readonly ConversionT
   return TARGETS_OF_FAMILY[family].filter((target) => target !== source)
 }
 
+/** Every source extension Folio converts, with what it converts to. */
+export function conversionTable(): Record<string, readonly ConversionTarget[]> {
+  return Object.fromEntries(Object.keys(FAMILY_OF_SOURCE).map((source) => [source, conversionTargets(source)]))
+}
+
 /** True when the table converts `sourceExtension` to `target`. */
 export function canConvert(sourceExtension: string, target: string): boolean {
   const normalized = normalizeExtension(target)

@@ -179,31 +179,22 @@ function apiBaseOf(publicUrl: string): string {
   return `${new URL(publicUrl).pathname.replace(/\/+$/, '')}/api/2.0`
 }
 
-/** The page asking a link guest for the name co-editors will see, before opening. */
-function guestNamePage(doc: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Open shared document</title>` +
-    `</head><body><h1>Open shared document</h1><form method="get">` +
-    `<input type="hidden" name="doc" value="${escapeHtml(doc)}">` +
-    `<label>Your name <input name="name" maxlength="64" autofocus></label> ` +
-    `<button type="submit">Open</button></form></body></html>\n`
-}
-
 /**
- * GET /s/:fileId?doc=<key>: a file's share link in the browser. Without an account the
- * guest first types the name co-editors see (`name`), then gets the editor within the
- * link's access (edit for ReadWrite, Comment and Review; view for Read). A link that is
- * off, replaced or not this file's is "Not found".
+ * GET /s/:fileId/editor?doc=<key>&name=<name>: the editor of a file's share link. The
+ * link's own page (`/s/:fileId`, in the web UI's adapter) asks the guest for the name
+ * co-editors see and sends them here; they get the editor within the link's access (edit
+ * for ReadWrite, Comment and Review; view for Read). A link that is off, replaced or not
+ * this file's is "Not found".
  */
 export function shareLinkPageRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
     app.get<{ Params: { fileId: string }; Querystring: { doc?: string; name?: string; mode?: string } }>(
-      '/s/:fileId',
+      '/s/:fileId/editor',
       async (request, reply) => {
         const docs = ctx.config.docs
         const doc = typeof request.query.doc === 'string' ? request.query.doc.slice(0, 256) : ''
         const notFound = () => sendProblemPage(reply, 'NOT_FOUND')
         if (!docs || doc === '') return notFound()
-        if (request.query.name === undefined) return sendHtml(reply, 200, guestNamePage(doc))
         const guest = {
           id: guestIdOf(request, reply, ctx.config.publicUrl.startsWith('https:')),
           name: guestName(request.query.name),

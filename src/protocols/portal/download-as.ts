@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { create as contentDisposition } from 'content-disposition'
-import type { AdapterContext, DownloadedAs } from '../../app/index.js'
+import type { AdapterContext, DownloadedAs, Preview, Principal } from '../../app/index.js'
+import { sendContent } from '../http/send-content.js'
 import { mimeTypeOf } from '../../core/documents/file-types.js'
 import { normalizeExtension } from '../../core/conversion/formats.js'
 import { extensionOf } from '../../core/names/file-names.js'
@@ -44,6 +45,41 @@ export async function sendThumbnail(
   fileId: string,
 ): Promise<FastifyReply> {
   return send(reply, await ctx.app.conversion.thumbnail(me(request), fileId), 'inline')
+}
+
+/**
+ * CSP of a preview shown by the browser itself. An image or text is sandboxed (nothing in
+ * it runs, even when opened on its own); a PDF is not, because Chromium's PDF viewer does
+ * not run in a sandboxed document. Every preview may be framed by Folio's own pages only.
+ */
+const PREVIEW_CSP = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'self'"
+const SANDBOXED_PREVIEW_CSP = `${PREVIEW_CSP}; sandbox`
+
+/**
+ * GET files/file/{id}/preview (and a share link's preview): the preview of the current
+ * version, inline, for the browser to show: a PDF (the file or its rendition), an image,
+ * or text as text/plain. The same access as a download.
+ */
+export async function sendPreview(
+  ctx: AdapterContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  by: Principal,
+  fileId: string,
+): Promise<FastifyReply> {
+  const preview: Preview = await ctx.app.conversion.preview(by, fileId)
+  // Its frame-ancestors below, not the web UI's blanket DENY, says who may frame it.
+  reply.removeHeader('X-Frame-Options')
+  reply.header('Content-Security-Policy', preview.kind === 'pdf' || preview.kind === 'converted' ? PREVIEW_CSP : SANDBOXED_PREVIEW_CSP)
+  if (preview.kind === 'converted') return send(reply, preview.converted, 'inline')
+  const { file } = preview
+  return sendContent(ctx, request, reply, {
+    blobKey: file.blobKey,
+    size: file.size,
+    sha256: file.sha256,
+    fileName: file.title,
+    modifiedAt: file.updatedAt,
+  }, { disposition: 'inline', headers: { 'Content-Type': preview.contentType } })
 }
 
 function send(reply: FastifyReply, converted: DownloadedAs, type: 'attachment' | 'inline'): FastifyReply {

@@ -6,7 +6,7 @@ import type { AdapterContext, LockInfo, StagedUpload } from '../../app/index.js'
 import { DomainError } from '../../core/errors.js'
 import type { FileRecord } from '../../core/entities.js'
 import { sendContent } from '../http/send-content.js'
-import { isOwnFormat, outputTypeOf, sendConverted, sendThumbnail } from './download-as.js'
+import { isOwnFormat, outputTypeOf, sendConverted, sendPreview, sendThumbnail } from './download-as.js'
 import { currentUser, me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
 import { itemPresenter } from './present-items.js'
@@ -117,6 +117,11 @@ export function fileRoutes(ctx: AdapterContext) {
     app.get('/files/file/:fileId/thumbnail', async (request, reply) => {
       const { fileId } = parseInput(fileIdParams, request.params)
       return sendThumbnail(ctx, request, reply, fileId)
+    })
+
+    app.get('/files/file/:fileId/preview', async (request, reply) => {
+      const { fileId } = parseInput(fileIdParams, request.params)
+      return sendPreview(ctx, request, reply, me(request), fileId)
     })
 
     app.get('/files/file/:fileId/history', async (request) => {

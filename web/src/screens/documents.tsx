@@ -27,6 +27,7 @@ import {
   type NewKind,
 } from './item-dialogs'
 import { FolderGone, isGone } from './folder-gone'
+import { ItemGrid, ViewToggle, savedView, saveView, type ListView } from './grid'
 import { editorHref, FileRow, FolderRow, SortHeader, type Section, type SortField, type SortOrder } from './rows'
 
 /** Rows per page: the server pages, so 10,000 files cost no more than 100. */
@@ -68,6 +69,9 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
   const [sortBy, setSortBy] = useState<SortField>('DateAndTime')
   const [sortOrder, setSortOrder] = useState<SortOrder>('descending')
   const [filterText, setFilterText] = useState('')
+  // The grid of thumbnails needs a converter; without one the list is the only view.
+  const [view, setView] = useState<ListView>(savedView)
+  const grid = view === 'grid' && props.capabilities.converter
   const [filter, setFilter] = useState('')
   // "Shared by me": only the rows on this page that the owner shared with people or by link.
   const [sharedOnly, setSharedOnly] = useState(false)
@@ -490,6 +494,15 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
             Shared by me
           </label>
         ) : null}
+        {props.capabilities.converter ? (
+          <ViewToggle
+            view={view}
+            onChange={(next) => {
+              setView(next)
+              saveView(next)
+            }}
+          />
+        ) : null}
         <p class="range" aria-live="polite">
           {loading && !data ? 'Loading…' : total === 0 ? 'No files' : `${first}–${last} of ${total.toLocaleString()}`}
         </p>
@@ -544,7 +557,8 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
         </p>
       ) : null}
 
-      <table class="files" aria-busy={loading} aria-label={section === 'my' ? 'Your documents' : title}>
+      {grid ? <ItemGrid entries={entries} capabilities={props.capabilities} inTrash={section === 'trash'} /> : null}
+      <table class="files" hidden={grid} aria-busy={loading} aria-label={section === 'my' ? 'Your documents' : title}>
         <thead>
           <tr>
             <th scope="col" class="col-select">

@@ -7,7 +7,7 @@ import { downloadAs } from '../downloads'
 import { errorText } from '../error-text'
 import { fileKind, formatDate, formatSize, splitExtension } from '../format'
 import type { Entry } from '../items'
-import { folderPath } from '../router'
+import { folderPath, previewPath } from '../router'
 import { lockDescription } from './item-dialogs'
 import { NamePreview } from '../components/name-preview'
 import { storedName } from '../names'
@@ -256,9 +256,16 @@ export function FileRow(props: RowProps & { file: api.FileItem; capabilities: ap
           ) : (
             <div class="name-text">
               <span class="name-line">
-                <a class="file-name" href={href ?? api.downloadUrl(file.id)} {...(href ? { target: '_blank', rel: 'noopener' } : { download: file.title })}>
-                  {file.title}
-                </a>
+                {inTrash ? (
+                  <a class="file-name" href={api.downloadUrl(file.id)} download={file.title}>
+                    {file.title}
+                  </a>
+                ) : (
+                  // A click opens the preview page, with Download, Download as and the editor.
+                  <Link class="file-name" href={previewPath(file.id)}>
+                    {file.title}
+                  </Link>
+                )}
                 <SharingMarks item={file} />
               </span>
               <span class="meta-line">

@@ -1,6 +1,8 @@
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type AdapterContext, userPrincipal } from '../../../app/index.js'
+import { conversionTable } from '../../../core/conversion/formats.js'
+import { previewKinds, type PreviewKind } from '../../../core/conversion/preview.js'
 import { DomainError } from '../../../core/errors.js'
 import type { UserRecord } from '../../../core/entities.js'
 import { sendProblemPage, type PageLink } from '../../http/error-page.js'
@@ -23,6 +25,7 @@ import {
   setCommonSecurityHeaders,
   wopiHostContentSecurityPolicy,
 } from './security-headers.js'
+import { sharePageRoutes } from './share-page.js'
 import { loadStaticAssets, pickEncoding, type StaticAssets } from './static-assets.js'
 import {
   WOPI_HOST_SCRIPT,
@@ -40,7 +43,7 @@ export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../../../dist/web/', i
  * Paths the front end routes itself (history API); each answers index.html.
  * web/src/router.ts lists the same screens.
  */
-export const CLIENT_ROUTES = ['/', '/sign-in', '/people', '/profile', '/versions/:fileId', '/folders/:folderId', '/shared', '/trash']
+export const CLIENT_ROUTES = ['/', '/sign-in', '/people', '/profile', '/versions/:fileId', '/files/:fileId/preview', '/folders/:folderId', '/shared', '/trash']
 
 /** Settings of the web UI plugin (tests point `root` at a build of their own). */
 export interface WebUiOptions {
@@ -56,6 +59,12 @@ export interface UiCapabilities {
   wopiEditor: boolean
   /** Largest upload in bytes (FOLIO_MAX_FILE_SIZE). */
   maxFileSize: number
+  /** A converter runs: office documents preview as PDF, download as and thumbnails work. */
+  converter: boolean
+  /** How each extension previews (pdf, image, text, or converted: a PDF made by the converter). */
+  previews: Record<string, PreviewKind>
+  /** What each extension can be downloaded as (with a converter). */
+  conversions: Record<string, readonly string[]>
 }
 
 /** The UI's view of the configuration. */
@@ -64,6 +73,9 @@ export function uiCapabilities(ctx: AdapterContext): UiCapabilities {
     onlyofficeEditor: ctx.config.docs !== undefined,
     wopiEditor: ctx.config.wopi.discoveryUrl !== undefined,
     maxFileSize: ctx.config.maxFileSize,
+    converter: ctx.app.conversion.status().kind !== 'off',
+    previews: previewKinds(),
+    conversions: conversionTable(),
   }
 }
 
@@ -81,6 +93,7 @@ export function webUi(ctx: AdapterContext, options: WebUiOptions = {}): HttpPlug
     await app.register(wopiHostRoutes(ctx))
     if (ctx.config.docs === undefined) await app.register(editorFallbackRoutes(ctx))
     await app.register(desktopRoutes())
+    await app.register(sharePageRoutes(ctx))
     await app.register(staticRoutes(ctx, root))
   }
 }

@@ -12,6 +12,8 @@ export const UI_CONTENT_SECURITY_POLICY = [
   "img-src 'self' data:",
   "font-src 'self'",
   "connect-src 'self'",
+  // Previews: a PDF shown by the browser's own viewer in a frame of Folio's own address.
+  "frame-src 'self'",
   "manifest-src 'self'",
   "form-action 'self'",
   "frame-ancestors 'none'",
