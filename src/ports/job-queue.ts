@@ -55,6 +55,8 @@ export interface JobRepository {
    * good when retryAt is undefined. False when it is no longer that run.
    */
   fail(job: JobRecord, error: string, retryAt: number | undefined): Promise<boolean>
+  /** The jobs of a kind among these subjects, in any state (one query, for listings). */
+  find(kind: string, subjects: readonly string[]): Promise<JobRecord[]>
   /** Jobs by kind and state (the backlog). */
   counts(): Promise<JobCount[]>
 }

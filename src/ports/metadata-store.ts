@@ -472,6 +472,8 @@ export interface RenditionRepository {
    * it meanwhile) that one stays and is returned, and the caller drops its own blob.
    */
   add(record: RenditionRecord): Promise<RenditionRecord>
+  /** Which of these sources have a rendition in that format (one query, for listings). */
+  presentAmong(sourceBlobKeys: readonly string[], target: string): Promise<Set<string>>
   /** Forgets a rendition whose blob turned out to be gone (it is made again). */
   forget(sourceBlobKey: string, target: string): Promise<void>
   /**

@@ -14,6 +14,7 @@ import type { Converter, ConverterStatus } from '../../ports/converter.js'
 import type { RenditionRepository } from '../../ports/metadata-store.js'
 import type { Principal } from '../access.js'
 import { createRenditions } from './renditions.js'
+import type { ThumbnailStatus } from './thumbnail-job.js'
 
 /**
  * Conversion as the application offers it. Every use case reads the file through the one
@@ -35,6 +36,11 @@ export interface ConversionService {
    * first request and kept like any rendition. Same access and errors as downloadAs.
    */
   thumbnail(by: Principal, fileId: string): Promise<DownloadedAs>
+  /**
+   * The thumbnail status of files the caller has already read (a listing): 0 waiting,
+   * 1 created, 2 not required, 3 error; two queries for any number of files.
+   */
+  thumbnailStatuses(files: readonly FileRecord[]): Promise<Map<string, ThumbnailStatus>>
 }
 
 /** A converted file on its way to the client. */
@@ -53,6 +59,7 @@ export interface ConversionDependencies {
   renditions: RenditionRepository
   blobs: BlobStore
   now: () => number
+  statuses(files: readonly FileRecord[]): Promise<Map<string, ThumbnailStatus>>
 }
 
 /** The target an `outputtype` names, or CONVERSION_UNSUPPORTED saying what it can be. */
@@ -70,6 +77,7 @@ export function createConversionService(deps: ConversionDependencies): Conversio
     status: () => deps.converter.status(),
     downloadAs: (by, fileId, outputType) => convertCurrent(by, fileId, targetOf(outputType)),
     thumbnail: (by, fileId) => convertCurrent(by, fileId, 'png'),
+    thumbnailStatuses: (files) => deps.statuses(files),
   }
 
   async function convertCurrent(by: Principal, fileId: string, target: ConversionTarget): Promise<DownloadedAs> {

@@ -13,6 +13,7 @@ import { folderFor, ownRoot, pathOf, type FolderRef } from './folders.js'
 import { assertLockAllows, NO_LOCK_CLAIM } from '../lock-policy.js'
 import { rootFolder } from '../roots.js'
 import { enqueueIndexing } from '../search/index-version-job.js'
+import { enqueueThumbnail } from '../conversion/thumbnail-job.js'
 
 /** What to do when the destination holds an item of the same name (Workspace's numbers). */
 export type ConflictResolution = 'skip' | 'overwrite' | 'duplicate'
@@ -355,6 +356,7 @@ async function copyFile(
     await ctx.store.files.create(file, version)
     progress.files++
     void enqueueIndexing(ctx, file.id)
+    void enqueueThumbnail(ctx, file.id)
     return file
   }
   return withFreeName(ctx, destId, source.title, create)

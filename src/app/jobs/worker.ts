@@ -36,14 +36,14 @@ export async function runOneJob(ctx: AppContext, kinds: ReadonlyMap<string, JobK
     await kind.run(ctx, job.subject, job)
     await ctx.store.jobs.complete(job)
   } catch (error) {
-    await failJob(ctx, job, error)
+    await failJob(ctx, job, error, kind.isPermanent?.(error) ?? false)
   }
   return true
 }
 
-async function failJob(ctx: AppContext, job: JobRecord, error: unknown): Promise<void> {
+async function failJob(ctx: AppContext, job: JobRecord, error: unknown, permanent: boolean): Promise<void> {
   const message = error instanceof Error ? error.message : String(error)
-  const retryAt = job.attempts >= JOB_MAX_ATTEMPTS ? undefined : ctx.clock.now() + retryDelay(job.attempts)
+  const retryAt = permanent || job.attempts >= JOB_MAX_ATTEMPTS ? undefined : ctx.clock.now() + retryDelay(job.attempts)
   ctx.logger.warn({ kind: job.kind, subject: job.subject, attempts: job.attempts, err: error }, 'background job failed')
   await ctx.store.jobs.fail(job, message.slice(0, 500), retryAt)
 }

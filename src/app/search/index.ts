@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js'
 import { runOneJob, startJobWorker, type JobWorker } from '../jobs/worker.js'
 import { viewFolder, type FolderRef } from '../folders/folders.js'
 import { indexVersionJob } from './index-version-job.js'
+import { makeThumbnailJob } from '../conversion/thumbnail-job.js'
 import { searchItems, type SearchItem } from './query.js'
 import { reindex } from './reindex.js'
 
@@ -31,7 +32,7 @@ export interface SearchService {
 }
 
 /** Every kind of background job this application runs. */
-export const JOB_KINDS = [indexVersionJob]
+export const JOB_KINDS = [indexVersionJob, makeThumbnailJob]
 
 export function createSearchService(ctx: AppContext): SearchService {
   return {

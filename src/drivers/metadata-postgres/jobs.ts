@@ -55,6 +55,14 @@ export function createJobRepository(db: Database): JobRepository {
       )
       return (result.rowCount ?? 0) > 0
     },
+    async find(kind, subjects) {
+      if (subjects.length === 0) return []
+      const { rows } = await db.query<JobRow>(
+        `SELECT ${JOB_COLUMNS} FROM jobs WHERE kind = $1 AND subject = ANY($2::text[])`,
+        [kind, subjects],
+      )
+      return rows.map(toJob)
+    },
     async counts() {
       const { rows } = await db.query<{ kind: string; state: string; count: number }>(
         'SELECT kind, state, count(*) AS count FROM jobs GROUP BY kind, state ORDER BY kind, state',

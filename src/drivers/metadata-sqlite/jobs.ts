@@ -23,6 +23,9 @@ export function createJobRepository(db: Database.Database): JobRepository {
   const counts = db.prepare<[], { kind: string; state: string; count: number }>(
     'SELECT kind, state, count(*) AS count FROM jobs GROUP BY kind, state ORDER BY kind, state',
   )
+  const findAmong = db.prepare<[string, string], JobRow>(
+    `SELECT ${JOB_COLUMNS} FROM jobs WHERE kind = ? AND subject IN (SELECT value FROM json_each(?))`,
+  )
   const enqueueMany = db.transaction((kind: string, subjects: readonly string[], runAfter: number) => {
     for (const subject of subjects) enqueue.run(kind, subject, runAfter)
   })
@@ -45,6 +48,13 @@ export function createJobRepository(db: Database.Database): JobRepository {
       if (job.takenBy === null || job.takenAt === null) return false
       const state: JobState = retryAt === undefined ? 'failed' : 'pending'
       return fail.run(state, retryAt ?? null, error, job.kind, job.subject, job.takenBy, job.takenAt).changes > 0
+    },
+    async find(kind, subjects) {
+      const found = []
+      for (let start = 0; start < subjects.length; start += 500) {
+        found.push(...findAmong.all(kind, JSON.stringify(subjects.slice(start, start + 500))).map(toJob))
+      }
+      return found
     },
     async counts() {
       return counts.all().flatMap((row): JobCount[] => (isJobState(row.state) ? [{ kind: row.kind, state: row.state, count: row.count }] : []))
