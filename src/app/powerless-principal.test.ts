@@ -202,6 +202,8 @@ describe('a powerless principal walks every use case and gets nothing', () => {
       'conversion.status': { exempt: 'which converter runs: no user data' },
       'conversion.downloadAs': { walks: [(p) => app.conversion.downloadAs(p, aliceFile.id, '.pdf')] },
       'conversion.thumbnail': { walks: [(p) => app.conversion.thumbnail(p, aliceFile.id)] },
+      'conversion.startToOoxml': { walks: [(p) => app.conversion.startToOoxml(p, aliceFile.id, { sync: true })] },
+      'conversion.toOoxmlStatus': { walks: [(p) => app.conversion.toOoxmlStatus(p, aliceFile.id)] },
       'conversion.thumbnailStatuses': { exempt: 'thumbnail states of files the portal presenter has already authorized' },
       'editing.states': { exempt: 'editing states of files the portal presenter has already authorized' },
       'editing.resolveAuthor': { exempt: CALLBACK },

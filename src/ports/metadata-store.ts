@@ -326,6 +326,8 @@ export interface SettingsRepository {
   get(name: string): Promise<string | undefined>
   /** Stores value unless the name is set already; returns what is stored. */
   setIfAbsent(name: string, value: string): Promise<string>
+  /** Stores value under the name, replacing what it held (state that changes, such as a conversion's). */
+  put(name: string, value: string): Promise<void>
 }
 
 /** A user's own portal settings (files/settings); every field has a default. */

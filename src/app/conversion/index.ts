@@ -15,6 +15,9 @@ import type { RenditionRepository } from '../../ports/metadata-store.js'
 import type { Principal } from '../access.js'
 import { createRenditions } from './renditions.js'
 import type { ThumbnailStatus } from './thumbnail-job.js'
+import type { OoxmlConversionView } from './to-ooxml.js'
+
+export type { OoxmlConversionView } from './to-ooxml.js'
 
 /**
  * Conversion as the application offers it. Every use case reads the file through the one
@@ -41,6 +44,13 @@ export interface ConversionService {
    * 1 created, 2 not required, 3 error; two queries for any number of files.
    */
   thumbnailStatuses(files: readonly FileRecord[]): Promise<Map<string, ThumbnailStatus>>
+  /**
+   * Starts converting a legacy or open document to its OOXML twin beside it (a background
+   * job; `sync` waits for it). Needs the file's download right and create in its folder.
+   */
+  startToOoxml(by: Principal, fileId: string, options: { sync: boolean }): Promise<OoxmlConversionView | undefined>
+  /** Where `by`'s conversion of the file to OOXML stands (undefined when none was started). */
+  toOoxmlStatus(by: Principal, fileId: string): Promise<OoxmlConversionView | undefined>
 }
 
 /** A converted file on its way to the client. */
@@ -60,6 +70,7 @@ export interface ConversionDependencies {
   blobs: BlobStore
   now: () => number
   statuses(files: readonly FileRecord[]): Promise<Map<string, ThumbnailStatus>>
+  toOoxml: Pick<ConversionService, 'startToOoxml' | 'toOoxmlStatus'>
 }
 
 /** The target an `outputtype` names, or CONVERSION_UNSUPPORTED saying what it can be. */
@@ -78,6 +89,8 @@ export function createConversionService(deps: ConversionDependencies): Conversio
     downloadAs: (by, fileId, outputType) => convertCurrent(by, fileId, targetOf(outputType)),
     thumbnail: (by, fileId) => convertCurrent(by, fileId, 'png'),
     thumbnailStatuses: (files) => deps.statuses(files),
+    startToOoxml: (by, fileId, options) => deps.toOoxml.startToOoxml(by, fileId, options),
+    toOoxmlStatus: (by, fileId) => deps.toOoxml.toOoxmlStatus(by, fileId),
   }
 
   async function convertCurrent(by: Principal, fileId: string, target: ConversionTarget): Promise<DownloadedAs> {

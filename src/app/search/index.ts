@@ -4,6 +4,7 @@ import { runOneJob, startJobWorker, type JobWorker } from '../jobs/worker.js'
 import { viewFolder, type FolderRef } from '../folders/folders.js'
 import { indexVersionJob } from './index-version-job.js'
 import { makeThumbnailJob } from '../conversion/thumbnail-job.js'
+import { convertToOoxmlJob } from '../conversion/to-ooxml.js'
 import { searchItems, type SearchItem } from './query.js'
 import { reindex } from './reindex.js'
 
@@ -32,7 +33,7 @@ export interface SearchService {
 }
 
 /** Every kind of background job this application runs. */
-export const JOB_KINDS = [indexVersionJob, makeThumbnailJob]
+export const JOB_KINDS = [indexVersionJob, makeThumbnailJob, convertToOoxmlJob]
 
 export function createSearchService(ctx: AppContext): SearchService {
   return {
