@@ -107,12 +107,7 @@ export function createConversionService(deps: ConversionDependencies): Conversio
   }
 }
 
-/** The converter of an application built without one (a command-line tool): every conversion is CONVERTER_OFF. */
-export const NO_CONVERTER: Converter = {
-  status: () => ({ kind: 'off', detail: 'no converter in this process' }),
-  convert: () => Promise.reject(new DomainError('CONVERTER_OFF', 'document conversion is not available here; it runs in folio serve')),
-  close: () => Promise.resolve(),
-}
+export { NO_CONVERTER } from './no-converter.js'
 
 /**
  * Removes the renditions of contents no version holds any more, rows and blobs, once those

@@ -4,7 +4,7 @@ import { isDomainError } from '../../core/errors.js'
 import { extensionOf } from '../../core/names/file-names.js'
 import type { AppContext } from '../context.js'
 import { enqueueJob, type JobKind } from '../jobs/index.js'
-import { createRenditions } from './renditions.js'
+import { renditionsOf } from './renditions.js'
 
 export const MAKE_THUMBNAIL = 'make-thumbnail'
 
@@ -30,14 +30,7 @@ export const makeThumbnailJob: JobKind = {
   async run(ctx, subject) {
     const file = await ctx.store.files.findById(subject)
     if (file === undefined || ctx.converter === undefined || !wantsThumbnail(ctx, file.title)) return
-    const renditions = createRenditions({
-      converter: ctx.converter,
-      renditions: ctx.store.renditions,
-      blobs: ctx.blobs,
-      maxOutputBytes: ctx.config.maxFileSize,
-      now: () => ctx.clock.now(),
-    })
-    const { stream } = await renditions.open({ blobKey: file.blobKey, extension: extensionOf(file.title) }, 'png')
+    const { stream } = await renditionsOf(ctx).open({ blobKey: file.blobKey, extension: extensionOf(file.title) }, 'png')
     stream.destroy()
   },
   isPermanent: (error) =>

@@ -22,6 +22,8 @@ export type ConflictResolution = 'skip' | 'overwrite' | 'duplicate'
 export interface ItemSelection {
   folderIds: readonly string[]
   fileIds: readonly string[]
+  /** For a download: files sent converted, by id, to the format named ('.pdf' or 'pdf'). */
+  convert?: ReadonlyMap<string, string>
 }
 
 /**
@@ -42,7 +44,8 @@ export function newProgress(): OperationProgress {
 
 /** What an operation did: the items it left at their destination (or deleted). */
 export interface OperationResult {
-  files: FileRecord[]
+  /** With `convertTo` on the files a download sends converted. */
+  files: Array<FileRecord & { convertTo?: string }>
   folders: FolderRecord[]
   /** Items it left alone (a name clash under 'skip'). */
   skipped: number
