@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { JobCount, JobRepository, JobState } from '../../ports/job-queue.js'
-import { isJobState, JOB_COLUMNS, toJob, type JobRow } from '../metadata-shared/job-rows.js'
+import { isJobState, JOB_COLUMNS, kindList, toJob, type JobRow } from '../metadata-shared/job-rows.js'
 
 /** Background jobs in SQLite (table `jobs`). */
 export function createJobRepository(db: Database.Database): JobRepository {
@@ -9,10 +9,11 @@ export function createJobRepository(db: Database.Database): JobRepository {
     ON CONFLICT (kind, subject) DO UPDATE SET state = 'pending', attempts = 0, run_after = excluded.run_after,
       taken_by = NULL, taken_at = NULL, last_error = ''`)
   // One statement: SQLite runs it whole under its write lock, so two takers never share a run.
-  const take = db.prepare<{ worker: string; now: number; expired: number }, JobRow>(`UPDATE jobs
+  const take = db.prepare<{ worker: string; now: number; expired: number; kinds: string; only: number }, JobRow>(`UPDATE jobs
       SET state = 'running', taken_by = @worker, taken_at = @now, attempts = attempts + 1
     WHERE rowid = (SELECT rowid FROM jobs
-      WHERE (state = 'pending' AND run_after <= @now) OR (state = 'running' AND taken_at < @expired)
+      WHERE ((state = 'pending' AND run_after <= @now) OR (state = 'running' AND taken_at < @expired))
+        AND (kind IN (SELECT value FROM json_each(@kinds))) = @only
       ORDER BY run_after LIMIT 1)
     RETURNING ${JOB_COLUMNS}`)
   const complete = db.prepare<[string, string, string, number]>(`DELETE FROM jobs
@@ -36,8 +37,9 @@ export function createJobRepository(db: Database.Database): JobRepository {
     async enqueueMany(kind, subjects, runAfter) {
       enqueueMany.immediate(kind, subjects, runAfter)
     },
-    async take(worker, now, leaseMs) {
-      const row = take.get({ worker, now, expired: now - leaseMs })
+    async take(worker, now, leaseMs, kinds) {
+      const only = kinds !== undefined && 'only' in kinds ? 1 : 0
+      const row = take.get({ worker, now, expired: now - leaseMs, kinds: JSON.stringify(kindList(kinds)), only })
       return row === undefined ? undefined : toJob(row)
     },
     async complete(job) {
