@@ -98,4 +98,21 @@ describe('checkconversion (legacy and open formats to OOXML)', { skip: libreOffi
     assert.equal((await check('PUT', source, '', trudy)).status, 404)
     assert.equal((await check('GET', source, '', trudy)).status, 404)
   })
+
+  test('a reader of the file who may not create in its folder is refused and makes no file', async () => {
+    const source = await h.createFile('shared.rtf', rtfWith('Shared text'))
+    const { createUser } = await import('../../src/app/accounts/accounts.js')
+    const victor = await createUser(h.server.ctx, { userName: 'victor', password: 'victor-password-1' })
+    const shared = await call(h.server.url, 'PUT', `/api/2.0/files/file/${source}/share`, {
+      token: h.portalToken,
+      body: { share: [{ shareTo: victor.id, access: 2 }] },
+    })
+    assert.equal(shared.status, 200, shared.text)
+    const token = await signIn(h.server.url, 'victor', 'victor-password-1')
+    const before = await titles()
+    const refused = await check('PUT', source, '?sync=true', token)
+    // The folder is not theirs to see: 404, as for any folder they cannot read.
+    assert.equal(refused.status, 404, refused.text)
+    assert.deepEqual(await titles(), before)
+  })
 })
