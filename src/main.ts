@@ -381,16 +381,28 @@ export async function createContext(
     ...(options.docsCommands ? { docsCommands: options.docsCommands } : {}),
     ...(options.wopiActions ? { wopiActions: options.wopiActions } : {}),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
-    loadTextExtractor: textExtractorLoader(),
+    loadTextExtractor: textExtractorLoader(options.converter),
     ...(options.converter ? { converter: options.converter } : {}),
   }
 }
 
-/** The built-in text extractor, loaded on the first document indexed (pdfjs-dist on the first PDF). */
-function textExtractorLoader(): () => Promise<TextExtractor> {
+/**
+ * The built-in text extractor, loaded on the first document indexed (pdfjs-dist on the
+ * first PDF); with a converter, the formats it cannot read (.doc, .rtf, .xls, .ppt, ...)
+ * are read through the converter's output.
+ */
+function textExtractorLoader(converter: Converter | undefined): () => Promise<TextExtractor> {
   let loading: Promise<TextExtractor> | undefined
   return () => {
-    loading ??= import('./drivers/text-extract/index.js').then((driver) => driver.createTextExtractor())
+    loading ??= Promise.all([
+      import('./drivers/text-extract/index.js'),
+      import('./drivers/text-extract/converter-fallback.js'),
+    ]).then(([driver, fallback]) => {
+      const builtIn = driver.createTextExtractor()
+      return converter === undefined
+        ? builtIn
+        : driver.createTextExtractor({ fallback: fallback.converterTextFallback(converter, builtIn) })
+    })
     return loading
   }
 }

@@ -4,6 +4,8 @@ import type { Clock } from '../ports/clock.js'
 import type { Logger } from '../ports/logger.js'
 import { createAccountsService, type AccountsService } from './accounts/index.js'
 import { authorize, fileFor, type AccessLevel, type FileAction, type Principal } from './access.js'
+import { thumbnailStatuses } from './conversion/thumbnail-job.js'
+import { ooxmlConversionStatus, startOoxmlConversion } from './conversion/to-ooxml.js'
 import { createConversionService, NO_CONVERTER, type ConversionService } from './conversion/index.js'
 import { listAudit } from './audit.js'
 import { bind, type Bound } from './bind.js'
@@ -76,6 +78,11 @@ export function createApp(ctx: AppContext): App {
       renditions: ctx.store.renditions,
       blobs: ctx.blobs,
       now: () => ctx.clock.now(),
+      statuses: (files) => thumbnailStatuses(ctx, files),
+      toOoxml: {
+        startToOoxml: (by, fileId, options) => startOoxmlConversion(ctx, by, fileId, options),
+        toOoxmlStatus: (by, fileId) => ooxmlConversionStatus(ctx, by, fileId),
+      },
     }),
     tokens,
     authorize: (by, action, file) => authorize(ctx, by, action, file),

@@ -7,7 +7,7 @@ export { createApp, type AdapterContext, type App } from './create-app.js'
 export { userPrincipal, type AccessLevel, type FileAction, type Principal } from './access.js'
 export { actorOf } from './audit.js'
 export type { AccountsService } from './accounts/index.js'
-export type { ConversionService, DownloadedAs, Preview } from './conversion/index.js'
+export type { ConversionService, DownloadedAs, OoxmlConversionView, Preview } from './conversion/index.js'
 export { changesOf, type BodyFetcher, type EditingService } from './editing/index.js'
 export type { FilesService, RelativeTarget, StagedUpload, UserSettings } from './files/index.js'
 export type {

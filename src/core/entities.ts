@@ -224,6 +224,8 @@ export type FileOperationKind = 'move' | 'copy' | 'delete' | 'download'
 export interface OperationItem {
   id: string
   title: string
+  /** The format a download sends this file in (converted), when not as stored. */
+  convertTo?: string
 }
 
 /**

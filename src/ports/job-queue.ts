@@ -26,6 +26,9 @@ export interface JobRecord {
   lastError: string
 }
 
+/** Which kinds of job a worker takes. */
+export type JobKindFilter = { only: readonly string[] } | { except: readonly string[] }
+
 /** How many jobs of a kind are in a state. */
 export interface JobCount {
   kind: string
@@ -45,9 +48,11 @@ export interface JobRepository {
   /**
    * Takes the job due first (pending with runAfter at or before `now`, or running with a
    * lease older than `leaseMs`), marks it running for `worker` at `now` and counts an
-   * attempt; undefined when none is due. Two takers never get the same run.
+   * attempt; undefined when none is due. With `kinds`, only jobs of those kinds (`only`) or
+   * of every other kind (`except`) are taken: slow conversions run in a loop of their own
+   * and never hold up indexing. Two takers never get the same run.
    */
-  take(worker: string, now: number, leaseMs: number): Promise<JobRecord | undefined>
+  take(worker: string, now: number, leaseMs: number, kinds?: JobKindFilter): Promise<JobRecord | undefined>
   /** Ends the run `job` names (removes the job); false when it is no longer that run. */
   complete(job: JobRecord): Promise<boolean>
   /**
@@ -55,6 +60,8 @@ export interface JobRepository {
    * good when retryAt is undefined. False when it is no longer that run.
    */
   fail(job: JobRecord, error: string, retryAt: number | undefined): Promise<boolean>
+  /** The jobs of a kind among these subjects, in any state (one query, for listings). */
+  find(kind: string, subjects: readonly string[]): Promise<JobRecord[]>
   /** Jobs by kind and state (the backlog). */
   counts(): Promise<JobCount[]>
 }

@@ -327,6 +327,8 @@ export interface SettingsRepository {
   get(name: string): Promise<string | undefined>
   /** Stores value unless the name is set already; returns what is stored. */
   setIfAbsent(name: string, value: string): Promise<string>
+  /** Stores value under the name, replacing what it held (state that changes, such as a conversion's). */
+  put(name: string, value: string): Promise<void>
 }
 
 /** A user's own portal settings (files/settings); every field has a default. */
@@ -477,6 +479,8 @@ export interface RenditionRepository {
    * it meanwhile) that one stays and is returned, and the caller drops its own blob.
    */
   add(record: RenditionRecord): Promise<RenditionRecord>
+  /** Which of these sources have a rendition in that format (one query, for listings). */
+  presentAmong(sourceBlobKeys: readonly string[], target: string): Promise<Set<string>>
   /** Forgets a rendition whose blob turned out to be gone (it is made again). */
   forget(sourceBlobKey: string, target: string): Promise<void>
   /**

@@ -137,7 +137,7 @@ describe('bulk download of files and folders as a zip archive', () => {
     assert.match(empty.json.error.message, /at least one/)
     const convert = await api(owner, 'PUT', '/files/fileops/bulkdownload', {
       fileIds: [loose],
-      fileConvertIds: [{ key: loose, value: '.pdf' }],
+      fileConvertIds: [{ key: loose }],
     })
     assert.equal(convert.status, 400, convert.text)
     assert.match(convert.text, /fileConvertIds/)

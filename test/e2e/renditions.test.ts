@@ -15,6 +15,8 @@ import { lockHeaders, startWopiHarness, type WopiHarness } from './wopi-support.
 describe('renditions (download as, kept)', { skip: libreOfficeMissing() }, () => {
   let h: WopiHarness
   const conversions: ConversionRequest[] = []
+  // Thumbnails are also made in the background after each upload: counts are per format.
+  const made = (target: string) => conversions.filter((request) => request.target === target).length
 
   before(async () => {
     h = await startWopiHarness({ FOLIO_CONVERTER: 'libreoffice', FOLIO_CONVERTER_WORKERS: '1', FOLIO_VERSIONS_KEEP: '1' })
@@ -28,6 +30,13 @@ describe('renditions (download as, kept)', { skip: libreOfficeMissing() }, () =>
   })
   after(() => h.server.dispose())
 
+  // Waits for the background jobs (indexing, thumbnail) of the uploads so far to end.
+  const jobsDone = async () => {
+    while ((await h.server.ctx.store.jobs.counts()).some((count) => count.state !== 'failed')) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+
   const downloadPdf = async (fileId: string) => {
     const response = await fetch(`${h.server.url}/api/2.0/files/file/${fileId}/download?outputtype=.pdf`, {
       headers: { Authorization: h.portalToken },
@@ -40,9 +49,9 @@ describe('renditions (download as, kept)', { skip: libreOfficeMissing() }, () =>
     const fileId = await h.createFile('minutes.docx', docxWithText(['Minutes of the meeting']))
     const first = await downloadPdf(fileId)
     assert.match(await textOf('pdf', first), /Minutes of the meeting/)
-    assert.equal(conversions.length, 1)
+    assert.equal(made('pdf'), 1)
     const second = await downloadPdf(fileId)
-    assert.equal(conversions.length, 1, 'the second request converted again')
+    assert.equal(made('pdf'), 1, 'the second request converted again')
     assert.deepEqual(second, first)
     const file = await h.server.ctx.store.files.findById(fileId)
     const kept = await h.server.ctx.store.renditions.get(file?.blobKey ?? '', 'pdf')
@@ -53,6 +62,8 @@ describe('renditions (download as, kept)', { skip: libreOfficeMissing() }, () =>
     const fileId = await h.createFile('plan.docx', docxWithText(['Plan version one']))
     assert.match(await textOf('pdf', await downloadPdf(fileId)), /Plan version one/)
     const oldBlob = (await h.server.ctx.store.files.findById(fileId))?.blobKey ?? ''
+    await jobsDone()
+    assert.ok(await h.server.ctx.store.renditions.get(oldBlob, 'png'), 'the upload has its thumbnail')
     const oldRendition = await h.server.ctx.store.renditions.get(oldBlob, 'pdf')
     assert.ok(oldRendition)
 
@@ -81,9 +92,9 @@ describe('renditions (download as, kept)', { skip: libreOfficeMissing() }, () =>
     const kept = await h.server.ctx.store.renditions.get(blobKey, 'pdf')
     assert.ok(kept)
     await h.server.ctx.blobs.delete(kept.blobKey)
-    const before = conversions.length
+    const before = made('pdf')
     assert.match(await textOf('pdf', await downloadPdf(fileId)), /Memo text/)
-    assert.equal(conversions.length, before + 1)
+    assert.equal(made('pdf'), before + 1)
   })
 
   test('a thumbnail is a PNG of at most 512 px, made once and kept; 415 for a type without one', async () => {
@@ -97,12 +108,17 @@ describe('renditions (download as, kept)', { skip: libreOfficeMissing() }, () =>
       assert.match(response.headers.get('content-disposition') ?? '', /^inline; filename="?slides\.png"?$/)
       return Buffer.from(await response.arrayBuffer())
     }
-    const before = conversions.length
+    const blobKey = (await h.server.ctx.store.files.findById(fileId))?.blobKey ?? ''
+    const pngsOfThis = () =>
+      conversions.filter((request) => request.target === 'png' && request.source.kind === 'blob' && request.source.blobKey === blobKey).length
     const first = await thumbnail()
     const { width, height } = pngSize(first)
     assert.ok(width > 16 && height > 16 && width <= 512 && height <= 512, `${width}x${height}`)
+    // Made by the first request or by the background job after the upload; kept since.
+    const madeSoFar = pngsOfThis()
+    assert.ok(madeSoFar >= 1)
     assert.deepEqual(await thumbnail(), first)
-    assert.equal(conversions.length, before + 1)
+    assert.equal(pngsOfThis(), madeSoFar, 'the second request converted again')
     const binary = await h.createFile('data.bin', 'not a document')
     const refused = await call(h.server.url, 'GET', `/api/2.0/files/file/${binary}/thumbnail`, { token: h.portalToken })
     assert.equal(refused.status, 415)

@@ -62,9 +62,9 @@ describe('search after a crash', { skip }, () => {
 
     const db = new Database(join(dataDir, 'folio.db'))
     try {
-      assert.deepEqual(db.prepare('SELECT subject FROM jobs ORDER BY subject').pluck().all(), [docx, pdf].sort())
+      assert.deepEqual(db.prepare("SELECT subject FROM jobs WHERE kind = 'index-version' ORDER BY subject").pluck().all(), [docx, pdf].sort())
       assert.equal(db.prepare('SELECT count(*) FROM search_documents').pluck().get(), 0)
-      db.prepare('DELETE FROM jobs WHERE subject = ?').run(pdf)
+      db.prepare("DELETE FROM jobs WHERE kind = 'index-version' AND subject = ?").run(pdf)
     } finally {
       db.close()
     }

@@ -15,6 +15,10 @@ import type { Converter, ConverterStatus } from '../../ports/converter.js'
 import type { RenditionRepository } from '../../ports/metadata-store.js'
 import type { Principal } from '../access.js'
 import { createRenditions } from './renditions.js'
+import type { ThumbnailStatus } from './thumbnail-job.js'
+import type { OoxmlConversionView } from './to-ooxml.js'
+
+export type { OoxmlConversionView } from './to-ooxml.js'
 
 /**
  * Conversion as the application offers it. Every use case reads the file through the one
@@ -43,6 +47,18 @@ export interface ConversionService {
    * rendition is needed and no converter runs.
    */
   preview(by: Principal, fileId: string): Promise<Preview>
+  /**
+   * The thumbnail status of files the caller has already read (a listing): 0 waiting,
+   * 1 created, 2 not required, 3 error; two queries for any number of files.
+   */
+  thumbnailStatuses(files: readonly FileRecord[]): Promise<Map<string, ThumbnailStatus>>
+  /**
+   * Starts converting a legacy or open document to its OOXML twin beside it (a background
+   * job; `sync` waits for it). Needs the file's download right and create in its folder.
+   */
+  startToOoxml(by: Principal, fileId: string, options: { sync: boolean }): Promise<OoxmlConversionView | undefined>
+  /** Where `by`'s conversion of the file to OOXML stands (undefined when none was started). */
+  toOoxmlStatus(by: Principal, fileId: string): Promise<OoxmlConversionView | undefined>
 }
 
 /** A preview: the stored file itself, or its PDF rendition. */
@@ -66,6 +82,8 @@ export interface ConversionDependencies {
   renditions: RenditionRepository
   blobs: BlobStore
   now: () => number
+  statuses(files: readonly FileRecord[]): Promise<Map<string, ThumbnailStatus>>
+  toOoxml: Pick<ConversionService, 'startToOoxml' | 'toOoxmlStatus'>
 }
 
 /** The target an `outputtype` names, or CONVERSION_UNSUPPORTED saying what it can be. */
@@ -92,6 +110,9 @@ export function createConversionService(deps: ConversionDependencies): Conversio
       if (format.kind !== 'converted') return { kind: format.kind, contentType: format.contentType, file }
       return { kind: 'converted', contentType: format.contentType, converted: await convertCurrent(by, fileId, 'pdf') }
     },
+    thumbnailStatuses: (files) => deps.statuses(files),
+    startToOoxml: (by, fileId, options) => deps.toOoxml.startToOoxml(by, fileId, options),
+    toOoxmlStatus: (by, fileId) => deps.toOoxml.toOoxmlStatus(by, fileId),
   }
 
   async function convertCurrent(by: Principal, fileId: string, target: ConversionTarget): Promise<DownloadedAs> {
@@ -108,12 +129,7 @@ export function createConversionService(deps: ConversionDependencies): Conversio
   }
 }
 
-/** The converter of an application built without one (a command-line tool): every conversion is CONVERTER_OFF. */
-export const NO_CONVERTER: Converter = {
-  status: () => ({ kind: 'off', detail: 'no converter in this process' }),
-  convert: () => Promise.reject(new DomainError('CONVERTER_OFF', 'document conversion is not available here; it runs in folio serve')),
-  close: () => Promise.resolve(),
-}
+export { NO_CONVERTER } from './no-converter.js'
 
 /**
  * Removes the renditions of contents no version holds any more, rows and blobs, once those

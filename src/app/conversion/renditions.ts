@@ -4,6 +4,8 @@ import { isDomainError } from '../../core/errors.js'
 import type { BlobStore } from '../../ports/blob-store.js'
 import type { Converter } from '../../ports/converter.js'
 import type { RenditionRecord, RenditionRepository } from '../../ports/metadata-store.js'
+import type { AppContext } from '../context.js'
+import { NO_CONVERTER } from './no-converter.js'
 
 /** What renditions are made with and kept in. */
 export interface RenditionDeps {
@@ -79,3 +81,14 @@ export function createRenditions(deps: RenditionDeps) {
 }
 
 export type Renditions = ReturnType<typeof createRenditions>
+
+/** Renditions over the application's converter and stores (CONVERTER_OFF without a converter). */
+export function renditionsOf(ctx: AppContext): Renditions {
+  return createRenditions({
+    converter: ctx.converter ?? NO_CONVERTER,
+    renditions: ctx.store.renditions,
+    blobs: ctx.blobs,
+    maxOutputBytes: ctx.config.maxFileSize,
+    now: () => ctx.clock.now(),
+  })
+}

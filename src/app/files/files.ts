@@ -11,6 +11,7 @@ import { compareAndSet, MAX_CAS_ATTEMPTS, RETRY } from '../compare-and-set.js'
 import type { AppContext } from '../context.js'
 import { rootFolder } from '../roots.js'
 import { enqueueIndexing } from '../search/index-version-job.js'
+import { enqueueThumbnail } from '../conversion/thumbnail-job.js'
 import { freeDroppedVersions, planRetention } from './version-retention.js'
 import { dropRenditionsOf } from '../conversion/index.js'
 
@@ -71,6 +72,8 @@ export async function createFileFromBlob(ctx: AppContext, input: NewFileInput): 
       const version = versionOf(file.id, 1, input.blob, input.source, userId, now, input.meta ?? {})
       await ctx.store.files.create(file, version)
       void enqueueIndexing(ctx, file.id)
+    void enqueueThumbnail(ctx, file.id)
+      void enqueueThumbnail(ctx, file.id)
       return file
     }
     if (input.exactTitle) return await create(wanted)
@@ -332,6 +335,7 @@ export async function commitNewVersion(
     throw error
   }
   void enqueueIndexing(ctx, fileId)
+  void enqueueThumbnail(ctx, fileId)
   await freeDroppedVersions(ctx, dropped)
   return committed
 }

@@ -6,6 +6,10 @@ import type { AppContext } from '../context.js'
 import type { ItemSelection } from './file-ops.js'
 import { openBlob } from '../files/files.js'
 import { folderFor } from './folders.js'
+import { canConvert, convertedName, type ConversionTarget } from '../../core/conversion/formats.js'
+import { extensionOf } from '../../core/names/file-names.js'
+import { targetOf } from '../conversion/index.js'
+import { renditionsOf } from '../conversion/renditions.js'
 
 /** The most items one download may hold: the plan is kept in memory before any byte goes out. */
 export const MAX_ARCHIVE_ENTRIES = 10_000
@@ -13,7 +17,14 @@ export const MAX_ARCHIVE_ENTRIES = 10_000
 /** One entry of a download: a folder (kept even when empty) or a file at its path. */
 export type ArchiveEntry =
   | { kind: 'folder'; path: string }
-  | { kind: 'file'; path: string; file: FileRecord }
+  | { kind: 'file'; path: string; file: FileRecord; converted?: ConvertedEntry }
+
+/** A file sent converted: its kept rendition, made while planning (so its size is known). */
+export interface ConvertedEntry {
+  target: ConversionTarget
+  blobKey: string
+  size: number
+}
 
 /** What a download of several items holds, decided before its first byte is sent. */
 export interface ArchivePlan {
@@ -77,8 +88,52 @@ export async function planArchive(ctx: AppContext, by: Principal, items: ItemSel
     files.push(file)
     add({ kind: 'file', path: file.title, file })
   }
+  const converted = await convertEntries(ctx, entries, items.convert)
   const only = folders.length === 1 && files.length === 0 ? folders[0] : undefined
-  return { name: `${only?.title ?? 'Documents'}.zip`, entries, files, folders }
+  return { name: `${only?.title ?? 'Documents'}.zip`, entries: converted, files, folders }
+}
+
+/**
+ * The entries with the files `convert` names sent converted, as ONLYOFFICE's
+ * fileConvertIds: `<base>.<target>`, the current version's rendition (made now when it
+ * was not yet, kept for the next download). A pair outside the format table is
+ * CONVERSION_UNSUPPORTED; no converter, CONVERTER_OFF; an id the download does not hold
+ * is left aside. A document the converter cannot read refuses the download, as its own
+ * download-as would.
+ */
+async function convertEntries(
+  ctx: AppContext,
+  entries: ArchiveEntry[],
+  convert: ReadonlyMap<string, string> | undefined,
+): Promise<ArchiveEntry[]> {
+  if (convert === undefined || convert.size === 0) return entries
+  const renditions = renditionsOf(ctx)
+  const result: ArchiveEntry[] = []
+  for (const entry of entries) {
+    const wanted = entry.kind === 'file' ? convert.get(entry.file.id) : undefined
+    if (entry.kind === 'folder' || wanted === undefined) {
+      result.push(entry)
+      continue
+    }
+    const target = targetOf(wanted)
+    const extension = extensionOf(entry.file.title)
+    if (extension === target) {
+      result.push(entry)
+      continue
+    }
+    if (!canConvert(extension, target)) {
+      throw new DomainError('CONVERSION_UNSUPPORTED', `a .${extension || 'file without an extension'} cannot be converted to .${target}`)
+    }
+    const { record, stream } = await renditions.open({ blobKey: entry.file.blobKey, extension }, target)
+    stream.destroy()
+    const folder = entry.path.slice(0, entry.path.length - entry.file.title.length)
+    result.push({
+      ...entry,
+      path: `${folder}${convertedName(entry.file.title, target)}`,
+      converted: { target, blobKey: record.blobKey, size: record.size },
+    })
+  }
+  return result
 }
 
 /** Adds `folder` at `path` and everything inside it the caller may read. */
@@ -118,8 +173,9 @@ export async function openArchiveEntry(
   ctx: AppContext,
   by: Principal,
   planned: FileRecord,
+  converted?: ConvertedEntry,
 ): Promise<Readable | undefined> {
   const current = await ctx.store.files.findById(planned.id)
   if (current === undefined || !(await mayDownload(ctx, by, current))) return undefined
-  return openBlob(ctx, planned.blobKey)
+  return openBlob(ctx, converted?.blobKey ?? planned.blobKey)
 }

@@ -13,6 +13,7 @@ import { folderFor, ownRoot, pathOf, type FolderRef } from './folders.js'
 import { assertLockAllows, NO_LOCK_CLAIM } from '../lock-policy.js'
 import { rootFolder } from '../roots.js'
 import { enqueueIndexing } from '../search/index-version-job.js'
+import { enqueueThumbnail } from '../conversion/thumbnail-job.js'
 
 /** What to do when the destination holds an item of the same name (Workspace's numbers). */
 export type ConflictResolution = 'skip' | 'overwrite' | 'duplicate'
@@ -21,6 +22,8 @@ export type ConflictResolution = 'skip' | 'overwrite' | 'duplicate'
 export interface ItemSelection {
   folderIds: readonly string[]
   fileIds: readonly string[]
+  /** For a download: files sent converted, by id, to the format named ('.pdf' or 'pdf'). */
+  convert?: ReadonlyMap<string, string>
 }
 
 /**
@@ -41,7 +44,8 @@ export function newProgress(): OperationProgress {
 
 /** What an operation did: the items it left at their destination (or deleted). */
 export interface OperationResult {
-  files: FileRecord[]
+  /** With `convertTo` on the files a download sends converted. */
+  files: Array<FileRecord & { convertTo?: string }>
   folders: FolderRecord[]
   /** Items it left alone (a name clash under 'skip'). */
   skipped: number
@@ -355,6 +359,7 @@ async function copyFile(
     await ctx.store.files.create(file, version)
     progress.files++
     void enqueueIndexing(ctx, file.id)
+    void enqueueThumbnail(ctx, file.id)
     return file
   }
   return withFreeName(ctx, destId, source.title, create)

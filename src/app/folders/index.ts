@@ -86,7 +86,12 @@ export function createFoldersService(ctx: AppContext, inFlight: Set<Promise<unkn
     download: (by, items) =>
       record(by, 'download', async () => {
         const plan = await archive.planArchive(ctx, by, items)
-        return { files: plan.files, folders: plan.folders, skipped: 0 }
+        // The formats asked for travel with the operation, into its archive's address.
+        const files = plan.files.map((file) => {
+          const convertTo = items.convert?.get(file.id)
+          return convertTo === undefined ? file : { ...file, convertTo }
+        })
+        return { files, folders: plan.folders, skipped: 0 }
       }),
     planArchive: bind(ctx, archive.planArchive),
     openArchiveEntry: bind(ctx, archive.openArchiveEntry),

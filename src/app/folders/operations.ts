@@ -48,8 +48,8 @@ export const SILENT_OPERATION_MS = 60_000
 export const INTERRUPTED_MESSAGE =
   'the operation was interrupted (its server stopped); the items it had done are kept, run it again for the rest'
 
-const itemsOf = (items: ReadonlyArray<{ id: string; title: string }>): OperationItem[] =>
-  items.map((item) => ({ id: item.id, title: item.title }))
+const itemsOf = (items: ReadonlyArray<{ id: string; title: string; convertTo?: string }>): OperationItem[] =>
+  items.map((item) => (item.convertTo === undefined ? { id: item.id, title: item.title } : { id: item.id, title: item.title, convertTo: item.convertTo }))
 
 const STILL_RUNNING: unique symbol = Symbol('still running')
 

@@ -9,6 +9,8 @@ import type { AppContext } from '../context.js'
 export interface JobKind {
   kind: string
   run(ctx: AppContext, subject: string, job: JobRecord): Promise<void>
+  /** True for an error no retry can mend (a document that cannot be converted): failed for good at once. */
+  isPermanent?(error: unknown): boolean
 }
 
 // Workers of this process, woken when a job is enqueued here (others find it by polling).

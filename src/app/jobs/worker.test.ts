@@ -40,6 +40,30 @@ describe('background job worker', () => {
     assert.equal(await runOneJob(ctx, kinds, 'w'), false)
   })
 
+  test('a worker with a kind filter takes only those kinds; another takes the rest; a permanent error fails at once', async () => {
+    const ran: string[] = []
+    const slow: JobKind = {
+      kind: 'slow',
+      run: async (_ctx, subject) => {
+        ran.push(`slow:${subject}`)
+        throw new Error('unreadable document')
+      },
+      isPermanent: () => true,
+    }
+    const fast: JobKind = { kind: 'fast', run: async (_ctx, subject) => void ran.push(`fast:${subject}`) }
+    const kinds = new Map([[slow.kind, slow], [fast.kind, fast]])
+    await enqueueJob(ctx, 'slow', 'a')
+    await enqueueJob(ctx, 'fast', 'b')
+    assert.equal(await runOneJob(ctx, kinds, 'w', { except: ['slow'] }), true)
+    assert.equal(await runOneJob(ctx, kinds, 'w', { except: ['slow'] }), false)
+    assert.deepEqual(ran, ['fast:b'])
+    assert.equal(await runOneJob(ctx, kinds, 'w', { only: ['slow'] }), true)
+    assert.deepEqual(ran, ['fast:b', 'slow:a'])
+    const [job] = await ctx.store.jobs.find('slow', ['a'])
+    assert.equal(job?.state, 'failed', 'no retry for a permanent error')
+    assert.equal(job?.attempts, 1)
+  })
+
   test('a job of an unknown kind is kept failed, not retried forever', async () => {
     await ctx.store.jobs.enqueue('no-such-kind', 'x', now)
     assert.equal(await runOneJob(ctx, new Map(), 'w'), true)

@@ -1,5 +1,5 @@
 import { newId } from '../../core/ids.js'
-import type { JobRecord } from '../../ports/job-queue.js'
+import type { JobKindFilter, JobRecord } from '../../ports/job-queue.js'
 import type { AppContext } from '../context.js'
 import { onEnqueue, type JobKind } from './index.js'
 
@@ -24,8 +24,13 @@ function retryDelay(attempts: number): number {
  * Runs one due job, if any: takes it with a lease, runs its kind, completes or fails it.
  * Returns false when no job was due.
  */
-export async function runOneJob(ctx: AppContext, kinds: ReadonlyMap<string, JobKind>, worker: string): Promise<boolean> {
-  const job = await ctx.store.jobs.take(worker, ctx.clock.now(), JOB_LEASE_MS)
+export async function runOneJob(
+  ctx: AppContext,
+  kinds: ReadonlyMap<string, JobKind>,
+  worker: string,
+  filter?: JobKindFilter,
+): Promise<boolean> {
+  const job = await ctx.store.jobs.take(worker, ctx.clock.now(), JOB_LEASE_MS, filter)
   if (job === undefined) return false
   const kind = kinds.get(job.kind)
   if (kind === undefined) {
@@ -36,14 +41,14 @@ export async function runOneJob(ctx: AppContext, kinds: ReadonlyMap<string, JobK
     await kind.run(ctx, job.subject, job)
     await ctx.store.jobs.complete(job)
   } catch (error) {
-    await failJob(ctx, job, error)
+    await failJob(ctx, job, error, kind.isPermanent?.(error) ?? false)
   }
   return true
 }
 
-async function failJob(ctx: AppContext, job: JobRecord, error: unknown): Promise<void> {
+async function failJob(ctx: AppContext, job: JobRecord, error: unknown, permanent: boolean): Promise<void> {
   const message = error instanceof Error ? error.message : String(error)
-  const retryAt = job.attempts >= JOB_MAX_ATTEMPTS ? undefined : ctx.clock.now() + retryDelay(job.attempts)
+  const retryAt = permanent || job.attempts >= JOB_MAX_ATTEMPTS ? undefined : ctx.clock.now() + retryDelay(job.attempts)
   ctx.logger.warn({ kind: job.kind, subject: job.subject, attempts: job.attempts, err: error }, 'background job failed')
   await ctx.store.jobs.fail(job, message.slice(0, 500), retryAt)
 }
@@ -61,7 +66,7 @@ export interface JobWorker {
  * when no job is due it waits for one enqueued in this process or JOB_POLL_MS. Every
  * instance runs one; the store's leases share the work among them.
  */
-export function startJobWorker(ctx: AppContext, kinds: readonly JobKind[]): JobWorker {
+export function startJobWorker(ctx: AppContext, kinds: readonly JobKind[], filter?: JobKindFilter): JobWorker {
   const byKind = new Map(kinds.map((kind) => [kind.kind, kind]))
   const id = `worker-${newId()}`
   let stopped = false
@@ -93,7 +98,7 @@ export function startJobWorker(ctx: AppContext, kinds: readonly JobKind[]): JobW
     while (!stopped) {
       let ran = false
       try {
-        ran = await runOneJob(ctx, byKind, id)
+        ran = await runOneJob(ctx, byKind, id, filter)
       } catch (error) {
         // The store itself failed (a restart of the database): wait, then try again.
         ctx.logger.warn({ err: error }, 'background jobs: cannot reach the store')

@@ -3,6 +3,8 @@ import type { AppContext } from '../context.js'
 import { runOneJob, startJobWorker, type JobWorker } from '../jobs/worker.js'
 import { viewFolder, type FolderRef } from '../folders/folders.js'
 import { indexVersionJob } from './index-version-job.js'
+import { makeThumbnailJob } from '../conversion/thumbnail-job.js'
+import { convertToOoxmlJob } from '../conversion/to-ooxml.js'
 import { searchItems, type SearchItem } from './query.js'
 import { reindex } from './reindex.js'
 
@@ -31,7 +33,7 @@ export interface SearchService {
 }
 
 /** Every kind of background job this application runs. */
-export const JOB_KINDS = [indexVersionJob]
+export const JOB_KINDS = [indexVersionJob, makeThumbnailJob, convertToOoxmlJob]
 
 export function createSearchService(ctx: AppContext): SearchService {
   return {
@@ -54,7 +56,22 @@ export function createSearchService(ctx: AppContext): SearchService {
   }
 }
 
-/** Starts this instance's background worker with every job kind (see jobs/worker.ts). */
+/** Jobs that run a document converter: seconds each, so they have a loop of their own. */
+const CONVERSION_KINDS = [makeThumbnailJob.kind, convertToOoxmlJob.kind]
+
+/**
+ * Starts this instance's background workers (see jobs/worker.ts): one for conversions and
+ * one for every other kind, so a backlog of thumbnails never delays indexing.
+ */
 export function startBackgroundJobs(ctx: AppContext): JobWorker {
-  return startJobWorker(ctx, JOB_KINDS)
+  const workers = [
+    startJobWorker(ctx, JOB_KINDS, { except: CONVERSION_KINDS }),
+    startJobWorker(ctx, JOB_KINDS, { only: CONVERSION_KINDS }),
+  ]
+  return {
+    id: workers.map((worker) => worker.id).join(','),
+    stop: async () => {
+      await Promise.all(workers.map((worker) => worker.stop()))
+    },
+  }
 }

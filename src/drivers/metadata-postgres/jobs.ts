@@ -1,5 +1,5 @@
 import type { JobRepository, JobState } from '../../ports/job-queue.js'
-import { isJobState, JOB_COLUMNS, toJob, type JobRow } from '../metadata-shared/job-rows.js'
+import { isJobState, JOB_COLUMNS, kindList, toJob, type JobRow } from '../metadata-shared/job-rows.js'
 import type { Database, Queryable } from './database.js'
 
 const ENQUEUE = `INSERT INTO jobs (kind, subject, state, attempts, run_after) VALUES ($1, $2, 'pending', 0, $3)
@@ -24,15 +24,16 @@ export function createJobRepository(db: Database): JobRepository {
         [kind, subjects, runAfter],
       )
     },
-    async take(worker, now, leaseMs) {
+    async take(worker, now, leaseMs, kinds) {
       // SKIP LOCKED: instances taking at once each get another job instead of waiting.
       const { rows } = await db.query<JobRow>(
         `UPDATE jobs SET state = 'running', taken_by = $1, taken_at = $2, attempts = attempts + 1
           WHERE (kind, subject) = (SELECT kind, subject FROM jobs
-            WHERE (state = 'pending' AND run_after <= $2) OR (state = 'running' AND taken_at < $3)
+            WHERE ((state = 'pending' AND run_after <= $2) OR (state = 'running' AND taken_at < $3))
+              AND (kind = ANY($4::text[])) = $5
             ORDER BY run_after LIMIT 1 FOR UPDATE SKIP LOCKED)
           RETURNING ${JOB_COLUMNS}`,
-        [worker, now, now - leaseMs],
+        [worker, now, now - leaseMs, kindList(kinds), kinds !== undefined && 'only' in kinds],
       )
       const row = rows[0]
       return row === undefined ? undefined : toJob(row)
@@ -54,6 +55,14 @@ export function createJobRepository(db: Database): JobRepository {
         [state, retryAt ?? null, error.replaceAll('\u0000', ''), job.kind, job.subject, job.takenBy, job.takenAt],
       )
       return (result.rowCount ?? 0) > 0
+    },
+    async find(kind, subjects) {
+      if (subjects.length === 0) return []
+      const { rows } = await db.query<JobRow>(
+        `SELECT ${JOB_COLUMNS} FROM jobs WHERE kind = $1 AND subject = ANY($2::text[])`,
+        [kind, subjects],
+      )
+      return rows.map(toJob)
     },
     async counts() {
       const { rows } = await db.query<{ kind: string; state: string; count: number }>(

@@ -43,6 +43,14 @@ export function createRenditionRepository(db: Database): RenditionRepository {
       if (rows[0] === undefined) throw new Error('PostgreSQL returned no row from an upsert')
       return toRendition(rows[0])
     },
+    async presentAmong(sourceBlobKeys, target) {
+      if (sourceBlobKeys.length === 0) return new Set()
+      const { rows } = await db.query<{ source_blob_key: string }>(
+        'SELECT source_blob_key FROM renditions WHERE target = $1 AND source_blob_key = ANY($2::text[])',
+        [target, sourceBlobKeys],
+      )
+      return new Set(rows.map((row) => row.source_blob_key))
+    },
     async forget(sourceBlobKey, target) {
       await db.query('DELETE FROM renditions WHERE source_blob_key = $1 AND target = $2', [sourceBlobKey, target])
     },

@@ -10,6 +10,13 @@ const INSERT_OR_KEEP = `INSERT INTO settings AS s (name, value) VALUES ($1, $2)
 /** Named settings in PostgreSQL; the first value stored for a name wins for good. */
 export function createSettingsRepository(db: Database): SettingsRepository {
   return {
+    async put(name, value) {
+      await db.query(
+        'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+        [name, value],
+      )
+    },
+
     async get(name) {
       const { rows } = await db.query<{ value: string }>(
         'SELECT value FROM settings WHERE name = $1',

@@ -1,4 +1,4 @@
-import type { JobRecord, JobState } from '../../ports/job-queue.js'
+import type { JobKindFilter, JobRecord, JobState } from '../../ports/job-queue.js'
 
 /** A row of the jobs table, the same in every SQL driver. */
 export interface JobRow {
@@ -30,4 +30,10 @@ export function toJob(row: JobRow): JobRecord {
     takenAt: row.taken_at === null ? null : Number(row.taken_at),
     lastError: row.last_error,
   }
+}
+
+/** The kinds a filter names (no filter: every kind, as `except: []`). */
+export function kindList(kinds: JobKindFilter | undefined): readonly string[] {
+  if (kinds === undefined) return []
+  return 'only' in kinds ? kinds.only : kinds.except
 }

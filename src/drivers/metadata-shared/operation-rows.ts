@@ -25,14 +25,17 @@ function parseItems(json: string): OperationItem[] {
     if (typeof entry !== 'object' || entry === null) continue
     const id: unknown = Reflect.get(entry, 'id')
     const title: unknown = Reflect.get(entry, 'title')
-    if (typeof id === 'string' && typeof title === 'string') items.push({ id, title })
+    const convertTo: unknown = Reflect.get(entry, 'convertTo')
+    if (typeof id !== 'string' || typeof title !== 'string') continue
+    items.push(typeof convertTo === 'string' ? { id, title, convertTo } : { id, title })
   }
   return items
 }
 
 /** The items as stored: a JSON array of {id, title}. */
 export function itemsJson(items: readonly OperationItem[]): string {
-  return JSON.stringify(items.map((item) => ({ id: item.id, title: item.title })))
+  return JSON.stringify(items.map((item) =>
+    item.convertTo === undefined ? { id: item.id, title: item.title } : { id: item.id, title: item.title, convertTo: item.convertTo }))
 }
 
 export function toOperation(row: OperationRow): FileOperationRecord {

@@ -29,6 +29,11 @@ export function createRenditionRepository(db: Database.Database): RenditionRepos
       (source_blob_key, target, blob_key, size, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT (source_blob_key, target) DO UPDATE SET blob_key = blob_key
     RETURNING *`)
+  const presentAmong = db
+    .prepare<[string, string], string>(
+      'SELECT source_blob_key FROM renditions WHERE target = ? AND source_blob_key IN (SELECT value FROM json_each(?))',
+    )
+    .pluck()
   const forget = db.prepare<[string, string]>('DELETE FROM renditions WHERE source_blob_key = ? AND target = ?')
   const removeBySources = db
     .prepare<[string], string>('DELETE FROM renditions WHERE source_blob_key IN (SELECT value FROM json_each(?)) RETURNING blob_key')
@@ -43,6 +48,13 @@ export function createRenditionRepository(db: Database.Database): RenditionRepos
       const row = insertOrKeep.get(record.sourceBlobKey, record.target, record.blobKey, record.size, record.sha256, record.createdAt)
       if (row === undefined) throw new Error('SQLite returned no row from an upsert')
       return toRendition(row)
+    },
+    async presentAmong(sourceBlobKeys, target) {
+      const present = new Set<string>()
+      for (let start = 0; start < sourceBlobKeys.length; start += 500) {
+        for (const key of presentAmong.all(target, JSON.stringify(sourceBlobKeys.slice(start, start + 500)))) present.add(key)
+      }
+      return present
     },
     async forget(sourceBlobKey, target) {
       forget.run(sourceBlobKey, target)

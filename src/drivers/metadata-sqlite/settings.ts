@@ -10,7 +10,14 @@ export function createSettingsRepository(db: Database.Database): SettingsReposit
     ON CONFLICT (name) DO UPDATE SET value = value
     RETURNING value`).pluck()
 
+  const upsert = db.prepare<[string, string]>(`INSERT INTO settings (name, value) VALUES (?, ?)
+    ON CONFLICT (name) DO UPDATE SET value = excluded.value`)
+
   return {
+    async put(name, value) {
+      upsert.run(name, value)
+    },
+
     async get(name) {
       return byName.get(name)
     },

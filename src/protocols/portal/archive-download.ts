@@ -42,9 +42,10 @@ export async function sendArchive(
       zip.addEmptyDirectory(entry.path, { mtime: new Date() })
       continue
     }
-    const { file } = entry
-    zip.addReadStreamLazy(entry.path, { compress: false, size: file.size, mtime: new Date(file.updatedAt) }, (done) => {
-      ctx.app.folders.openArchiveEntry(by, file).then((stream) => {
+    const { file, converted } = entry
+    const size = converted?.size ?? file.size
+    zip.addReadStreamLazy(entry.path, { compress: false, size, mtime: new Date(file.updatedAt) }, (done) => {
+      ctx.app.folders.openArchiveEntry(by, file, converted).then((stream) => {
         if (stream === undefined) {
           if (failed) return
           failed = true

@@ -72,7 +72,10 @@ export function itemPresenter(ctx: AdapterContext, by: Principal) {
      * knows them (a listing), else looked up.
      */
     async files(files: FileRecord[], rootType?: Section, access?: Map<string, AccessLevel>) {
-      const editing = await ctx.app.editing.states(files.map((f) => f.id))
+      const [editing, thumbnails] = await Promise.all([
+        ctx.app.editing.states(files.map((f) => f.id)),
+        ctx.app.conversion.thumbnailStatuses(files),
+      ])
       const editors = [...editing.values()].flatMap((state) => state.editors)
       const names = await ctx.app.accounts.displayNames([
         ...files.flatMap((f) => [f.createdBy, f.updatedBy]),
@@ -89,7 +92,10 @@ export function itemPresenter(ctx: AdapterContext, by: Principal) {
         const section = rootType ?? (shared ? 'share' : (await viewOf(file.folderId)).section)
         const level = access?.get(file.id) ?? (shared ? await ctx.app.authorize(by, 'read', file) : 'owner')
         presented.push({
-          ...presentFile(file, ctx.config.publicUrl, names, now, editing.get(file.id), await place(file, section, level)),
+          ...presentFile(
+            file, ctx.config.publicUrl, names, now, editing.get(file.id), await place(file, section, level),
+            thumbnails.get(file.id),
+          ),
           ...sharingFields(sharing.get(`file:${file.id}`)),
         })
       }

@@ -109,6 +109,7 @@ export function presentFile(
   now: number,
   editing?: EditingState,
   place: ItemPlace = { rootType: 'my' },
+  thumbnailStatus?: number,
 ) {
   const locked = file.lock !== null && file.lock.expiresAt > now
   const error = editing?.lastError
@@ -138,6 +139,10 @@ export function presentFile(
     lockedAt: locked && file.lock?.lockedAt !== undefined ? isoWithOffset(file.lock.lockedAt) : null,
     // With a query string, as ONLYOFFICE's (clients append `&version=N` for an older one).
     viewUrl: `${publicUrl}/api/2.0/files/file/${file.id}/download?action=download`,
+    // DocSpace's thumbnail fields (0 waiting, 1 created, 2 not required, 3 error), in listings.
+    ...(thumbnailStatus === undefined
+      ? {}
+      : { thumbnailUrl: `${publicUrl}/api/2.0/files/file/${file.id}/thumbnail`, thumbnailStatus }),
     // `doceditor` in the path: ONLYOFFICE's Desktop Editors open it as an editor tab.
     webUrl: `${publicUrl}/doceditor/${file.id}`,
     // Who has it open in ONLYOFFICE Docs now (callback status 1) and the last failed save.

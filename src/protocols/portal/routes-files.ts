@@ -6,6 +6,7 @@ import type { AdapterContext, LockInfo, StagedUpload } from '../../app/index.js'
 import { DomainError } from '../../core/errors.js'
 import type { FileRecord } from '../../core/entities.js'
 import { sendContent } from '../http/send-content.js'
+import { registerCheckConversion } from './check-conversion.js'
 import { isOwnFormat, outputTypeOf, sendConverted, sendPreview, sendThumbnail } from './download-as.js'
 import { currentUser, me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
@@ -114,6 +115,8 @@ export function fileRoutes(ctx: AdapterContext) {
     // Newest first. Each entry is a file object as of that version (ONLYOFFICE's apps read
     // the history as files: id, title, version, viewUrl, created, createdBy) with Folio's
     // own version facts (author, size, source, downloadUrl).
+    registerCheckConversion(app, ctx)
+
     app.get('/files/file/:fileId/thumbnail', async (request, reply) => {
       const { fileId } = parseInput(fileIdParams, request.params)
       return sendThumbnail(ctx, request, reply, fileId)

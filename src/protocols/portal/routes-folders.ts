@@ -54,6 +54,8 @@ export function archiveUrl(publicUrl: string, op: Pick<FileOperation, 'files' | 
   const query = new URLSearchParams()
   if (op.folders.length > 0) query.set('folderIds', op.folders.map((item) => item.id).join(','))
   if (op.files.length > 0) query.set('fileIds', op.files.map((item) => item.id).join(','))
+  const converted = op.files.flatMap((item) => (item.convertTo === undefined ? [] : [`${item.id}:${item.convertTo}`]))
+  if (converted.length > 0) query.set('convert', converted.join(','))
   return `${publicUrl.replace(/\/+$/, '')}/api/2.0/files/fileops/bulkdownload?${query.toString()}`
 }
 
@@ -264,7 +266,8 @@ export function folderRoutes(ctx: AdapterContext) {
     app.put('/files/fileops/bulkdownload', async (request) => {
       const by = me(request)
       const body = parseInput(bulkDownloadBody, request.body)
-      const started = await ctx.app.folders.download(by, { folderIds: body.folderIds, fileIds: body.fileIds })
+      const convert = new Map(body.fileConvertIds.map((pair) => [pair.key, pair.value]))
+      const started = await ctx.app.folders.download(by, { folderIds: body.folderIds, fileIds: body.fileIds, convert })
       return operationsReply(by, started)
     })
 

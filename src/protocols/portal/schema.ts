@@ -217,19 +217,20 @@ export const moveCheckQuery = z.pipe(
   })),
 )
 
+/** One of ONLYOFFICE's fileConvertIds: a file id and the format to send it in ('.pdf'). */
+const convertPair = z.object({
+  key: z.pipe(z.union([text(1, 128), z.number()]), z.transform(String)),
+  value: text(1, 20),
+})
+
 /**
  * Body of `PUT files/fileops/bulkdownload`: the files and folders to download as one
- * archive. Folio sends files as stored: a request to convert some (ONLYOFFICE's
- * fileConvertIds) is refused rather than answered with unconverted files.
+ * archive, and (ONLYOFFICE's fileConvertIds) the files to send converted.
  */
 export const bulkDownloadBody = z.object({
   folderIds: idList,
   fileIds: idList,
-  fileConvertIds: z.optional(
-    z.array(z.unknown()).check(
-      z.maxLength(0, 'Folio downloads files as they are stored: fileConvertIds is not supported'),
-    ),
-  ),
+  fileConvertIds: z._default(z.array(convertPair).check(z.maxLength(10_000)), []),
 })
 
 /** Query of the archive download itself: the same ids, as in `GET files/fileops/move`. */
@@ -239,9 +240,15 @@ export const archiveQuery = z.pipe(
     fileIds: queryIds,
     'folderIds[]': queryIds,
     'fileIds[]': queryIds,
+    // Files sent converted, as `<fileId>:<format>` (the operation's url carries them).
+    convert: queryIds,
   }),
   z.transform((q) => ({
     folderIds: [...q.folderIds, ...q['folderIds[]']],
     fileIds: [...q.fileIds, ...q['fileIds[]']],
+    convert: new Map(q.convert.flatMap((pair): Array<[string, string]> => {
+      const colon = pair.lastIndexOf(':')
+      return colon > 0 ? [[pair.slice(0, colon), pair.slice(colon + 1)]] : []
+    })),
   })),
 )
