@@ -16,12 +16,7 @@ import { Readable } from 'node:stream'
 import { openFsBlobStore } from '../src/drivers/blob-fs/index.js'
 import { openS3BlobStore } from '../src/drivers/blob-s3/index.js'
 import type { BlobStore } from '../src/ports/blob-store.js'
-import {
-  removeBucket,
-  s3TestClient,
-  s3TestSettings,
-  uniqueBucketName,
-} from '../test/support/s3-test-server.js'
+import { removeBucket, s3TestClient, s3TestSettings, uniqueBucketName } from '../test/support/s3-test-server.js'
 
 const MiB = 1024 * 1024
 const driver = process.argv[2] ?? 'fs'

@@ -41,11 +41,16 @@ try {
     const { id } = await uploadFile(folio, token, `f-${i}.docx`, kind === 'get' ? 16384 : 1024)
     files.push(await wopiAccess(folio, token, id))
   }
-  const sequences: LoadStep[][] = kind === 'lock'
-    ? files.map((f, i) => ['LOCK', 'REFRESH_LOCK', 'UNLOCK'].map((o) => ({
-        method: 'POST', path: f.filePath, headers: { 'X-WOPI-Override': o, 'X-WOPI-Lock': `l-${i}` },
-      })))
-    : [[{ method: 'GET', path: kind === 'get' ? (files[0]?.contentsPath ?? '/') : (files[0]?.filePath ?? '/') }]]
+  const sequences: LoadStep[][] =
+    kind === 'lock'
+      ? files.map((f, i) =>
+          ['LOCK', 'REFRESH_LOCK', 'UNLOCK'].map((o) => ({
+            method: 'POST',
+            path: f.filePath,
+            headers: { 'X-WOPI-Override': o, 'X-WOPI-Lock': `l-${i}` },
+          })),
+        )
+      : [[{ method: 'GET', path: kind === 'get' ? (files[0]?.contentsPath ?? '/') : (files[0]?.filePath ?? '/') }]]
   const spec = { connections, seconds, warmupSeconds: 2, sequences }
   const pids = processFamily(folio.pid)
   // The pool opens connections on demand: a short run first, so they all exist.
@@ -60,16 +65,22 @@ try {
   const bareFamily = [bare.pid]
   const bareBefore = cpuSeconds(bareFamily)
   const bytes = kind === 'get' ? '&bytes=16384' : kind === 'info' ? '&bytes=700' : ''
-  const bareRun = await runLoad({ ...spec, url: bare.url, sequences: [[{ method: kind === 'lock' ? 'POST' : 'GET', path: `/x?a=b${bytes}` }]] })
+  const bareRun = await runLoad({
+    ...spec,
+    url: bare.url,
+    sequences: [[{ method: kind === 'lock' ? 'POST' : 'GET', path: `/x?a=b${bytes}` }]],
+  })
   const bareUsed = cpuSeconds(bareFamily) - bareBefore
   await bare.stop()
   // The warm-up requests are in the CPU time too; count them by scaling with the run's rate.
-  const total = (r: { completed: number }) => r.completed * (seconds + 2) / seconds
+  const total = (r: { completed: number }) => (r.completed * (seconds + 2)) / seconds
   const per = (used / total(measured)) * 1e6
   const barePer = (bareUsed / total(bareRun)) * 1e6
   const backendPer = (backendsUsed / total(measured)) * 1e6
   const postgres = onPostgres ? `, PostgreSQL ${backendPer.toFixed(1)} µs in ${backends.length} backends` : ''
-  console.log(`${kind} workers=${workers}: Folio ${per.toFixed(1)} µs CPU/request${postgres} (${measured.rps.toFixed(0)} req/s, failed ${measured.failedStatus}), bare ${barePer.toFixed(1)} µs (${bareRun.rps.toFixed(0)} req/s); CPU ratio bare/Folio ${(barePer / per).toFixed(2)}`)
+  console.log(
+    `${kind} workers=${workers}: Folio ${per.toFixed(1)} µs CPU/request${postgres} (${measured.rps.toFixed(0)} req/s, failed ${measured.failedStatus}), bare ${barePer.toFixed(1)} µs (${bareRun.rps.toFixed(0)} req/s); CPU ratio bare/Folio ${(barePer / per).toFixed(2)}`,
+  )
 } finally {
   await folio.stop()
   await rm(root, { recursive: true, force: true })

@@ -55,12 +55,7 @@ export async function wopiAccess(folio: FolioProcess, token: string, fileId: str
 }
 
 /** A WOPI call on the file endpoint with an X-WOPI-Override and optional lock header. */
-export function wopiPost(
-  folio: FolioProcess,
-  access: WopiAccess,
-  override: string,
-  lockId?: string,
-): Promise<Reply> {
+export function wopiPost(folio: FolioProcess, access: WopiAccess, override: string, lockId?: string): Promise<Reply> {
   const headers: Record<string, string> = { 'X-WOPI-Override': override }
   if (lockId !== undefined) headers['X-WOPI-Lock'] = lockId
   return jsonCall(folio.url, 'POST', access.filePath, { headers })

@@ -92,7 +92,10 @@ async function busyProcesses(ms: number): Promise<string[]> {
     const percent = ((end.ticks - start.ticks) / TICKS_PER_SECOND / (ms / 1000)) * 100
     if (percent > 5) busy.push({ text: `${end.name} (${percent.toFixed(0)}% CPU)`, percent })
   }
-  return busy.sort((a, b) => b.percent - a.percent).slice(0, 8).map((b) => b.text)
+  return busy
+    .sort((a, b) => b.percent - a.percent)
+    .slice(0, 8)
+    .map((b) => b.text)
 }
 
 function processTicks(): Map<string, { name: string; ticks: number }> {

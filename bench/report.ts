@@ -28,7 +28,7 @@ export function renderReport(report: RunReport): string {
   const lines: string[] = []
   lines.push('# Benchmarks', '')
   lines.push(
-    'Folio\'s speed and memory, each figure measured against a baseline in the same run on the',
+    "Folio's speed and memory, each figure measured against a baseline in the same run on the",
     'same machine (absolute times on shared machines drift; ratios hold). Produced by',
     '`npm run bench` (full) or `npm run bench -- --quick` (CI); the bench lives in `bench/`.',
     '',
@@ -44,25 +44,20 @@ export function renderReport(report: RunReport): string {
   lines.push(`- Load generator: wrk (one thread per connection); see "Method"`)
   lines.push(`- Load average at start: ${machine.loadAtStart.join(', ')}`)
   const busy =
-    machine.busyAtStart.length > 0
-      ? `busy at start: ${machine.busyAtStart.join(', ')}`
-      : 'none busy at start'
+    machine.busyAtStart.length > 0 ? `busy at start: ${machine.busyAtStart.join(', ')}` : 'none busy at start'
   lines.push(
     `- Other processes: ${busy}; ` +
       `during the run they used ${otherLoad.otherCpuSeconds.toFixed(0)} CPU-seconds ` +
       `(${otherLoad.otherCores.toFixed(2)} of ${machine.cores} cores on average)` +
       (otherLoad.otherCores > 0.1
         ? '. Other work was running during the measurement, so ratios are noisier than on an idle machine;' +
-          ' server CPU per request, which counts only the server\'s own CPU, is much less sensitive to that than throughput.'
+          " server CPU per request, which counts only the server's own CPU, is much less sensitive to that than throughput."
         : '.'),
   )
   const checkText =
-    failed.length === 0
-      ? 'every correctness check passed'
-      : `${failed.length} correctness check(s) FAILED`
+    failed.length === 0 ? 'every correctness check passed' : `${failed.length} correctness check(s) FAILED`
   lines.push(
-    `- Outcome: ${checkText}; ` +
-      `${misses.length === 0 ? 'every target met' : `${misses.length} target(s) missed`}`,
+    `- Outcome: ${checkText}; ` + `${misses.length === 0 ? 'every target met' : `${misses.length} target(s) missed`}`,
     '',
   )
 
@@ -78,7 +73,7 @@ export function renderReport(report: RunReport): string {
   }
   lines.push('')
   lines.push('Ratios are Folio / baseline, except for server CPU per request, where the ratio is')
-  lines.push('baseline / Folio (the share of Folio\'s CPU per request the baseline needs; higher is better).')
+  lines.push("baseline / Folio (the share of Folio's CPU per request the baseline needs; higher is better).")
   lines.push('CPU per request is the figure of record for load runs ("Method"); their requests per second')
   lines.push('and latencies are reported at both connection counts, without a target. For rates and')
   lines.push('throughputs higher is better; for times and memory lower is better. Targets come from issue 30')
@@ -97,7 +92,7 @@ export function renderReport(report: RunReport): string {
   if (outcomes.length > 0) {
     lines.push('## Notes of this run', '')
     lines.push(
-      'Where each scenario\'s time goes, what was tried and what would reach a missed target:',
+      "Where each scenario's time goes, what was tried and what would reach a missed target:",
       '[docs/benchmarks-notes.md](docs/benchmarks-notes.md), one section per scenario.',
       '',
     )
@@ -105,7 +100,10 @@ export function renderReport(report: RunReport): string {
       lines.push(`### ${outcome.id}. ${outcome.title}`, '')
       if (outcome.skipped) lines.push(`Skipped: ${outcome.skipped}.`, '')
       for (const note of outcome.notes) lines.push(note, '')
-      lines.push(`Background: [docs/benchmarks-notes.md, scenario ${outcome.id}](docs/benchmarks-notes.md#scenario-${outcome.id}).`, '')
+      lines.push(
+        `Background: [docs/benchmarks-notes.md, scenario ${outcome.id}](docs/benchmarks-notes.md#scenario-${outcome.id}).`,
+        '',
+      )
     }
   }
 

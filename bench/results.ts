@@ -84,8 +84,7 @@ export function limitFigure(input: {
     unit: input.unit,
     baseline: input.baseline,
     baselineName: input.baselineName,
-    ratio:
-      input.baseline !== undefined && input.baseline > 0 ? input.value / input.baseline : undefined,
+    ratio: input.baseline !== undefined && input.baseline > 0 ? input.value / input.baseline : undefined,
     target: `≤ ${input.max} ${input.unit}`,
     pass: input.value <= input.max,
   }

@@ -39,7 +39,9 @@ export async function compareAtEachCount<K extends string>(
   const { options } = ctx
   const comparisons: Comparison<K>[] = []
   for (const connections of options.connectionCounts) {
-    ctx.log(`${what}: ${Object.keys(contenders).join(', ')} in turns, ${connections} connections, ${options.loadRounds} round(s)`)
+    ctx.log(
+      `${what}: ${Object.keys(contenders).join(', ')} in turns, ${connections} connections, ${options.loadRounds} round(s)`,
+    )
     const runs = {} as Record<K, (round: number) => ReturnType<typeof runLoad>>
     for (const name of Object.keys(contenders) as K[]) {
       const { server, sequences } = contenders[name]
@@ -89,31 +91,46 @@ export function recordComparison<K extends string>(
   const sides = (c: Comparison<K>) => ({ measured: c.loads[input.folio], base: c.loads[input.baseline] })
   for (const c of comparisons) {
     const { measured, base } = sides(c)
-    record.figure(ratioFigure({
-      metric: `${name} server CPU per request, ${c.connections} connections (ratio ${baselineName} / ${folioName})`,
-      value: cpuPerRequest(measured),
-      baseline: cpuPerRequest(base),
-      baselineName,
-      unit: 'µs',
-      target: input.cpuTarget,
-      baselineOverValue: true,
-    }))
+    record.figure(
+      ratioFigure({
+        metric: `${name} server CPU per request, ${c.connections} connections (ratio ${baselineName} / ${folioName})`,
+        value: cpuPerRequest(measured),
+        baseline: cpuPerRequest(base),
+        baselineName,
+        unit: 'µs',
+        target: input.cpuTarget,
+        baselineOverValue: true,
+      }),
+    )
   }
   for (const c of comparisons) {
     const { measured, base } = sides(c)
     const taken = medianOfRounds(measured)
-    record.figure(ratioFigure({
-      metric: `${name} requests/s, ${c.connections} connections${taken === undefined ? '' : ` (${taken})`}`,
-      value: measured.rps,
-      baseline: base.rps,
-      baselineName,
-      unit: 'req/s',
-    }))
+    record.figure(
+      ratioFigure({
+        metric: `${name} requests/s, ${c.connections} connections${taken === undefined ? '' : ` (${taken})`}`,
+        value: measured.rps,
+        baseline: base.rps,
+        baselineName,
+        unit: 'req/s',
+      }),
+    )
   }
   for (const c of input.latencies === false ? [] : comparisons) {
     const { measured, base } = sides(c)
-    for (const [label, value, baseline] of [['p50', measured.p50Ms, base.p50Ms], ['p99', measured.p99Ms, base.p99Ms]] as const) {
-      record.figure(ratioFigure({ metric: `${name} latency ${label}, ${c.connections} connections`, value, baseline, baselineName, unit: 'ms' }))
+    for (const [label, value, baseline] of [
+      ['p50', measured.p50Ms, base.p50Ms],
+      ['p99', measured.p99Ms, base.p99Ms],
+    ] as const) {
+      record.figure(
+        ratioFigure({
+          metric: `${name} latency ${label}, ${c.connections} connections`,
+          value,
+          baseline,
+          baselineName,
+          unit: 'ms',
+        }),
+      )
     }
   }
   const named = (c: Comparison<K>) => ({ [baselineName]: c.loads[input.baseline], [folioName]: c.loads[input.folio] })

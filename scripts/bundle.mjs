@@ -22,7 +22,18 @@ const outdir = join(dist, 'bundle')
  * reader, loads its worker from its own folder. test/e2e/bundle.test.ts
  * runs the bundle through each part loaded on first use.
  */
-const EXTERNAL = ['better-sqlite3', 'pg', '@aws-sdk/*', 'pino', 'pino-pretty', 'undici', 'jose', 'prom-client', 'yazl', 'pdfjs-dist']
+const EXTERNAL = [
+  'better-sqlite3',
+  'pg',
+  '@aws-sdk/*',
+  'pino',
+  'pino-pretty',
+  'undici',
+  'jose',
+  'prom-client',
+  'yazl',
+  'pdfjs-dist',
+]
 
 /**
  * A compiled module that finds files next to it (migrations, the web UI, package.json)
@@ -64,7 +75,9 @@ await build({
   keepNames: true,
   external: EXTERNAL,
   // Bundled CommonJS packages (Fastify and its parts) call require() for Node's modules.
-  banner: { js: "import { createRequire as __folioRequire } from 'node:module'; const require = __folioRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __folioRequire } from 'node:module'; const require = __folioRequire(import.meta.url);",
+  },
   plugins: [keepOwnUrl],
   logLevel: 'warning',
   legalComments: 'none',

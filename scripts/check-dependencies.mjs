@@ -23,8 +23,7 @@ const REPO = resolve(HERE, '..')
 export function typeImportsAsValues(source) {
   return source.replace(
     /^(import|export)\s+(type\s+)?(\{[^}]*\}|\*(?:\s+as\s+\w+)?|\w+)(\s+from\s+['"][^'"]+['"])/gm,
-    (_all, keyword, _type, names, from) =>
-      `${keyword} ${names.replace(/([{,]\s*)type\s+(?=\w)/g, '$1')}${from}`,
+    (_all, keyword, _type, names, from) => `${keyword} ${names.replace(/([{,]\s*)type\s+(?=\w)/g, '$1')}${from}`,
   )
 }
 

@@ -27,9 +27,7 @@ if (files.length === 0) {
   console.error('no test files found under', searchRoots.join(', '))
   process.exit(1)
 }
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', ...flags, ...files],
-  { stdio: 'inherit' },
-)
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...flags, ...files], {
+  stdio: 'inherit',
+})
 process.exit(result.status ?? 1)

@@ -192,9 +192,7 @@ export async function openMigrationEnds(config: Config): Promise<OpenMigrationEn
     throw new Error('nothing to move to: set FOLIO_DATABASE_URL (PostgreSQL) and/or FOLIO_S3_BUCKET (S3)')
   }
   if (!(await isFile(paths.database))) {
-    throw new Error(
-      `there is no Folio database at ${paths.database}: FOLIO_DATA_DIR must name the data folder to move`,
-    )
+    throw new Error(`there is no Folio database at ${paths.database}: FOLIO_DATA_DIR must name the data folder to move`)
   }
   const opened: Array<() => Promise<void>> = []
   const close = async (): Promise<void> => {
@@ -318,7 +316,8 @@ async function openConverter(
     const { openDocsConverter } = await import('./drivers/converter-docs/index.js')
     const publishSource = async (source: ConversionSource) => {
       if (source.kind === 'blob') {
-        if (!(await parts.blobs.exists(source.blobKey))) throw new DomainError('NOT_FOUND', 'the document to convert is gone')
+        if (!(await parts.blobs.exists(source.blobKey)))
+          throw new DomainError('NOT_FOUND', 'the document to convert is gone')
         return { url: convertSourceLink(parts.adapters(), source.blobKey), release: async () => undefined }
       }
       const stored = await parts.blobs.put(source.stream, { maxBytes: config.maxFileSize })
@@ -357,10 +356,7 @@ export async function createContext(
   },
 ): Promise<AppContext> {
   // One secret for every instance sharing this store, made on first start.
-  const secret = await storage.store.settings.setIfAbsent(
-    SIGNING_SECRET_SETTING,
-    randomBytes(32).toString('base64'),
-  )
+  const secret = await storage.store.settings.setIfAbsent(SIGNING_SECRET_SETTING, randomBytes(32).toString('base64'))
   // With metrics on, every storage failure reaching the application is counted.
   const watched = options.telemetry ? withStorageErrorReports(storage, options.telemetry) : storage
   const clock = options.clock ?? systemClock
@@ -413,7 +409,8 @@ function textExtractorLoader(converter: Converter | undefined): () => Promise<Te
  */
 async function startJobs(ctx: AppContext, services: App, logger: PinoLogger): Promise<{ stop(): Promise<void> }> {
   const worker = startBackgroundJobs(ctx)
-  services.search.reindex(false)
+  services.search
+    .reindex(false)
     .then((count) => logger[count > 0 ? 'info' : 'debug']({ count }, 'search: files not indexed yet were queued'))
     .catch((error: unknown) => logger.warn({ err: error }, 'search: could not queue the files not indexed yet'))
   return worker

@@ -5,10 +5,7 @@ import { freePort, spawnServer, type ChildServer } from '../child.js'
 export type BaselineName = 'bare-server' | 'raw-save' | 'raw-download'
 
 /** Starts a baseline server in a child process (with tsx, like the bench itself). */
-export async function startBaseline(
-  name: BaselineName,
-  env: Record<string, string> = {},
-): Promise<ChildServer> {
+export async function startBaseline(name: BaselineName, env: Record<string, string> = {}): Promise<ChildServer> {
   const port = await freePort()
   return spawnServer({
     label: `baseline ${name}`,

@@ -27,7 +27,10 @@ const server = createServer((request, response) => {
   if (request.method === 'DELETE') {
     rm(dir, { recursive: true, force: true })
       .then(() => mkdir(dir, { recursive: true }))
-      .then(() => answer(200, '{"deleted":true}'), (error: Error) => answer(500, error.message))
+      .then(
+        () => answer(200, '{"deleted":true}'),
+        (error: Error) => answer(500, error.message),
+      )
     return
   }
   const source = new URL(request.url ?? '/', 'http://localhost').searchParams.get('url')

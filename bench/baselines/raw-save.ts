@@ -26,7 +26,10 @@ const server = createServer((request, response) => {
     request.resume()
     rm(dir, { recursive: true, force: true })
       .then(() => mkdir(dir, { recursive: true }))
-      .then(() => answer(200, '{"deleted":true}'), (error: Error) => answer(500, error.message))
+      .then(
+        () => answer(200, '{"deleted":true}'),
+        (error: Error) => answer(500, error.message),
+      )
     return
   }
   save(join(dir, `body-${++counter}`), request)

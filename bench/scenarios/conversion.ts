@@ -14,14 +14,14 @@ import { median, SkipScenario, type Scenario, type ScenarioContext } from '../sc
 
 const CONVERSION_NOTE = [
   'Each pool worker is a headless soffice.bin started once, with its own profile folder, and a',
-  'small Python bridge (Debian\'s python3-uno) that loads and stores documents over UNO on a',
+  "small Python bridge (Debian's python3-uno) that loads and stores documents over UNO on a",
   'private pipe, answering Node in JSON lines (src/drivers/converter-libreoffice/). A cold',
   'soffice --convert-to starts the whole office for every document (about 2-5 s on this',
   'machine), which the pool pays once per worker; a pooled conversion of this document costs',
   'the load, the layout and the PDF export alone. Both sides keep 2 office processes busy.',
   'Then through a running Folio with one office process: its own peak RSS while it converts new',
-  'documents (the offices\' RSS apart; the 110 MiB limit is the one scenario 3 holds uploads to),',
-  'and a kept PDF rendition\'s download against a plain download of a file of the same size.',
+  "documents (the offices' RSS apart; the 110 MiB limit is the one scenario 3 holds uploads to),",
+  "and a kept PDF rendition's download against a plain download of a file of the same size.",
 ].join(' ')
 
 /** Office processes on each side: the pool's workers, and cold processes run at once. */
@@ -32,7 +32,15 @@ function coldConversion(dir: string, profile: string, input: string, n: number):
   return new Promise((resolve, reject) => {
     const child = spawn(
       'soffice',
-      ['--headless', `-env:UserInstallation=file://${profile}`, '--convert-to', 'pdf', '--outdir', join(dir, `cold-${n}`), input],
+      [
+        '--headless',
+        `-env:UserInstallation=file://${profile}`,
+        '--convert-to',
+        'pdf',
+        '--outdir',
+        join(dir, `cold-${n}`),
+        input,
+      ],
       { stdio: 'ignore' },
     )
     child.once('error', reject)
@@ -205,11 +213,15 @@ async function throughFolio(ctx: ScenarioContext, record: Recorder, docx: Buffer
     const pdfMs: number[] = []
     const plainMs: number[] = []
     for (let i = 0; i < rounds; i++) {
-      for (const [url, times] of [[pdfUrl, pdfMs], [plainUrl, plainMs]] as const) {
+      for (const [url, times] of [
+        [pdfUrl, pdfMs],
+        [plainUrl, plainMs],
+      ] as const) {
         const started = performance.now()
         const reply = await downloadHash(url, auth)
         times.push(performance.now() - started)
-        if (reply.status !== 200 || reply.bytes !== pdf.bytes) throw new Error(`download answered ${reply.status}, ${reply.bytes} bytes`)
+        if (reply.status !== 200 || reply.bytes !== pdf.bytes)
+          throw new Error(`download answered ${reply.status}, ${reply.bytes} bytes`)
       }
     }
     record.figure(

@@ -1,9 +1,5 @@
 import { createServer, type Server } from 'node:http'
-import {
-  startDocsSimulator,
-  type DocsSimulator,
-  type EditorConfig,
-} from '../../test/support/docs-server-simulator.js'
+import { startDocsSimulator, type DocsSimulator, type EditorConfig } from '../../test/support/docs-server-simulator.js'
 import { startBaseline } from '../baselines/launch.js'
 import { bodyBuffer, bodySha256 } from '../body.js'
 import { uploadFile } from '../folio-api.js'
@@ -64,13 +60,11 @@ export const docsSave: Scenario = {
         const save = await saveOnce(folio, sim, token, id, content)
         folioMs.push(save.ms)
         peak = Math.max(peak, save.peakBytes)
-        ctx.log(`save ${rep + 1}: RSS ${(save.rssBefore / MiB).toFixed(1)} MiB before, peak ${(save.peakBytes / MiB).toFixed(1)} MiB`)
-        growth = Math.max(growth, save.peakBytes - save.rssBefore)
-        record.check(
-          `save ${rep + 1}: Docs got {"error":0} for status 2 on the first try`,
-          save.ok,
-          save.detail,
+        ctx.log(
+          `save ${rep + 1}: RSS ${(save.rssBefore / MiB).toFixed(1)} MiB before, peak ${(save.peakBytes / MiB).toFixed(1)} MiB`,
         )
+        growth = Math.max(growth, save.peakBytes - save.rssBefore)
+        record.check(`save ${rep + 1}: Docs got {"error":0} for status 2 on the first try`, save.ok, save.detail)
       }
       ctx.log(`saves took ${folioMs.map((ms) => ms.toFixed(0)).join(', ')} ms`)
 
@@ -129,13 +123,7 @@ export const docsSave: Scenario = {
 }
 
 /** Opens the file in the simulator, replaces its content, closes: one status-2 save. */
-async function saveOnce(
-  folio: FolioProcess,
-  sim: DocsSimulator,
-  token: string,
-  fileId: string,
-  content: Buffer,
-) {
+async function saveOnce(folio: FolioProcess, sim: DocsSimulator, token: string, fileId: string, content: Buffer) {
   const opened = await jsonCall(folio.url, 'GET', `/api/2.0/files/file/${fileId}/openedit`, { token })
   if (opened.status === 404 && !pick(opened.json, 'error', 'type')) {
     throw new SkipScenario('the ONLYOFFICE integration is not mounted (openedit is 404)')
@@ -162,9 +150,10 @@ async function saveOnce(
     rssBefore,
     peakBytes: kernelPeak ? Math.max(folio.memory().peak, sampled) : sampled,
     ok: saves.length === 1 && first?.ok === true,
-    detail: saves.length === 0
-      ? 'no status 2 was sent'
-      : saves.map((c) => `HTTP ${c.httpStatus} ${c.reply.slice(0, 80)}`).join('; '),
+    detail:
+      saves.length === 0
+        ? 'no status 2 was sent'
+        : saves.map((c) => `HTTP ${c.httpStatus} ${c.reply.slice(0, 80)}`).join('; '),
   }
 }
 

@@ -122,9 +122,7 @@ async function checkPage(
 }
 
 /** Median time of each call, calling them in turn (sequentially), after a warm-up. */
-async function timeInTurn(
-  calls: { folio: FolioProcess; token: string; path: string }[],
-): Promise<number[]> {
+async function timeInTurn(calls: { folio: FolioProcess; token: string; path: string }[]): Promise<number[]> {
   const times: number[][] = calls.map(() => [])
   for (let i = 0; i < WARMUP_CALLS + MEASURED_CALLS; i++) {
     for (const [index, call] of calls.entries()) {
@@ -149,14 +147,32 @@ async function seed(dataDir: string, count: number): Promise<string> {
     if (!admin) throw new Error('the admin account was not created')
     const start = Date.now() - count * 1000
     const myRoot = await store.folders.ensureRoot({
-      id: newId(), ownerId: admin.id, parentId: null, title: 'My documents', rootType: 'my',
-      createdAt: 0, createdBy: admin.id, updatedAt: 0, updatedBy: admin.id, revision: 1,
-      trashedAt: null, originFolderId: null,
+      id: newId(),
+      ownerId: admin.id,
+      parentId: null,
+      title: 'My documents',
+      rootType: 'my',
+      createdAt: 0,
+      createdBy: admin.id,
+      updatedAt: 0,
+      updatedBy: admin.id,
+      revision: 1,
+      trashedAt: null,
+      originFolderId: null,
     })
     const folder = {
-      id: newId(), ownerId: admin.id, parentId: myRoot.id, title: 'Big folder', rootType: null,
-      createdAt: 0, createdBy: admin.id, updatedAt: 0, updatedBy: admin.id, revision: 1,
-      trashedAt: null, originFolderId: null,
+      id: newId(),
+      ownerId: admin.id,
+      parentId: myRoot.id,
+      title: 'Big folder',
+      rootType: null,
+      createdAt: 0,
+      createdBy: admin.id,
+      updatedAt: 0,
+      updatedBy: admin.id,
+      revision: 1,
+      trashedAt: null,
+      originFolderId: null,
     }
     await store.folders.create(folder)
     const create = async (i: number) => {

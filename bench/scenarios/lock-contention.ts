@@ -73,12 +73,7 @@ export const lockContention: Scenario = {
 }
 
 /** Records the exactly-one-winner check of a round; returns the winner's lock ID. */
-function checkOneWinner(
-  record: Recorder,
-  round: number,
-  contenders: number,
-  answers: Answer[],
-): string | undefined {
+function checkOneWinner(record: Recorder, round: number, contenders: number, answers: Answer[]): string | undefined {
   const winners = answers.filter((a) => a.status === 200)
   const winner = winners.length === 1 ? winners[0]?.lockId : undefined
   const losers = answers.filter((a) => a.status === 409)
@@ -100,17 +95,11 @@ function statusList(answers: Answer[]): string {
 
 /** Opens `count` keep-alive connections to the server (concurrent GET /healthz). */
 async function warm(agent: Agent, baseUrl: string, count: number): Promise<void> {
-  await Promise.all(
-    Array.from({ length: count }, () => exchange(agent, `${baseUrl}/healthz`, 'GET', {})),
-  )
+  await Promise.all(Array.from({ length: count }, () => exchange(agent, `${baseUrl}/healthz`, 'GET', {})))
 }
 
 /** Sends one Lock per ID at once; resolves when the last reply is in. */
-async function burst(
-  agent: Agent,
-  url: string,
-  ids: string[],
-): Promise<{ ms: number; answers: Answer[] }> {
+async function burst(agent: Agent, url: string, ids: string[]): Promise<{ ms: number; answers: Answer[] }> {
   const started = performance.now()
   const answers = await Promise.all(
     ids.map(async (lockId) => {

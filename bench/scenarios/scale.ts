@@ -11,12 +11,7 @@ import { postgresBackendsOf } from '../postgres-backends.js'
 import type { RoundsResult } from '../rounds.js'
 import { median, SkipScenario, type Scenario, type ScenarioContext } from '../scenario.js'
 import { compareAtEachCount, recordComparison, type Comparison } from '../server-comparison.js'
-import {
-  dropSchema,
-  postgresSkipReason,
-  TEST_DATABASE_URL,
-  uniqueSchemaName,
-} from '../../test/support/postgres.js'
+import { dropSchema, postgresSkipReason, TEST_DATABASE_URL, uniqueSchemaName } from '../../test/support/postgres.js'
 import {
   findS3TestServer,
   folioS3Env,
@@ -66,7 +61,9 @@ export const scale: Scenario = {
     try {
       const bare = started(await startBaseline('bare-server'))
       const raw = started(await startBaseline('raw-save', { SAVE_DIR: await ctx.workDir('scale-raw') }))
-      const local = started(await startFolioProcess({ dataDir: await ctx.workDir('scale-local'), label: 'Folio SQLite' }))
+      const local = started(
+        await startFolioProcess({ dataDir: await ctx.workDir('scale-local'), label: 'Folio SQLite' }),
+      )
       const a = started(await startFolioProcess({ dataDir: await ctx.workDir('scale-a'), env, label: 'Folio A' }))
 
       const fileCount = Math.max(...ctx.options.connectionCounts)
@@ -86,16 +83,26 @@ export const scale: Scenario = {
         })
       const lock = await inTurns('lock cycle', lockOf)
       const info = await inTurns('CheckFileInfo', infoOf)
-      const putMs = { local: await measurePuts(ctx, local, localFiles), shared: await measurePuts(ctx, a, sharedFiles), raw: [] as number[] }
+      const putMs = {
+        local: await measurePuts(ctx, local, localFiles),
+        shared: await measurePuts(ctx, a, sharedFiles),
+        raw: [] as number[],
+      }
       for (let rep = 0; rep < repetitions(ctx); rep++) {
         const saved = await send(raw.url + '/', 'POST', lengthHeader(), bodyChunks(PUT_SIZE))
         putMs.raw.push(saved.ms)
         await jsonCall(raw.url, 'DELETE', '/')
       }
 
-      for (const [what, comparisons] of [['lock cycle', lock], ['CheckFileInfo', info]] as const) {
+      for (const [what, comparisons] of [
+        ['lock cycle', lock],
+        ['CheckFileInfo', info],
+      ] as const) {
         for (const { connections, loads } of comparisons) {
-          for (const [name, load] of [['SQLite + disk', loads.local], ['PostgreSQL + S3', loads.shared]] as const) {
+          for (const [name, load] of [
+            ['SQLite + disk', loads.local],
+            ['PostgreSQL + S3', loads.shared],
+          ] as const) {
             record.check(
               `${name}: every ${what} request of the load runs at ${connections} connections answered 200`,
               load.failedStatus === 0 && load.socketErrors === 0 && load.completed > 0,
@@ -215,8 +222,11 @@ async function checkPutAcross(a: FolioProcess, b: FolioProcess, files: WopiAcces
   const content = await downloadHash(b.url + target.contentsPath)
   record.check(
     'a 100 MiB PutFile through instance A is what instance B returns (SHA-256)',
-    locked.status === 200 && put.status === 200 && content.status === 200 &&
-      content.sha256 === bodySha256(PUT_SIZE) && content.bytes === PUT_SIZE,
+    locked.status === 200 &&
+      put.status === 200 &&
+      content.status === 200 &&
+      content.sha256 === bodySha256(PUT_SIZE) &&
+      content.bytes === PUT_SIZE,
     `Lock ${locked.status}, PutFile ${put.status}, GetFile on B ${content.status} with ${content.bytes} bytes`,
   )
 }
@@ -229,16 +239,45 @@ function addFigures(
   putMs: Record<'local' | 'shared' | 'raw', number[]>,
   twoInstances: { rps: number; oneInstance: RoundsResult | undefined; connections: number },
 ): void {
-  for (const [name, comparisons] of [['PG + S3 lock cycle', loads.lock], ['PG + S3 CheckFileInfo', loads.info]] as const) {
+  for (const [name, comparisons] of [
+    ['PG + S3 lock cycle', loads.lock],
+    ['PG + S3 CheckFileInfo', loads.info],
+  ] as const) {
     const shared = { comparisons, folio: 'shared', folioName: 'PostgreSQL + S3' } as const
     // On PostgreSQL + S3 the lock cycle and CheckFileInfo cost at most twice the SQLite figures.
-    recordComparison(record, { ...shared, name: `${name} (vs SQLite + disk)`, baseline: 'local', baselineName: 'SQLite + disk, same run', cpuTarget: { min: 0.5 } })
-    recordComparison(record, { ...shared, name: `${name} (vs bare)`, baseline: 'bare', baselineName: 'bare node:http', latencies: false })
+    recordComparison(record, {
+      ...shared,
+      name: `${name} (vs SQLite + disk)`,
+      baseline: 'local',
+      baselineName: 'SQLite + disk, same run',
+      cpuTarget: { min: 0.5 },
+    })
+    recordComparison(record, {
+      ...shared,
+      name: `${name} (vs bare)`,
+      baseline: 'bare',
+      baselineName: 'bare node:http',
+      latencies: false,
+    })
   }
   const throughput = (ms: number[]) => PUT_SIZE / MiB / (median(ms) / 1000)
   const put = { metric: 'PG + S3 PutFile 100 MiB throughput', value: throughput(putMs.shared), unit: 'MiB/s' }
-  record.figure(ratioFigure({ ...put, metric: `${put.metric} (vs SQLite + disk)`, baseline: throughput(putMs.local), baselineName: 'SQLite + disk, same run' }))
-  record.figure(ratioFigure({ ...put, metric: `${put.metric} (vs raw stream to disk + fsync)`, baseline: throughput(putMs.raw), baselineName: 'raw stream to disk + fsync' }))
+  record.figure(
+    ratioFigure({
+      ...put,
+      metric: `${put.metric} (vs SQLite + disk)`,
+      baseline: throughput(putMs.local),
+      baselineName: 'SQLite + disk, same run',
+    }),
+  )
+  record.figure(
+    ratioFigure({
+      ...put,
+      metric: `${put.metric} (vs raw stream to disk + fsync)`,
+      baseline: throughput(putMs.raw),
+      baselineName: 'raw stream to disk + fsync',
+    }),
+  )
   record.figure(
     ratioFigure({
       metric: `PG + S3 lock-cycle requests/s, two instances (${twoInstances.connections} connections in all)`,

@@ -10,7 +10,13 @@ import { openSqliteStore } from '../../src/drivers/metadata-sqlite/index.js'
 import { createTextExtractor } from '../../src/drivers/text-extract/index.js'
 import type { BlobStore } from '../../src/ports/blob-store.js'
 import type { FileRecord, FolderRecord, MetadataStore } from '../../src/ports/metadata-store.js'
-import { dropSchema, postgresSkipReason, queryTestDatabase, TEST_DATABASE_URL, uniqueSchemaName } from '../../test/support/postgres.js'
+import {
+  dropSchema,
+  postgresSkipReason,
+  queryTestDatabase,
+  TEST_DATABASE_URL,
+  uniqueSchemaName,
+} from '../../test/support/postgres.js'
 import { startFolioProcess, type FolioProcess } from '../folio-process.js'
 import { jsonCall, pick } from '../http.js'
 import { limitFigure, ratioFigure, type Recorder } from '../results.js'
@@ -37,7 +43,7 @@ function documentText(i: number, rare = true): string {
   let state = (i * 2654435761) >>> 0
   for (let w = 0; w < WORDS_PER_DOCUMENT; w++) {
     state = (Math.imul(state, 1103515245) + 12345) >>> 0
-    const rank = Math.floor((VOCABULARY * ((state % 10_000) / 10_000) ** 3))
+    const rank = Math.floor(VOCABULARY * ((state % 10_000) / 10_000) ** 3)
     words.push(`w${rank.toString(36)}`)
   }
   if (rare && i % RARE_EVERY === 0) words.push(RARE_WORD)
@@ -97,15 +103,15 @@ const SEARCH_NOTE = [
 
 async function runOn(ctx: ScenarioContext, record: Recorder, label: string, count: number, schema: string | undefined) {
   const dataDir = await ctx.workDir(`search-${label}`)
-  const env: Record<string, string> = schema === undefined
-    ? {}
-    : { FOLIO_DATABASE_URL: TEST_DATABASE_URL, FOLIO_DATABASE_SCHEMA: schema }
+  const env: Record<string, string> =
+    schema === undefined ? {} : { FOLIO_DATABASE_URL: TEST_DATABASE_URL, FOLIO_DATABASE_SCHEMA: schema }
   // A first start creates the schema and the admin the documents belong to.
   const first = await startFolioProcess({ dataDir, env: { ...env, FOLIO_JOBS: 'false' } })
   await first.stop()
-  const store = schema === undefined
-    ? await openSqliteStore({ path: join(dataDir, 'folio.db') })
-    : await openPostgresStore({ url: TEST_DATABASE_URL, schema })
+  const store =
+    schema === undefined
+      ? await openSqliteStore({ path: join(dataDir, 'folio.db') })
+      : await openPostgresStore({ url: TEST_DATABASE_URL, schema })
   const blobs = await openFsBlobStore({ root: join(dataDir, 'files') })
   let seeded: Seeded
   try {
@@ -116,15 +122,22 @@ async function runOn(ctx: ScenarioContext, record: Recorder, label: string, coun
   } finally {
     await store.close()
   }
-  const indexBytes = schema === undefined ? sqliteIndexBytes(join(dataDir, 'folio.db')) : await postgresIndexBytes(schema)
-  record.figure(ratioFigure({
-    metric: `${label}: index size (text kept for snippets, words, index) for ${count.toLocaleString('en')} documents`,
-    value: indexBytes / 1024 ** 2,
-    baseline: seeded.textChars / 1024 ** 2,
-    baselineName: 'the documents\' text',
-    unit: 'MiB',
-  }))
-  const folio = await startFolioProcess({ dataDir, env: { ...env, FOLIO_JOBS: 'false' }, cpuProfDir: ctx.options.cpuProfDir })
+  const indexBytes =
+    schema === undefined ? sqliteIndexBytes(join(dataDir, 'folio.db')) : await postgresIndexBytes(schema)
+  record.figure(
+    ratioFigure({
+      metric: `${label}: index size (text kept for snippets, words, index) for ${count.toLocaleString('en')} documents`,
+      value: indexBytes / 1024 ** 2,
+      baseline: seeded.textChars / 1024 ** 2,
+      baselineName: "the documents' text",
+      unit: 'MiB',
+    }),
+  )
+  const folio = await startFolioProcess({
+    dataDir,
+    env: { ...env, FOLIO_JOBS: 'false' },
+    cpuProfDir: ctx.options.cpuProfDir,
+  })
   try {
     const token = await folio.signIn()
     const rare = `/api/2.0/files/@search/${RARE_WORD}`
@@ -139,22 +152,26 @@ async function runOn(ctx: ScenarioContext, record: Recorder, label: string, coun
     )
     const [searchTimes, listingTimes] = await timeInTurn(folio, token, [rare, listing])
     const listingP50 = median(listingTimes ?? [])
-    record.figure(ratioFigure({
-      metric: `${label}: content search p50 over ${count.toLocaleString('en')} indexed documents (${Math.min(100, expected)} hits)`,
-      value: median(searchTimes ?? []),
-      baseline: listingP50,
-      baselineName: `a listing of a ${LISTED}-item folder (p50)`,
-      unit: 'ms',
-      target: { max: 3 },
-    }))
-    record.figure(limitFigure({
-      metric: `${label}: content search p99`,
-      value: percentile(searchTimes ?? [], 99),
-      unit: 'ms',
-      max: 100,
-      baseline: percentile(listingTimes ?? [], 99),
-      baselineName: 'the listing\'s p99',
-    }))
+    record.figure(
+      ratioFigure({
+        metric: `${label}: content search p50 over ${count.toLocaleString('en')} indexed documents (${Math.min(100, expected)} hits)`,
+        value: median(searchTimes ?? []),
+        baseline: listingP50,
+        baselineName: `a listing of a ${LISTED}-item folder (p50)`,
+        unit: 'ms',
+        target: { max: 3 },
+      }),
+    )
+    record.figure(
+      limitFigure({
+        metric: `${label}: content search p99`,
+        value: percentile(searchTimes ?? [], 99),
+        unit: 'ms',
+        max: 100,
+        baseline: percentile(listingTimes ?? [], 99),
+        baselineName: "the listing's p99",
+      }),
+    )
   } finally {
     await folio.stop()
   }
@@ -195,25 +212,34 @@ async function throughput(
   const started = performance.now()
   for (const [i, fileId] of sample.entries()) {
     const key = keys[i] ?? ''
-    const result = await extractor.extract({ title: 'doc.txt', size: 1, open: (range) => blobs.get(key, range) }, limits)
+    const result = await extractor.extract(
+      { title: 'doc.txt', size: 1, open: (range) => blobs.get(key, range) },
+      limits,
+    )
     const text = result.outcome === 'text' ? result.text : ''
     await store.search.put({ fileId, version: 2, text, terms: indexTermsOf(text), titleTerms: indexTermsOf('doc.txt') })
   }
   const seconds = (performance.now() - started) / 1000
-  record.figure(ratioFigure({
-    metric: `${label}: indexing throughput (text read and its words stored, one at a time)`,
-    value: sample.length / seconds,
-    baseline: sample.length / readSeconds,
-    baselineName: 'reading the same bytes from the blob store',
-    unit: 'docs/s',
-  }))
+  record.figure(
+    ratioFigure({
+      metric: `${label}: indexing throughput (text read and its words stored, one at a time)`,
+      value: sample.length / seconds,
+      baseline: sample.length / readSeconds,
+      baselineName: 'reading the same bytes from the blob store',
+      unit: 'docs/s',
+    }),
+  )
 }
 
 function sqliteIndexBytes(path: string): number {
   const db = new Database(path, { readonly: true })
   try {
-    const row = db.prepare<[], { bytes: number | null }>(`SELECT sum(pgsize) AS bytes FROM dbstat
-      WHERE name = 'search_documents' OR name LIKE 'search_terms%' OR name LIKE 'sqlite_autoindex_search_documents%'`).get()
+    const row = db
+      .prepare<[], { bytes: number | null }>(
+        `SELECT sum(pgsize) AS bytes FROM dbstat
+      WHERE name = 'search_documents' OR name LIKE 'search_terms%' OR name LIKE 'sqlite_autoindex_search_documents%'`,
+      )
+      .get()
     return row?.bytes ?? 0
   } finally {
     db.close()
@@ -221,7 +247,9 @@ function sqliteIndexBytes(path: string): number {
 }
 
 async function postgresIndexBytes(schema: string): Promise<number> {
-  const rows = await queryTestDatabase<{ bytes: string }>(`SELECT pg_total_relation_size('${schema}.search_documents')::text AS bytes`)
+  const rows = await queryTestDatabase<{ bytes: string }>(
+    `SELECT pg_total_relation_size('${schema}.search_documents')::text AS bytes`,
+  )
   return Number(rows[0]?.bytes ?? 0)
 }
 
@@ -234,9 +262,18 @@ async function seed(store: MetadataStore, blobs: BlobStore, count: number): Prom
   const admin = await store.users.findByUserName('admin')
   if (!admin) throw new Error('the admin account was not created')
   const folder = (parentId: string | null, title: string): FolderRecord => ({
-    id: newId(), ownerId: admin.id, parentId, title, rootType: parentId === null ? 'my' : null,
-    createdAt: 0, createdBy: admin.id, updatedAt: 0, updatedBy: admin.id, revision: 1,
-    trashedAt: null, originFolderId: null,
+    id: newId(),
+    ownerId: admin.id,
+    parentId,
+    title,
+    rootType: parentId === null ? 'my' : null,
+    createdAt: 0,
+    createdBy: admin.id,
+    updatedAt: 0,
+    updatedBy: admin.id,
+    revision: 1,
+    trashedAt: null,
+    originFolderId: null,
   })
   const root = await store.folders.ensureRoot(folder(null, 'My documents'))
   const library = folder(root.id, 'Library')
@@ -263,16 +300,42 @@ async function seed(store: MetadataStore, blobs: BlobStore, count: number): Prom
     textChars += text.length
     const key = blobKey ?? sampleKeys[i % sampleKeys.length] ?? ''
     const file: FileRecord = {
-      id: newId(), ownerId: admin.id, folderId, trashedAt: null, originFolderId: null,
-      title: `Document ${String(i).padStart(6, '0')}.txt`, version: 1, size: text.length, sha256: '0'.repeat(64),
-      blobKey: key, createdAt: i, createdBy: admin.id, updatedAt: i, updatedBy: admin.id, lock: null,
-      keyVersion: 1, revision: 0,
+      id: newId(),
+      ownerId: admin.id,
+      folderId,
+      trashedAt: null,
+      originFolderId: null,
+      title: `Document ${String(i).padStart(6, '0')}.txt`,
+      version: 1,
+      size: text.length,
+      sha256: '0'.repeat(64),
+      blobKey: key,
+      createdAt: i,
+      createdBy: admin.id,
+      updatedAt: i,
+      updatedBy: admin.id,
+      lock: null,
+      keyVersion: 1,
+      revision: 0,
     }
     await store.files.create(file, {
-      fileId: file.id, version: 1, blobKey: key, size: text.length, sha256: file.sha256, createdAt: i,
-      createdBy: admin.id, source: 'upload', meta: {},
+      fileId: file.id,
+      version: 1,
+      blobKey: key,
+      size: text.length,
+      sha256: file.sha256,
+      createdAt: i,
+      createdBy: admin.id,
+      source: 'upload',
+      meta: {},
     })
-    await store.search.put({ fileId: file.id, version: 1, text, terms: indexTermsOf(text), titleTerms: indexTermsOf(file.title) })
+    await store.search.put({
+      fileId: file.id,
+      version: 1,
+      text,
+      terms: indexTermsOf(text),
+      titleTerms: indexTermsOf(file.title),
+    })
     return file.id
   }
   for (let from = 0; from < count; from += SEED_BATCH) {

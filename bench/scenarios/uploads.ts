@@ -191,8 +191,7 @@ async function verifyUpload(
       etag === `"${expected}"` &&
       content.sha256 === expected &&
       pick(stored.json, 'response', 'pureContentLength') === size,
-    `ETag ${etag.slice(0, 18)}…, downloaded ${content.bytes} bytes ` +
-      `hashing to ${content.sha256.slice(0, 16)}…`,
+    `ETag ${etag.slice(0, 18)}…, downloaded ${content.bytes} bytes ` + `hashing to ${content.sha256.slice(0, 16)}…`,
   )
 }
 

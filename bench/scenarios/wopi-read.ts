@@ -49,7 +49,10 @@ export const wopiRead: Scenario = {
         const bareStep: LoadStep = { method: 'GET', path: `${operation.path}&bytes=${operation.bytes}` }
         const comparisons = await compareAtEachCount(ctx, operation.name, {
           bare: { server: { url: bare.url, pids: [bare.pid] }, sequences: () => [[bareStep]] },
-          folio: { server: { url: folio.url, pids: [folio.pid] }, sequences: () => [[{ method: 'GET', path: operation.path }]] },
+          folio: {
+            server: { url: folio.url, pids: [folio.pid] },
+            sequences: () => [[{ method: 'GET', path: operation.path }]],
+          },
         })
         for (const { connections, loads } of comparisons) {
           record.check(
@@ -96,12 +99,15 @@ async function measureSharedAccess(
   const shared = await wopiAccess(folio, sharee.token, fileId)
   const info = await jsonCall(folio.url, 'GET', shared.filePath)
   record.check(
-    'the sharee\'s CheckFileInfo answers 200 with their own UserId and UserCanWrite',
+    "the sharee's CheckFileInfo answers 200 with their own UserId and UserCanWrite",
     info.status === 200 && pick(info.json, 'UserId') === sharee.id && pick(info.json, 'UserCanWrite') === true,
     `status ${info.status}, UserId ${String(pick(info.json, 'UserId'))}`,
   )
   // The same process serves both, in turns, so load from elsewhere falls on both alike.
-  const asked = (path: string) => ({ server: { url: folio.url, pids: [folio.pid] }, sequences: () => [[{ method: 'GET', path }]] })
+  const asked = (path: string) => ({
+    server: { url: folio.url, pids: [folio.pid] },
+    sequences: () => [[{ method: 'GET', path }]],
+  })
   const comparisons = await compareAtEachCount(ctx, 'CheckFileInfo, owner and sharee', {
     owner: asked(owner.filePath),
     sharee: asked(shared.filePath),

@@ -61,20 +61,32 @@ export const workers: Scenario = {
       // The workers are the first process's children; their CPU counts with its own.
       const server = (run: Prepared) => ({ url: run.folio.url, pids: processFamily(run.folio.pid) })
       const bareServer = { url: bare.url, pids: [bare.pid] }
-      const lockOf = (run: Prepared) => ({ server: server(run), sequences: (n: number) => run.files.slice(0, n).map(lockCycle) })
-      const infoOf = (run: Prepared) => ({ server: server(run), sequences: () => [[{ method: 'GET', path: run.infoPath }]] })
+      const lockOf = (run: Prepared) => ({
+        server: server(run),
+        sequences: (n: number) => run.files.slice(0, n).map(lockCycle),
+      })
+      const infoOf = (run: Prepared) => ({
+        server: server(run),
+        sequences: () => [[{ method: 'GET', path: run.infoPath }]],
+      })
       const lock = await compareAtEachCount(ctx, 'lock cycle', {
         bare: { server: bareServer, sequences: () => [[{ method: 'POST', path: '/wopi/files/x?access_token=y' }]] },
         one: lockOf(one),
         two: lockOf(two),
       })
       const info = await compareAtEachCount(ctx, 'CheckFileInfo', {
-        bare: { server: bareServer, sequences: () => [[{ method: 'GET', path: `/wopi/files/x?access_token=y&bytes=${infoBytes}` }]] },
+        bare: {
+          server: bareServer,
+          sequences: () => [[{ method: 'GET', path: `/wopi/files/x?access_token=y&bytes=${infoBytes}` }]],
+        },
         one: infoOf(one),
         two: infoOf(two),
       })
 
-      for (const [count, run] of [[1, one], [2, two]] as const) {
+      for (const [count, run] of [
+        [1, one],
+        [2, two],
+      ] as const) {
         const key = count === 1 ? 'one' : 'two'
         const loads = [...lock, ...info].map((c) => c.loads[key])
         record.check(
@@ -105,8 +117,14 @@ type Workers = 'bare' | 'one' | 'two'
 
 function addFigures(record: Recorder, lock: Comparison<Workers>[], info: Comparison<Workers>[]): void {
   const baselineName = 'bare node:http (one process)'
-  for (const [name, comparisons] of [['lock cycle', lock], ['CheckFileInfo', info]] as const) {
-    for (const [count, key] of [[1, 'one'], [2, 'two']] as const) {
+  for (const [name, comparisons] of [
+    ['lock cycle', lock],
+    ['CheckFileInfo', info],
+  ] as const) {
+    for (const [count, key] of [
+      [1, 'one'],
+      [2, 'two'],
+    ] as const) {
       recordComparison(record, {
         name: `${name}, ${count} worker(s)`,
         comparisons,
@@ -118,13 +136,15 @@ function addFigures(record: Recorder, lock: Comparison<Workers>[], info: Compari
       })
     }
     for (const { connections, loads } of comparisons) {
-      record.figure(ratioFigure({
-        metric: `${name} requests/s, 2 workers against 1, ${connections} connections`,
-        value: loads.two.rps,
-        baseline: loads.one.rps,
-        baselineName: '1 worker, same run',
-        unit: 'req/s',
-      }))
+      record.figure(
+        ratioFigure({
+          metric: `${name} requests/s, 2 workers against 1, ${connections} connections`,
+          value: loads.two.rps,
+          baseline: loads.one.rps,
+          baselineName: '1 worker, same run',
+          unit: 'req/s',
+        }),
+      )
     }
   }
 }

@@ -1,7 +1,14 @@
 import { DomainError } from '../core/errors.js'
 import type { Permission } from '../core/tokens/signed-token.js'
 import type { FileRecord, FolderRecord, FolderRootType, UserRecord } from '../core/entities.js'
-import { allows, allowsTrashing, levelOfShare, userLevel, type AccessLevel, type FileAction } from '../core/sharing/access-levels.js'
+import {
+  allows,
+  allowsTrashing,
+  levelOfShare,
+  userLevel,
+  type AccessLevel,
+  type FileAction,
+} from '../core/sharing/access-levels.js'
 import type { AppContext } from './context.js'
 
 export type { AccessLevel, FileAction } from '../core/sharing/access-levels.js'
@@ -32,7 +39,6 @@ export type Principal =
 export function userPrincipal(user: UserRecord, grant?: Permission): Principal {
   return grant === undefined ? { kind: 'user', user } : { kind: 'user', user, grant }
 }
-
 
 /**
  * What a user's access to a file is decided from, besides the file: the section its
@@ -169,12 +175,7 @@ async function folderLevel(ctx: AppContext, principal: Principal, folderId: stri
  * file it acts on by id (NOT_FOUND for a missing file and for one `by` may not see, alike;
  * FORBIDDEN when `by` sees it but may not do this).
  */
-export async function fileFor(
-  ctx: AppContext,
-  by: Principal,
-  fileId: string,
-  action: FileAction,
-): Promise<FileRecord> {
+export async function fileFor(ctx: AppContext, by: Principal, fileId: string, action: FileAction): Promise<FileRecord> {
   const file = await ctx.store.files.findById(fileId)
   if (!file) throw new DomainError('NOT_FOUND', 'file not found')
   await authorize(ctx, by, action, file)

@@ -68,10 +68,7 @@ describe('application services', () => {
     assert.equal(renamed.title, nfc)
     // The NFD spelling is the same name: a second file typed that way is a clash, not a twin.
     const twin = await app.files.upload(owner, 'Other.txt', body('o'))
-    await assert.rejects(
-      app.files.rename(twin.id, { by: owner, title: nfd, onClash: 'refuse' }),
-      isCode('NAME_TAKEN'),
-    )
+    await assert.rejects(app.files.rename(twin.id, { by: owner, title: nfd, onClash: 'refuse' }), isCode('NAME_TAKEN'))
     const free = await app.files.rename(twin.id, { by: owner, title: nfd, onClash: 'next-free' })
     assert.equal(free.title, 'Caf\u00e9 (2).txt')
     const created = await app.files.createBlank(owner, 'Ne\u0301e.docx')
@@ -188,6 +185,9 @@ describe('application services', () => {
     let attempts = 0
     assert.equal(await compareAndSet(async (n) => (++attempts, n < 2 ? RETRY : 'done')), 'done')
     assert.equal(attempts, 3)
-    await assert.rejects(compareAndSet(async () => RETRY, 3), isCode('CONCURRENT_UPDATE'))
+    await assert.rejects(
+      compareAndSet(async () => RETRY, 3),
+      isCode('CONCURRENT_UPDATE'),
+    )
   })
 })

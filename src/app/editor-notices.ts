@@ -103,9 +103,10 @@ export async function prepareShareDrop(
   if (!commands || userIds.length === 0) return () => undefined
   const watched: Array<{ file: FileRecord; key: string; before: Map<UserRecord, FileAction[]> }> = []
   try {
-    const files = item.kind === 'file'
-      ? [await ctx.store.files.findById(item.id)].filter((file) => file !== undefined)
-      : await ctx.store.folders.busyFilesInside(item.id, ctx.clock.now())
+    const files =
+      item.kind === 'file'
+        ? [await ctx.store.files.findById(item.id)].filter((file) => file !== undefined)
+        : await ctx.store.folders.busyFilesInside(item.id, ctx.clock.now())
     for (const file of files) {
       const session = await openSession(ctx, file)
       if (!session) continue

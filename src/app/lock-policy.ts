@@ -35,12 +35,7 @@ export function lockConflictError(conflict: LockConflict): DomainError {
  * - delete: refused while any lock is held (decideDelete);
  * - overwrite (PutRelativeFile onto an existing file): refused while it is locked.
  */
-export function assertLockAllows(
-  file: FileRecord,
-  claim: LockClaim,
-  write: LockedWrite,
-  now: number,
-): void {
+export function assertLockAllows(file: FileRecord, claim: LockClaim, write: LockedWrite, now: number): void {
   if (claim.kind !== 'wopi') return
   if (write === 'delete') {
     const decision = decideDelete(file.lock, now)

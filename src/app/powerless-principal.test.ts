@@ -79,7 +79,7 @@ describe('a powerless principal walks every use case and gets nothing', () => {
   })
   after(() => dispose())
 
-  const CALLBACK = 'ONLYOFFICE callback bookkeeping: no principal; its adapter checks Docs\' signed token first'
+  const CALLBACK = "ONLYOFFICE callback bookkeeping: no principal; its adapter checks Docs' signed token first"
   const ADMIN = 'account administration: the portal calls it after assertAdmin, the CLI as the operator'
   const AUTH = 'authentication: takes credentials and yields a principal, acts on nothing else'
 
@@ -93,20 +93,13 @@ describe('a powerless principal walks every use case and gets nothing', () => {
       'files.createBlank': { walks: [(p) => app.files.createBlank(p, 'x.docx', aliceFolder.id)] },
       'files.upload': { walks: [(p) => app.files.upload(p, 'x.docx', body(), undefined, aliceFolder.id)] },
       'files.rename': {
-        walks: [
-          (p) => app.files.rename(aliceFile.id, { by: p, title: 'pwned.docx', onClash: 'refuse' }),
-        ],
+        walks: [(p) => app.files.rename(aliceFile.id, { by: p, title: 'pwned.docx', onClash: 'refuse' })],
       },
       'files.delete': {
-        walks: [
-          (p) => app.files.delete(aliceFile.id, { by: p }),
-          (p) => app.files.delete(trashedFile.id, { by: p }),
-        ],
+        walks: [(p) => app.files.delete(aliceFile.id, { by: p }), (p) => app.files.delete(trashedFile.id, { by: p })],
       },
       'files.storeNewContents': {
-        walks: [
-          (p) => app.files.storeNewContents(aliceFile.id, { by: p, body: body(), source: 'upload' }),
-        ],
+        walks: [(p) => app.files.storeNewContents(aliceFile.id, { by: p, body: body(), source: 'upload' })],
       },
       'files.putRelative': {
         walks: [
@@ -120,15 +113,18 @@ describe('a powerless principal walks every use case and gets nothing', () => {
             }),
         ],
       },
-      'files.stageUpload': { walks: [(p) => app.files.stageUpload(p, 'planted.docx', body(), undefined, aliceFolder.id)] },
+      'files.stageUpload': {
+        walks: [(p) => app.files.stageUpload(p, 'planted.docx', body(), undefined, aliceFolder.id)],
+      },
       'files.settleUpload': { exempt: 'places what stageUpload authorized and stored; it takes no id from a request' },
       'files.discardUpload': { exempt: 'drops what stageUpload stored for the same call' },
       'files.presign': { walks: [(p) => app.files.presign(p, aliceFile.id)] },
       'files.openPresigned': {
-        exempt: 'the presigned token is the capability, issued by presign after authorize; its holder\'s access is checked again on each use',
+        exempt:
+          "the presigned token is the capability, issued by presign after authorize; its holder's access is checked again on each use",
       },
-      'files.settings': { exempt: 'reads the caller\'s own settings, nothing of anyone else' },
-      'files.setUpdateIfExist': { exempt: 'writes the caller\'s own setting, nothing of anyone else' },
+      'files.settings': { exempt: "reads the caller's own settings, nothing of anyone else" },
+      'files.setUpdateIfExist': { exempt: "writes the caller's own setting, nothing of anyone else" },
       'files.versions': { walks: [(p) => app.files.versions(p, aliceFile.id)] },
       'files.version': { walks: [(p) => app.files.version(p, aliceFile.id, 1)] },
       'files.restore': { walks: [(p) => app.files.restore(p, aliceFile.id, 1)] },
@@ -161,10 +157,7 @@ describe('a powerless principal walks every use case and gets nothing', () => {
         ],
       },
       'folders.delete': {
-        walks: [
-          (p) => app.folders.delete(p, items, true, true),
-          (p) => app.folders.delete(p, items, false, true),
-        ],
+        walks: [(p) => app.folders.delete(p, items, true, true), (p) => app.folders.delete(p, items, false, true)],
       },
       'folders.emptyTrash': { walks: [(p) => app.folders.emptyTrash(p)] },
       'folders.conflicts': { walks: [(p) => app.folders.conflicts(p, items, aliceFolder.id)] },
@@ -188,13 +181,15 @@ describe('a powerless principal walks every use case and gets nothing', () => {
           (p) => app.search.inFolder(p, '@my', { text: 'secret', inContent: true, limit: 50 }),
         ],
       },
-      'search.reindex': { exempt: 'the operator\'s `folio search reindex`; no principal, no request reaches it' },
+      'search.reindex': { exempt: "the operator's `folio search reindex`; no principal, no request reaches it" },
       'search.backlog': { exempt: 'counts for the metrics endpoint, no document content' },
-      'search.runPending': { exempt: 'the operator\'s command runs the queued jobs; no principal, no request reaches it' },
+      'search.runPending': {
+        exempt: "the operator's command runs the queued jobs; no principal, no request reaches it",
+      },
       'conversion.status': { exempt: 'which converter runs: no document, no principal' },
       'conversion.downloadAs': { walks: [(p) => app.conversion.downloadAs(p, aliceFile.id, '.pdf')] },
       'conversion.thumbnail': { walks: [(p) => app.conversion.thumbnail(p, aliceFile.id)] },
-      'locks.setUserInfo': { exempt: 'writes the caller\'s own WOPI user info, nothing of anyone else' },
+      'locks.setUserInfo': { exempt: "writes the caller's own WOPI user info, nothing of anyone else" },
       'locks.info': { walks: [(p) => app.locks.info(p, aliceFile.id)] },
       'locks.release': { walks: [(p) => app.locks.release(p, aliceFile.id)] },
       'locks.held': { exempt: 'a count for the metrics, no principal' },
@@ -204,7 +199,9 @@ describe('a powerless principal walks every use case and gets nothing', () => {
       'editing.recordSaveError': { exempt: CALLBACK },
       'conversion.startToOoxml': { walks: [(p) => app.conversion.startToOoxml(p, aliceFile.id, { sync: true })] },
       'conversion.toOoxmlStatus': { walks: [(p) => app.conversion.toOoxmlStatus(p, aliceFile.id)] },
-      'conversion.thumbnailStatuses': { exempt: 'thumbnail states of files the portal presenter has already authorized' },
+      'conversion.thumbnailStatuses': {
+        exempt: 'thumbnail states of files the portal presenter has already authorized',
+      },
       'editing.states': { exempt: 'editing states of files the portal presenter has already authorized' },
       'editing.resolveAuthor': { exempt: CALLBACK },
       'editing.saveFromEditor': { exempt: CALLBACK },
@@ -236,9 +233,13 @@ describe('a powerless principal walks every use case and gets nothing', () => {
       'accounts.assertAdmin': { walks: [async (p) => app.accounts.assertAdmin(p.user)] },
       'accounts.setPassword': { exempt: ADMIN },
       'accounts.changeOwnPassword': {
-        walks: [(p) => app.accounts.changeOwnPassword(p, 'a-session-token', 'not-the-current-password', 'a-new-password-1')],
+        walks: [
+          (p) => app.accounts.changeOwnPassword(p, 'a-session-token', 'not-the-current-password', 'a-new-password-1'),
+        ],
       },
-      'accounts.signOutOtherSessions': { exempt: 'ends the caller\'s own other sessions only; touches no one else\'s account' },
+      'accounts.signOutOtherSessions': {
+        exempt: "ends the caller's own other sessions only; touches no one else's account",
+      },
       'accounts.updateUser': { exempt: ADMIN },
       'accounts.removeUserById': { exempt: ADMIN },
       'accounts.unlockUser': { exempt: ADMIN },
@@ -249,15 +250,10 @@ describe('a powerless principal walks every use case and gets nothing', () => {
       },
 
       'wopi.launch': {
-        walks: [
-          (p) => app.wopi.launch(p, aliceFile.id, 'write'),
-          (p) => app.wopi.launch(p, aliceFile.id, 'read'),
-        ],
+        walks: [(p) => app.wopi.launch(p, aliceFile.id, 'write'), (p) => app.wopi.launch(p, aliceFile.id, 'read')],
       },
       'wopi.launchByLink': {
-        walks: [
-          () => app.wopi.launchByLink(aliceFile.id, carolKey, { id: 'g1', name: 'Guest' }, 'read'),
-        ],
+        walks: [() => app.wopi.launchByLink(aliceFile.id, carolKey, { id: 'g1', name: 'Guest' }, 'read')],
       },
       'wopi.issueToken': {
         exempt: 'a token only: every WOPI call with it decides access from the stored shares (wopi.access)',
@@ -268,41 +264,31 @@ describe('a powerless principal walks every use case and gets nothing', () => {
       'sharing.set': { walks: [(p) => app.sharing.set(p, aliceFile.id, [{ userId: p.user.id, access: 1 }])] },
       'sharing.listFolder': { walks: [(p) => app.sharing.listFolder(p, aliceFolder.id)] },
       'sharing.setFolder': {
-        walks: [
-          (p) => app.sharing.setFolder(p, aliceFolder.id, [{ userId: p.user.id, access: 1 }]),
-        ],
+        walks: [(p) => app.sharing.setFolder(p, aliceFolder.id, [{ userId: p.user.id, access: 1 }])],
       },
       'sharing.sharedWith': { walks: [(p) => app.sharing.sharedWith(p)] },
       'sharing.sharedPage': { walks: [(p) => app.sharing.sharedPage(p, listQuery)] },
       'sharing.getLink': { walks: [(p) => app.sharing.getLink(p, aliceFile.id)] },
       'sharing.setLink': {
-        walks: [
-          (p) => app.sharing.setLink(p, aliceFile.id, 1),
-          (p) => app.sharing.setLink(p, aliceFile.id, 0),
-        ],
+        walks: [(p) => app.sharing.setLink(p, aliceFile.id, 1), (p) => app.sharing.setLink(p, aliceFile.id, 0)],
       },
       'sharing.linkPrincipal': {
-        walks: [
-          () => app.sharing.linkPrincipal(aliceFile.id, carolKey, { id: 'g1', name: 'Guest' }),
-        ],
+        walks: [() => app.sharing.linkPrincipal(aliceFile.id, carolKey, { id: 'g1', name: 'Guest' })],
       },
-      'sharing.sharingOf': { exempt: 'reads the sharing of the caller\'s own items only (others\' items are left out); writes nothing' },
+      'sharing.sharingOf': {
+        exempt: "reads the sharing of the caller's own items only (others' items are left out); writes nothing",
+      },
       'conversion.preview': { walks: [(p) => app.conversion.preview(p, aliceFile.id)] },
       'sharing.findPeople': { exempt: 'people search: any signed-in user may find people (names only), by design' },
       'sharing.linkAccess': {
-        walks: [
-          async () => assert.equal(await app.sharing.linkAccess(aliceFile.id, carolKeyHash), 'none'),
-        ],
+        walks: [async () => assert.equal(await app.sharing.linkAccess(aliceFile.id, carolKeyHash), 'none')],
       },
 
       'tokens.sign': { exempt: 'signs claims; no principal, no storage' },
-      'tokens.verify': { exempt: 'checks a token\'s signature; no storage' },
-      'tokens.verifyWopi': { exempt: 'checks a token\'s signature; no storage' },
+      'tokens.verify': { exempt: "checks a token's signature; no storage" },
+      'tokens.verifyWopi': { exempt: "checks a token's signature; no storage" },
       authorize: {
-        walks: [
-          (p) => app.authorize(p, 'read', aliceFile),
-          (p) => app.authorize(p, 'edit', aliceRootFile),
-        ],
+        walks: [(p) => app.authorize(p, 'read', aliceFile), (p) => app.authorize(p, 'edit', aliceRootFile)],
       },
       'audit.list': { walks: [(p) => app.audit.list(p.user, { offset: 0, limit: 10 })] },
       'maintenance.runHousekeeping': { exempt: 'operator housekeeping (folio gc): no principal' },

@@ -12,11 +12,7 @@ export const ROOT_TITLES: Readonly<Record<FolderRootType, string>> = {
  * The user's root folder of that section, created on first use; every instance
  * sharing the store gets the same one.
  */
-export async function rootFolder(
-  ctx: AppContext,
-  ownerId: string,
-  rootType: FolderRootType,
-): Promise<FolderRecord> {
+export async function rootFolder(ctx: AppContext, ownerId: string, rootType: FolderRootType): Promise<FolderRecord> {
   const found = await ctx.store.folders.findRoot(ownerId, rootType)
   if (found !== undefined) return found
   const now = ctx.clock.now()

@@ -36,7 +36,11 @@ export function addAuditCommand(program: Command, withApp: WithApp): void {
     .action(async (options: { limit: number; since?: string; json: boolean }) => {
       const since = options.since === undefined ? undefined : parseSince(options.since, Date.now())
       const { page, names } = await withApp(async (app) => {
-        const page = await app.audit.list(undefined, { offset: 0, limit: options.limit, ...(since === undefined ? {} : { since }) })
+        const page = await app.audit.list(undefined, {
+          offset: 0,
+          limit: options.limit,
+          ...(since === undefined ? {} : { since }),
+        })
         // Shares name people by id; the sentences name them as they sign in.
         const users = options.json ? [] : await app.accounts.listUsers()
         return { page, names: new Map(users.map((u) => [u.id, u.userName])) }

@@ -48,10 +48,16 @@ describe('the audit trail in words', () => {
       [{ action: 'admin-granted', actorName: 'cli', ...user }, 'the console made bob an admin'],
       [{ action: 'password-set', ...user }, `alice set bob's password`],
       [{ action: 'user-created', detail: 'admin', ...user }, 'alice created the admin account bob'],
-      [{ action: 'sign-in-failed', actorId: '', actorName: 'mallory', detail: 'wrong password' }, 'a sign-in as mallory failed (wrong password)'],
+      [
+        { action: 'sign-in-failed', actorId: '', actorName: 'mallory', detail: 'wrong password' },
+        'a sign-in as mallory failed (wrong password)',
+      ],
       [{ action: 'file-deleted', detail: 'to the trash', ...file }, 'alice moved "Plan.docx" to the trash'],
       [{ action: 'version-restored', detail: 'version 3', ...file }, 'alice restored version 3 of "Plan.docx"'],
-      [{ action: 'link-changed', detail: 'link access 2', ...file }, 'alice set the link to "Plan.docx" to read access'],
+      [
+        { action: 'link-changed', detail: 'link access 2', ...file },
+        'alice set the link to "Plan.docx" to read access',
+      ],
       [{ action: 'link-changed', detail: 'link turned off', ...file }, 'alice turned off the link to "Plan.docx"'],
     ]
     for (const [fields, sentence] of cases) assert.equal(auditSentence(event(fields), names), sentence)
@@ -59,7 +65,10 @@ describe('the audit trail in words', () => {
 
   test('a line has the time, the sentence and the address, with control characters shown escaped', () => {
     assert.equal(
-      auditLine(event({ action: 'sign-in-failed', actorName: 'eve\u001b[2J', address: '10.0.0.9', detail: 'no such user' }), names),
+      auditLine(
+        event({ action: 'sign-in-failed', actorName: 'eve\u001b[2J', address: '10.0.0.9', detail: 'no such user' }),
+        names,
+      ),
       '2026-11-27T09:30:00.000Z  a sign-in as eve\\u001b[2J failed (no such user) (from 10.0.0.9)',
     )
   })

@@ -71,7 +71,10 @@ export function auditSentence(event: AuditEvent, names: ReadonlyMap<string, stri
 
 /** "access <userId>: <n>, ..." -> one clause per person. */
 function shareSentences(actor: string, quoted: string, detail: string, names: ReadonlyMap<string, string>): string {
-  const changes = detail.replace(/^access /, '').split(', ').map((part) => part.split(': '))
+  const changes = detail
+    .replace(/^access /, '')
+    .split(', ')
+    .map((part) => part.split(': '))
   const clauses = changes.map(([userId = '', access = '']) => {
     const who = names.get(userId) ?? `a removed user (${userId})`
     if (access === '0') return `removed ${possessive(who)} access to ${quoted}`

@@ -19,8 +19,10 @@ export function addBackupCommands(program: Command): void {
         backupDir: resolve(dir),
         now: Date.now(),
       })
-      console.log(`backup of ${config.dataDir} taken at ${summary.takenAt} in ${resolve(dir)}: ` +
-        `${summary.blobs} blobs, ${summary.bytes} bytes, every one checked against its SHA-256`)
+      console.log(
+        `backup of ${config.dataDir} taken at ${summary.takenAt} in ${resolve(dir)}: ` +
+          `${summary.blobs} blobs, ${summary.bytes} bytes, every one checked against its SHA-256`,
+      )
     })
 
   program
@@ -32,8 +34,10 @@ export function addBackupCommands(program: Command): void {
         backupDir: resolve(dir),
         dataDir: config.dataDir,
       })
-      console.log(`restored the backup taken at ${summary.takenAt} into ${config.dataDir}: ` +
-        `${summary.blobs} blobs, ${summary.bytes} bytes, every one checked against its SHA-256`)
+      console.log(
+        `restored the backup taken at ${summary.takenAt} into ${config.dataDir}: ` +
+          `${summary.blobs} blobs, ${summary.bytes} bytes, every one checked against its SHA-256`,
+      )
     })
 }
 

@@ -1,11 +1,6 @@
 import { Command, CommanderError } from 'commander'
 import { ConfigError, loadConfig, type Config } from '../config/load.js'
-import {
-  changePassword,
-  createUser,
-  removeUser,
-  setAdmin,
-} from '../app/accounts/accounts.js'
+import { changePassword, createUser, removeUser, setAdmin } from '../app/accounts/accounts.js'
 import { createApp, type App } from '../app/create-app.js'
 import type { LockInfo } from '../app/wopi/locks.js'
 import { CONSOLE_ACTOR } from '../app/audit.js'
@@ -25,7 +20,9 @@ import { assertInstallExists, createContext, createLogger, openStorage, startFol
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []
   for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk))
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '')
 }
 
 /** 'held by <user id> since <time>' for a lock, as far as it was recorded. */
@@ -108,7 +105,9 @@ export function buildCli(): Command {
     .option('--password-stdin', 'read the password from standard input', false)
     .action(async (name: string, options: { admin: boolean; passwordStdin: boolean }) => {
       const password = options.passwordStdin ? await readStdin() : generatePassword()
-      await withApp((app) => app.accounts.createUser({ userName: name, password, isAdmin: options.admin }, CONSOLE_ACTOR))
+      await withApp((app) =>
+        app.accounts.createUser({ userName: name, password, isAdmin: options.admin }, CONSOLE_ACTOR),
+      )
       console.log(`created user ${name}${options.admin ? ' (admin)' : ''}`)
       if (!options.passwordStdin) console.log(`password: ${password}`)
     })
@@ -132,7 +131,7 @@ export function buildCli(): Command {
 
   user
     .command('passwd <name>')
-    .description('set a new password (ends the user\'s sessions); asks for it on a terminal, echo off')
+    .description("set a new password (ends the user's sessions); asks for it on a terminal, echo off")
     .option('--password-stdin', 'read the password from standard input', false)
     .action(async (name: string, options: { passwordStdin: boolean }) => {
       const password = options.passwordStdin ? await readStdin() : await promptNewPassword()
@@ -159,7 +158,7 @@ export function buildCli(): Command {
 
   user
     .command('disable <name>')
-    .description("disable a user without removing them: ends their sessions, tokens, links and editors")
+    .description('disable a user without removing them: ends their sessions, tokens, links and editors')
     .action(async (name: string) => {
       await withApp((app) => app.accounts.setUserDisabled(name, true))
       console.log(`disabled user ${name}`)

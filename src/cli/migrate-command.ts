@@ -46,8 +46,10 @@ export function addMigrateCommand(program: Command): void {
         console.log(`moving ${opened.from}`)
         console.log(`    to ${opened.to}`)
         const summary = await migrateStorage(opened.ends, printProgress())
-        const records = summary.records === undefined ? '' : `; records: ${sum(summary.records.added)} added, ` +
-          `${sum(summary.records.present)} already there`
+        const records =
+          summary.records === undefined
+            ? ''
+            : `; records: ${sum(summary.records.added)} added, ` + `${sum(summary.records.present)} already there`
         console.log(
           `done: ${summary.blobs} blobs (${summary.bytes} bytes) verified against their SHA-256 ` +
             `(${summary.copied} copied, ${summary.present} already there, ${summary.checked} checked in place)` +
@@ -65,9 +67,11 @@ function printProgress(): (event: MigrationProgress) => void {
   return (event) => {
     switch (event.step) {
       case 'target':
-        console.log(event.state === 'empty'
-          ? 'target database: empty'
-          : 'target database: holds this install from an earlier run; only what is missing is added')
+        console.log(
+          event.state === 'empty'
+            ? 'target database: empty'
+            : 'target database: holds this install from an earlier run; only what is missing is added',
+        )
         return
       case 'blobs-found':
         console.log(`blobs to move: ${event.blobs} (${event.bytes} bytes)`)
@@ -76,8 +80,10 @@ function printProgress(): (event: MigrationProgress) => void {
         counts[event.outcome]++
         const step = Math.max(1, Math.floor(event.total / 100))
         if (event.done % step !== 0 && event.done !== event.total) return
-        console.log(`blobs: ${event.done}/${event.total} (${counts.copied} copied, ${counts.present} already there, ` +
-          `${counts.checked} checked in place, ${counts.failed} failed)`)
+        console.log(
+          `blobs: ${event.done}/${event.total} (${counts.copied} copied, ${counts.present} already there, ` +
+            `${counts.checked} checked in place, ${counts.failed} failed)`,
+        )
         return
       }
       case 'records':
@@ -87,8 +93,9 @@ function printProgress(): (event: MigrationProgress) => void {
 }
 
 function describeReport(report: ImportReport): string {
-  return TRANSFER_KINDS.map((kind) => `${kind} ${report.added[kind]} added (${report.present[kind]} already there)`)
-    .join(', ')
+  return TRANSFER_KINDS.map(
+    (kind) => `${kind} ${report.added[kind]} added (${report.present[kind]} already there)`,
+  ).join(', ')
 }
 
 function sum(counts: ImportReport['added']): number {

@@ -4,14 +4,7 @@ import { startHousekeeping } from '../app/maintenance/garbage-collection.js'
 import { createApp } from '../app/create-app.js'
 import type { Config } from '../config/load.js'
 import { errorMessage } from '../core/ids.js'
-import {
-  createContext,
-  createLogger,
-  ensureAdminAccount,
-  openStorage,
-  startFolio,
-  type RunningFolio,
-} from '../main.js'
+import { createContext, createLogger, ensureAdminAccount, openStorage, startFolio, type RunningFolio } from '../main.js'
 
 /** How long a stopping primary waits for its workers to finish their requests. */
 const STOP_GRACE_MS = 30_000

@@ -80,7 +80,13 @@ describe('configuration errors read as advice', () => {
       const message = problemsFor({ [name]: value })
       const expected = EXPECTATIONS[name] ?? ''
       assert.ok(message.includes(`${name} must be ${expected}, got `), message)
-      const secret = ['FOLIO_ADMIN_PASSWORD', 'FOLIO_DOCS_JWT_SECRET', 'FOLIO_METRICS_TOKEN', 'FOLIO_S3_SECRET_ACCESS_KEY', 'FOLIO_DATABASE_URL'].includes(name)
+      const secret = [
+        'FOLIO_ADMIN_PASSWORD',
+        'FOLIO_DOCS_JWT_SECRET',
+        'FOLIO_METRICS_TOKEN',
+        'FOLIO_S3_SECRET_ACCESS_KEY',
+        'FOLIO_DATABASE_URL',
+      ].includes(name)
       if (typeof value === 'string' && value !== '' && !secret) {
         assert.ok(message.includes(`got '${value.slice(0, 77)}`), message)
       }
@@ -94,14 +100,21 @@ describe('configuration errors read as advice', () => {
   }
 
   test('the example from the issue', () => {
-    assert.match(problemsFor({ FOLIO_PORT: 'abc' }), /FOLIO_PORT must be a port number \(1-65535, or 0 for any free port\), got 'abc'/)
+    assert.match(
+      problemsFor({ FOLIO_PORT: 'abc' }),
+      /FOLIO_PORT must be a port number \(1-65535, or 0 for any free port\), got 'abc'/,
+    )
     assert.match(problemsFor({ FOLIO_PORT: 70000 }), /got 70000 \(a number\)/)
   })
 
   test('metrics settings: off by default, address parsed', () => {
     assert.deepEqual(buildConfig({}).metrics, { enabled: false, token: undefined, address: undefined })
     const config = buildConfig({ FOLIO_METRICS_ADDRESS: '127.0.0.1:9464', FOLIO_METRICS_TOKEN: 'a'.repeat(16) })
-    assert.deepEqual(config.metrics, { enabled: true, token: 'a'.repeat(16), address: { host: '127.0.0.1', port: 9464 } })
+    assert.deepEqual(config.metrics, {
+      enabled: true,
+      token: 'a'.repeat(16),
+      address: { host: '127.0.0.1', port: 9464 },
+    })
     assert.deepEqual(buildConfig({ FOLIO_METRICS_ADDRESS: '[::1]:9464' }).metrics.address, { host: '::1', port: 9464 })
   })
 })

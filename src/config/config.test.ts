@@ -45,7 +45,10 @@ describe('configuration', () => {
         /FOLIO_WOPI_PROOF_REQUIRED/.test(error.message) &&
         /FOLIO_WOPI_DISCOVERY_URL/.test(error.message),
     )
-    const config = buildConfig({ FOLIO_WOPI_PROOF_REQUIRED: 'true', FOLIO_WOPI_DISCOVERY_URL: 'http://wopi.test/hosting/discovery' })
+    const config = buildConfig({
+      FOLIO_WOPI_PROOF_REQUIRED: 'true',
+      FOLIO_WOPI_DISCOVERY_URL: 'http://wopi.test/hosting/discovery',
+    })
     assert.equal(config.wopi.proofRequired, true)
   })
 
@@ -110,8 +113,12 @@ describe('configuration', () => {
       assert.fail('should have thrown')
     } catch (error) {
       assert.ok(error instanceof ConfigError)
-      for (const name of ['FOLIO_DATABASE_URL', 'FOLIO_DATABASE_SCHEMA',
-        'FOLIO_DATABASE_POOL_SIZE', 'FOLIO_DATABASE_STATEMENT_TIMEOUT']) {
+      for (const name of [
+        'FOLIO_DATABASE_URL',
+        'FOLIO_DATABASE_SCHEMA',
+        'FOLIO_DATABASE_POOL_SIZE',
+        'FOLIO_DATABASE_STATEMENT_TIMEOUT',
+      ]) {
         assert.match(error.message, new RegExp(`${name} must be `))
       }
       assert.ok(!error.message.includes('hunter2-secret'))
@@ -144,14 +151,23 @@ describe('configuration', () => {
   test('docs/configuration.md lists exactly the settings Folio reads, each with its default', () => {
     const page = readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8')
     const rows = settingRows(page)
-    assert.deepEqual(rows.map((row) => row.name).filter((name) => name !== 'FOLIO_CONFIG').sort(), [...SETTING_NAMES].sort())
+    assert.deepEqual(
+      rows
+        .map((row) => row.name)
+        .filter((name) => name !== 'FOLIO_CONFIG')
+        .sort(),
+      [...SETTING_NAMES].sort(),
+    )
     assert.deepEqual(rows.flatMap(defaultProblem), [])
   })
 
-  test('the README\'s main settings are settings Folio reads, with their defaults', () => {
+  test("the README's main settings are settings Folio reads, with their defaults", () => {
     const rows = settingRows(readFileSync(join(ROOT, 'README.md'), 'utf8'))
     assert.ok(rows.length >= 8, 'the README lists the main settings')
-    assert.deepEqual(rows.map((row) => row.name).filter((name) => name !== 'FOLIO_CONFIG' && !SETTING_NAMES.includes(name)), [])
+    assert.deepEqual(
+      rows.map((row) => row.name).filter((name) => name !== 'FOLIO_CONFIG' && !SETTING_NAMES.includes(name)),
+      [],
+    )
     assert.deepEqual(rows.flatMap(defaultProblem), [])
   })
 
@@ -165,17 +181,21 @@ describe('configuration', () => {
       '| `FOLIO_HOST` | `0.0.0.0` | x |',
       '| `FOLIO_VERSIONS_KEEP` | `unlimited` | x |',
     ].join('\n')
-    assert.deepEqual(settingRows(page).flatMap(defaultProblem).map((problem) => problem.split(':')[0]), [
-      'FOLIO_MAX_FILE_SIZE', 'FOLIO_SESSION_TTL', 'FOLIO_MIN_FREE_SPACE', 'FOLIO_PORT', 'FOLIO_DOCS_URL',
-    ])
+    assert.deepEqual(
+      settingRows(page)
+        .flatMap(defaultProblem)
+        .map((problem) => problem.split(':')[0]),
+      ['FOLIO_MAX_FILE_SIZE', 'FOLIO_SESSION_TTL', 'FOLIO_MIN_FREE_SPACE', 'FOLIO_PORT', 'FOLIO_DOCS_URL'],
+    )
   })
 })
 
-
 /** Rows of a markdown table of settings: `| \`FOLIO_X\` | default | meaning |`. */
 function settingRows(markdown: string): Array<{ name: string; cell: string }> {
-  return [...markdown.matchAll(/^\| `(FOLIO_[A-Z0-9_]+)` \| ([^|]*) \|/gm)]
-    .map((m) => ({ name: m[1] ?? '', cell: (m[2] ?? '').trim() }))
+  return [...markdown.matchAll(/^\| `(FOLIO_[A-Z0-9_]+)` \| ([^|]*) \|/gm)].map((m) => ({
+    name: m[1] ?? '',
+    cell: (m[2] ?? '').trim(),
+  }))
 }
 
 /** The value the setting `name` takes from `raw`, through its own parser; 'invalid' when refused. */
@@ -184,8 +204,19 @@ function parsedSetting(name: string, raw: unknown): unknown {
   return parsed.success ? Reflect.get(parsed.data, name) : 'invalid'
 }
 
-const SIZE_UNITS: Array<[string, number]> = [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024], ['B', 1]]
-const DURATION_UNITS: Array<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]]
+const SIZE_UNITS: Array<[string, number]> = [
+  ['GiB', 1024 ** 3],
+  ['MiB', 1024 ** 2],
+  ['KiB', 1024],
+  ['B', 1],
+]
+const DURATION_UNITS: Array<[string, number]> = [
+  ['d', 86_400_000],
+  ['h', 3_600_000],
+  ['m', 60_000],
+  ['s', 1000],
+  ['ms', 1],
+]
 
 /** `amount` in the largest unit it is a whole number of ('0' for zero): the one spelling the docs use. */
 function spelt(amount: number, units: Array<[string, number]>): string {
@@ -218,5 +249,7 @@ function defaultProblem(row: { name: string; cell: string }): string[] {
     return literal === expected ? [] : [`${row.name}: the default is \`${expected}\`, documented as ${row.cell}`]
   }
   const documented = parsedSetting(row.name, literal)
-  return documented === actual ? [] : [`${row.name}: the default is ${JSON.stringify(actual)}, documented as ${row.cell}`]
+  return documented === actual
+    ? []
+    : [`${row.name}: the default is ${JSON.stringify(actual)}, documented as ${row.cell}`]
 }

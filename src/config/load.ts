@@ -49,9 +49,7 @@ export interface Config {
   search: { maxTextChars: number; timeoutMs: number }
   /** This instance runs background jobs (FOLIO_JOBS). */
   runJobs: boolean
-  docs:
-    | { url: string; internalUrl: string; jwtSecret: string | undefined; jwtHeader: string }
-    | undefined
+  docs: { url: string; internalUrl: string; jwtSecret: string | undefined; jwtHeader: string } | undefined
   wopi: { discoveryUrl: string | undefined; proofRequired: boolean }
   /** Where file contents go when not in dataDir: set when FOLIO_S3_BUCKET is. */
   s3: S3Config | undefined
@@ -121,8 +119,10 @@ export function buildConfig(raw: Record<string, unknown>): Config {
   const unknown = Object.keys(raw).filter((name) => !SETTING_NAMES.includes(name))
   const parsed = settingsSchema.safeParse(raw)
   const problems = unknown.map((name) => `${name}: unknown setting`)
-  if (parsed.success && (parsed.data.FOLIO_S3_ACCESS_KEY_ID === undefined) !==
-    (parsed.data.FOLIO_S3_SECRET_ACCESS_KEY === undefined)) {
+  if (
+    parsed.success &&
+    (parsed.data.FOLIO_S3_ACCESS_KEY_ID === undefined) !== (parsed.data.FOLIO_S3_SECRET_ACCESS_KEY === undefined)
+  ) {
     problems.push('FOLIO_S3_ACCESS_KEY_ID and FOLIO_S3_SECRET_ACCESS_KEY: set both or neither')
   }
   // S3 settings without a bucket would silently leave contents on the local disk.
@@ -136,7 +136,7 @@ export function buildConfig(raw: Record<string, unknown>): Config {
   // a discovery address would leave every request unchecked while claiming otherwise.
   if (parsed.success && parsed.data.FOLIO_WOPI_PROOF_REQUIRED && parsed.data.FOLIO_WOPI_DISCOVERY_URL === undefined) {
     problems.push(
-      'FOLIO_WOPI_PROOF_REQUIRED: proofs are checked against the WOPI client\'s keys, which come ' +
+      "FOLIO_WOPI_PROOF_REQUIRED: proofs are checked against the WOPI client's keys, which come " +
         'from FOLIO_WOPI_DISCOVERY_URL: set FOLIO_WOPI_DISCOVERY_URL too, or leave FOLIO_WOPI_PROOF_REQUIRED off',
     )
   }

@@ -11,67 +11,89 @@ import { parseByteSize, parseDuration, parseHostPort } from './units.js'
  * environment, or from the JSON file named by FOLIO_CONFIG (environment wins).
  */
 
-const byteSize = z.pipe(z.union([z.number().check(z.int(), z.positive()), z.string()]), z.transform((value, ctx) => {
-  const bytes = typeof value === 'number' ? value : parseByteSize(value)
-  if (bytes === undefined || bytes <= 0) {
-    ctx.issues.push({ code: 'custom', message: `not a size (try 100MiB or 1GiB): ${value}`, input: value })
-    return z.NEVER
-  }
-  return bytes
-}))
+const byteSize = z.pipe(
+  z.union([z.number().check(z.int(), z.positive()), z.string()]),
+  z.transform((value, ctx) => {
+    const bytes = typeof value === 'number' ? value : parseByteSize(value)
+    if (bytes === undefined || bytes <= 0) {
+      ctx.issues.push({ code: 'custom', message: `not a size (try 100MiB or 1GiB): ${value}`, input: value })
+      return z.NEVER
+    }
+    return bytes
+  }),
+)
 
 /** As byteSize, and 0 (or '0') allowed: a setting that 0 turns off. */
-const byteSizeOrZero = z.pipe(z.union([z.number().check(z.int(), z.gte(0)), z.string()]), z.transform((value, ctx) => {
-  const bytes = typeof value === 'number' ? value : parseByteSize(value)
-  if (bytes === undefined) {
-    ctx.issues.push({ code: 'custom', message: `not a size (try 256MiB or 0): ${value}`, input: value })
-    return z.NEVER
-  }
-  return bytes
-}))
+const byteSizeOrZero = z.pipe(
+  z.union([z.number().check(z.int(), z.gte(0)), z.string()]),
+  z.transform((value, ctx) => {
+    const bytes = typeof value === 'number' ? value : parseByteSize(value)
+    if (bytes === undefined) {
+      ctx.issues.push({ code: 'custom', message: `not a size (try 256MiB or 0): ${value}`, input: value })
+      return z.NEVER
+    }
+    return bytes
+  }),
+)
 
-const duration = z.pipe(z.union([z.number().check(z.int(), z.positive()), z.string()]), z.transform((value, ctx) => {
-  const ms = typeof value === 'number' ? value * 1000 : parseDuration(value)
-  if (ms === undefined || ms <= 0) {
-    ctx.issues.push({ code: 'custom', message: `not a duration (try 30m, 10h, 7d): ${value}`, input: value })
-    return z.NEVER
-  }
-  return ms
-}))
+const duration = z.pipe(
+  z.union([z.number().check(z.int(), z.positive()), z.string()]),
+  z.transform((value, ctx) => {
+    const ms = typeof value === 'number' ? value * 1000 : parseDuration(value)
+    if (ms === undefined || ms <= 0) {
+      ctx.issues.push({ code: 'custom', message: `not a duration (try 30m, 10h, 7d): ${value}`, input: value })
+      return z.NEVER
+    }
+    return ms
+  }),
+)
 
 /** A duration where 0 (or '0', '0s'...) means off. */
-const durationOrOff = z.pipe(z.union([z.number().check(z.int(), z.gte(0)), z.string()]), z.transform((value, ctx) => {
-  const ms = typeof value === 'number' ? value * 1000 : parseDuration(value)
-  if (ms === undefined || ms < 0) {
-    ctx.issues.push({ code: 'custom', message: `not a duration (try 5m, or 0 for off): ${value}`, input: value })
-    return z.NEVER
-  }
-  return ms
-}))
+const durationOrOff = z.pipe(
+  z.union([z.number().check(z.int(), z.gte(0)), z.string()]),
+  z.transform((value, ctx) => {
+    const ms = typeof value === 'number' ? value * 1000 : parseDuration(value)
+    if (ms === undefined || ms < 0) {
+      ctx.issues.push({ code: 'custom', message: `not a duration (try 5m, or 0 for off): ${value}`, input: value })
+      return z.NEVER
+    }
+    return ms
+  }),
+)
 
 /** A whole number of at least 1, or 'unlimited' (also '' or 0) for no limit (undefined). */
-const limitOrUnlimited = z.pipe(z.union([z.number(), z.string()]), z.transform((value, ctx) => {
-  const text = String(value).trim().toLowerCase()
-  if (text === '' || text === '0' || text === 'unlimited') return undefined
-  const n = Number(text)
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n)) {
-    ctx.issues.push({ code: 'custom', message: `not a whole number or 'unlimited': ${value}`, input: value })
-    return z.NEVER
-  }
-  return n
-}))
+const limitOrUnlimited = z.pipe(
+  z.union([z.number(), z.string()]),
+  z.transform((value, ctx) => {
+    const text = String(value).trim().toLowerCase()
+    if (text === '' || text === '0' || text === 'unlimited') return undefined
+    const n = Number(text)
+    if (!/^\d+$/.test(text) || !Number.isSafeInteger(n)) {
+      ctx.issues.push({ code: 'custom', message: `not a whole number or 'unlimited': ${value}`, input: value })
+      return z.NEVER
+    }
+    return n
+  }),
+)
 
 /** A whole number of processes from 1 to 64, or 'auto' for one per core. */
-const workerCount = z.pipe(z.union([z.number(), z.string()]), z.transform((value, ctx): number | 'auto' => {
-  const text = String(value).trim().toLowerCase()
-  if (text === 'auto') return 'auto'
-  const n = Number(text)
-  if (!/^\d+$/.test(text) || n < 1 || n > 64) {
-    ctx.issues.push({ code: 'custom', message: `not a number of processes from 1 to 64, or 'auto': ${value}`, input: value })
-    return z.NEVER
-  }
-  return n
-}))
+const workerCount = z.pipe(
+  z.union([z.number(), z.string()]),
+  z.transform((value, ctx): number | 'auto' => {
+    const text = String(value).trim().toLowerCase()
+    if (text === 'auto') return 'auto'
+    const n = Number(text)
+    if (!/^\d+$/.test(text) || n < 1 || n > 64) {
+      ctx.issues.push({
+        code: 'custom',
+        message: `not a number of processes from 1 to 64, or 'auto': ${value}`,
+        input: value,
+      })
+      return z.NEVER
+    }
+    return n
+  }),
+)
 
 const httpUrl = z.pipe(
   z.string().check(

@@ -52,14 +52,7 @@ export interface FileLock {
   lockedAt?: number
 }
 
-export type VersionSource =
-  | 'create'
-  | 'upload'
-  | 'wopi'
-  | 'exit-save'
-  | 'force-save'
-  | 'restore'
-  | 'copy'
+export type VersionSource = 'create' | 'upload' | 'wopi' | 'exit-save' | 'force-save' | 'restore' | 'copy'
 
 export interface FileRecord {
   /** URL-safe, unguessable id. */

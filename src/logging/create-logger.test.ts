@@ -19,10 +19,7 @@ function capture(): { lines: string[]; sink: Writable } {
 
 describe('logger redaction', () => {
   test('query parameters, bearer credentials and JWTs in any text', () => {
-    assert.equal(
-      redactText('/wopi/files/abc?access_token=s3cr3t&x=1'),
-      '/wopi/files/abc?access_token=[redacted]&x=1',
-    )
+    assert.equal(redactText('/wopi/files/abc?access_token=s3cr3t&x=1'), '/wopi/files/abc?access_token=[redacted]&x=1')
     assert.equal(redactText('GET /dl/1?token=t0k&doc=d0c'), 'GET /dl/1?token=[redacted]&doc=[redacted]')
     assert.equal(redactText('Authorization: Bearer abc.def'), 'Authorization: Bearer [redacted]')
     assert.equal(redactText(`jwt ${JWT} end`), 'jwt [redacted] end')

@@ -64,7 +64,10 @@ export function buildLogger(options: LoggerOptions): PinoLogger {
     hooks: {
       // Message strings (and printf-style arguments) are scrubbed like the fields.
       logMethod(this: PinoLogger, args: unknown[], method: (...rest: unknown[]) => void) {
-        method.apply(this, args.map((arg) => (typeof arg === 'string' ? redactText(arg) : arg)))
+        method.apply(
+          this,
+          args.map((arg) => (typeof arg === 'string' ? redactText(arg) : arg)),
+        )
       },
     },
   }

@@ -49,7 +49,8 @@ export function redactValue(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== 'object') return value
   if (depth >= MAX_DEPTH) return '[nested]'
   if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1))
-  if (value instanceof Error) return redactValue({ type: value.name, message: value.message, stack: value.stack }, depth)
+  if (value instanceof Error)
+    return redactValue({ type: value.name, message: value.message, stack: value.stack }, depth)
   if (Buffer.isBuffer(value)) return `[${value.length} bytes]`
   // Class instances (a request, a reply) are left to the logger's serializers.
   const proto: unknown = Object.getPrototypeOf(value)

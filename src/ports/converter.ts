@@ -14,8 +14,7 @@ import type { ConversionTarget } from '../core/conversion/formats.js'
 
 /** The document to convert: a stored blob, or a stream. `extension` is the source's format. */
 export type ConversionSource =
-  | { kind: 'blob'; blobKey: string; extension: string }
-  | { kind: 'stream'; stream: Readable; extension: string }
+  { kind: 'blob'; blobKey: string; extension: string } | { kind: 'stream'; stream: Readable; extension: string }
 
 export interface ConversionRequest {
   source: ConversionSource

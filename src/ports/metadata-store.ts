@@ -119,8 +119,7 @@ export interface ThrottleRepository {
 export type FilePatch = Partial<
   Pick<
     FileRecord,
-    'title' | 'lock' | 'updatedAt' | 'updatedBy' | 'keyVersion' | 'folderId' | 'trashedAt' |
-    'originFolderId'
+    'title' | 'lock' | 'updatedAt' | 'updatedBy' | 'keyVersion' | 'folderId' | 'trashedAt' | 'originFolderId'
   >
 >
 
@@ -145,9 +144,7 @@ export interface FileListQuery {
  * used), found no such file, or left it alone because its revision had moved on.
  */
 export type FileDeletion =
-  | { outcome: 'deleted'; blobKeys: string[] }
-  | { outcome: 'not-found' }
-  | { outcome: 'revision-moved' }
+  { outcome: 'deleted'; blobKeys: string[] } | { outcome: 'not-found' } | { outcome: 'revision-moved' }
 
 /**
  * A file read together with what deciding one user's access to it needs (see
@@ -236,10 +233,7 @@ export interface FileRepository {
 }
 
 export type FolderPatch = Partial<
-  Pick<
-    FolderRecord,
-    'title' | 'parentId' | 'updatedAt' | 'updatedBy' | 'trashedAt' | 'originFolderId'
-  >
+  Pick<FolderRecord, 'title' | 'parentId' | 'updatedAt' | 'updatedBy' | 'trashedAt' | 'originFolderId'>
 >
 
 /** What a list of folders can be sorted by (their size is not kept: by title instead). */
@@ -256,12 +250,12 @@ export interface FolderListQuery {
 /** What FolderRepository.delete did. */
 export type FolderDeletion =
   | {
-    outcome: 'deleted'
-    /** Ids of every file that went with the folder's tree. */
-    fileIds: string[]
-    /** Every blob key the versions of those files used. */
-    blobKeys: string[]
-  }
+      outcome: 'deleted'
+      /** Ids of every file that went with the folder's tree. */
+      fileIds: string[]
+      /** Every blob key the versions of those files used. */
+      blobKeys: string[]
+    }
   | { outcome: 'not-found' }
   | { outcome: 'revision-moved' }
 

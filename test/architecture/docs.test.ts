@@ -12,7 +12,9 @@ const README_MAX_LINES = 260
 /** The pages whose links are checked: the README, CONTRIBUTING.md and every page of docs/. */
 function documentationPages(root: string): string[] {
   const docs = join(root, 'docs')
-  const pages = readdirSync(docs).filter((name) => name.endsWith('.md')).map((name) => join(docs, name))
+  const pages = readdirSync(docs)
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => join(docs, name))
   return [join(root, 'README.md'), join(root, 'CONTRIBUTING.md'), ...pages].filter((path) => existsSync(path))
 }
 
@@ -45,7 +47,10 @@ function headingAnchors(markdown: string): Set<string> {
   const seen = new Map<string, number>()
   for (const match of withoutFences(markdown).matchAll(/^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$/gm)) {
     const text = (match[1] ?? '').replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/`/g, '')
-    const base = text.toLowerCase().replace(/[^\p{L}\p{N}\p{M} _-]/gu, '').replace(/ /g, '-')
+    const base = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\p{M} _-]/gu, '')
+      .replace(/ /g, '-')
     const count = seen.get(base) ?? 0
     seen.set(base, count + 1)
     anchors.add(count === 0 ? base : `${base}-${count}`)
@@ -88,7 +93,10 @@ describe('documentation', () => {
 
   test('every relative link in README.md, CONTRIBUTING.md and docs/*.md leads to a file and heading that exist', () => {
     const pages = documentationPages(ROOT)
-    assert.ok(pages.some((page) => page.endsWith('CONTRIBUTING.md')), 'CONTRIBUTING.md exists')
+    assert.ok(
+      pages.some((page) => page.endsWith('CONTRIBUTING.md')),
+      'CONTRIBUTING.md exists',
+    )
     assert.ok(pages.filter((page) => page.includes(`${join(ROOT, 'docs')}`)).length >= 10, 'the docs/ pages exist')
     assert.deepEqual(brokenLinks(ROOT, pages), [])
   })
@@ -96,16 +104,32 @@ describe('documentation', () => {
   test('the link check finds a missing file, a missing heading and a link into a folder that is gone', () => {
     const root = mkdtempSync(join(tmpdir(), 'folio-docs-'))
     mkdirSync(join(root, 'docs'))
-    writeFileSync(join(root, 'docs', 'guide.md'), [
-      '# Guide', '', '## Running `folio` twice', '', '## Running `folio` twice', '',
-      'See [twice](#running-folio-twice-1) and [the start](../README.md#quick-start).',
-      '```sh', '[not a link](missing.md)', '```',
-    ].join('\n'))
-    writeFileSync(join(root, 'README.md'), [
-      '# Folio', '', '## Quick start', '',
-      '[guide](docs/guide.md#running-folio-twice) [gone](docs/gone.md) [bad](docs/guide.md#nowhere)',
-      '[site](https://example.com/x.md) `[code](nope.md)` [self](#quick-start) [old](old/)',
-    ].join('\n'))
+    writeFileSync(
+      join(root, 'docs', 'guide.md'),
+      [
+        '# Guide',
+        '',
+        '## Running `folio` twice',
+        '',
+        '## Running `folio` twice',
+        '',
+        'See [twice](#running-folio-twice-1) and [the start](../README.md#quick-start).',
+        '```sh',
+        '[not a link](missing.md)',
+        '```',
+      ].join('\n'),
+    )
+    writeFileSync(
+      join(root, 'README.md'),
+      [
+        '# Folio',
+        '',
+        '## Quick start',
+        '',
+        '[guide](docs/guide.md#running-folio-twice) [gone](docs/gone.md) [bad](docs/guide.md#nowhere)',
+        '[site](https://example.com/x.md) `[code](nope.md)` [self](#quick-start) [old](old/)',
+      ].join('\n'),
+    )
     assert.deepEqual(brokenLinks(root, documentationPages(root)), [
       'README.md: docs/gone.md (no such file)',
       'README.md: docs/guide.md#nowhere (no such heading)',

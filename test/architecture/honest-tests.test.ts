@@ -42,7 +42,10 @@ export function callsOf(source: string, name: string): Array<{ line: number; arg
 
 test('callsOf counts arguments, ignoring commas inside nested calls, strings and a trailing comma', () => {
   const source = "assert.rejects(f(a, b))\nassert.rejects(\n  g('x, y'),\n  { code: 'E' },\n)\n"
-  assert.deepEqual(callsOf(source, 'assert.rejects'), [{ line: 1, args: 1 }, { line: 2, args: 2 }])
+  assert.deepEqual(callsOf(source, 'assert.rejects'), [
+    { line: 1, args: 1 },
+    { line: 2, args: 2 },
+  ])
 })
 
 /** The test sources the rules read (this file, which plants examples, left out). */
@@ -84,14 +87,15 @@ test('elapsedTimeAssertions finds a timed assertion, directly or through a name,
     'const took = performance.now() - t0',
     'assert.ok(took < 5000)',
     'assert.deepEqual(await store.sweepTemporary(Date.now() - 5_000), { files: 1 })',
-    "console.log(`took ${Date.now() - before} ms`)",
+    'console.log(`took ${Date.now() - before} ms`)',
   ].join('\n')
   assert.deepEqual(elapsedTimeAssertions(source), [3, 5])
 })
 
 test('no assertion measures elapsed wall-clock time', () => {
   const timed = testSources().flatMap((path) =>
-    elapsedTimeAssertions(readFileSync(path, 'utf8')).map((line) => `${path}:${line}`))
+    elapsedTimeAssertions(readFileSync(path, 'utf8')).map((line) => `${path}:${line}`),
+  )
   assert.deepEqual(timed, [])
 })
 

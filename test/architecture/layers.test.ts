@@ -22,19 +22,71 @@ const REPO = resolve(import.meta.dirname, '..', '..')
 
 /** One planted file per rule: its path in src/, its text and the rule it must break. */
 const PLANTED: Array<{ rule: string; path: string; text: string }> = [
-  { rule: 'core-no-io-builtins', path: 'core/planted-io.ts', text: "import { readFileSync } from 'node:fs'\nexport const read = readFileSync\n" },
-  { rule: 'core-packages-allow-list', path: 'core/planted-package.ts', text: "import Database from 'better-sqlite3'\nexport const db = Database\n" },
-  { rule: 'core-imports-only-core', path: 'core/planted-outer.ts', text: "import type { AppContext } from '../app/context.js'\nexport type Ctx = AppContext\n" },
-  { rule: 'ports-import-only-core', path: 'ports/planted.ts', text: "import type { App } from '../app/create-app.js'\nexport type A = App\n" },
-  { rule: 'app-imports-core-and-ports', path: 'app/planted-protocol.ts', text: "import type { HttpPlugin } from '../protocols/http/server.js'\nexport type P = HttpPlugin\n" },
-  { rule: 'app-no-packages', path: 'app/planted-package.ts', text: "import { request } from 'undici'\nexport const r = request\n" },
-  { rule: 'protocols-not-each-other', path: 'protocols/wopi/planted.ts', text: "import { success } from '../portal/envelope.js'\nexport const s = success\n" },
-  { rule: 'protocols-through-app', path: 'protocols/onlyoffice/planted.ts', text: "import type { MetadataStore } from '../../ports/metadata-store.js'\nexport type S = MetadataStore\n" },
-  { rule: 'protocols-through-app-index', path: 'protocols/portal/planted.ts', text: "import { fileFor } from '../../app/files/file-changes.js'\nexport const f = fileFor\n" },
-  { rule: 'drivers-import-ports-and-core', path: 'drivers/blob-fs/planted.ts', text: "import { getFile } from '../../app/files/files.js'\nexport const g = getFile\n" },
-  { rule: 'only-main-and-cli-pick-drivers', path: 'app/planted-driver.ts', text: "import { openSqliteStore } from '../drivers/metadata-sqlite/index.js'\nexport const o = openSqliteStore\n" },
-  { rule: 'process-is-a-leaf', path: 'process/planted.ts', text: "import type { Config } from '../config/load.js'\nexport type C = Config\n" },
-  { rule: 'config-is-a-leaf', path: 'config/planted.ts', text: "import type { AppContext } from '../app/context.js'\nexport type C = AppContext\n" },
+  {
+    rule: 'core-no-io-builtins',
+    path: 'core/planted-io.ts',
+    text: "import { readFileSync } from 'node:fs'\nexport const read = readFileSync\n",
+  },
+  {
+    rule: 'core-packages-allow-list',
+    path: 'core/planted-package.ts',
+    text: "import Database from 'better-sqlite3'\nexport const db = Database\n",
+  },
+  {
+    rule: 'core-imports-only-core',
+    path: 'core/planted-outer.ts',
+    text: "import type { AppContext } from '../app/context.js'\nexport type Ctx = AppContext\n",
+  },
+  {
+    rule: 'ports-import-only-core',
+    path: 'ports/planted.ts',
+    text: "import type { App } from '../app/create-app.js'\nexport type A = App\n",
+  },
+  {
+    rule: 'app-imports-core-and-ports',
+    path: 'app/planted-protocol.ts',
+    text: "import type { HttpPlugin } from '../protocols/http/server.js'\nexport type P = HttpPlugin\n",
+  },
+  {
+    rule: 'app-no-packages',
+    path: 'app/planted-package.ts',
+    text: "import { request } from 'undici'\nexport const r = request\n",
+  },
+  {
+    rule: 'protocols-not-each-other',
+    path: 'protocols/wopi/planted.ts',
+    text: "import { success } from '../portal/envelope.js'\nexport const s = success\n",
+  },
+  {
+    rule: 'protocols-through-app',
+    path: 'protocols/onlyoffice/planted.ts',
+    text: "import type { MetadataStore } from '../../ports/metadata-store.js'\nexport type S = MetadataStore\n",
+  },
+  {
+    rule: 'protocols-through-app-index',
+    path: 'protocols/portal/planted.ts',
+    text: "import { fileFor } from '../../app/files/file-changes.js'\nexport const f = fileFor\n",
+  },
+  {
+    rule: 'drivers-import-ports-and-core',
+    path: 'drivers/blob-fs/planted.ts',
+    text: "import { getFile } from '../../app/files/files.js'\nexport const g = getFile\n",
+  },
+  {
+    rule: 'only-main-and-cli-pick-drivers',
+    path: 'app/planted-driver.ts',
+    text: "import { openSqliteStore } from '../drivers/metadata-sqlite/index.js'\nexport const o = openSqliteStore\n",
+  },
+  {
+    rule: 'process-is-a-leaf',
+    path: 'process/planted.ts',
+    text: "import type { Config } from '../config/load.js'\nexport type C = Config\n",
+  },
+  {
+    rule: 'config-is-a-leaf',
+    path: 'config/planted.ts',
+    text: "import type { AppContext } from '../app/context.js'\nexport type C = AppContext\n",
+  },
 ]
 
 describe('dependency rules (dependency-cruiser)', () => {
@@ -64,6 +116,9 @@ describe('dependency rules (dependency-cruiser)', () => {
     }
     // Nothing but the planted files is refused.
     const plantedFiles = new Set(PLANTED.map((p) => `src/${p.path.replace(/\.ts$/, '.js')}`))
-    assert.deepEqual(violations.filter((v) => !plantedFiles.has(v.from)), [])
+    assert.deepEqual(
+      violations.filter((v) => !plantedFiles.has(v.from)),
+      [],
+    )
   })
 })

@@ -36,31 +36,25 @@ try {
 }`
 
 /** The module URLs a Folio start with these settings resolved, and what it printed. */
-async function modulesLoadedBy(
-  settings: Record<string, string>,
-): Promise<{ urls: string[]; output: string }> {
+async function modulesLoadedBy(settings: Record<string, string>): Promise<{ urls: string[]; output: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'folio-lazy-'))
   dirs.push(dir)
   const traceFile = join(dir, 'trace.txt')
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--import', REGISTER, '--input-type=module', '-e', CHILD],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        FOLIO_TRACE_FILE: traceFile,
-        FOLIO_TEST_SETTINGS: JSON.stringify({
-          FOLIO_DATA_DIR: join(dir, 'data'),
-          FOLIO_PORT: '0',
-          FOLIO_HOST: '127.0.0.1',
-          FOLIO_ADMIN_PASSWORD: 'lazy-loading-check',
-          ...settings,
-        }),
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', REGISTER, '--input-type=module', '-e', CHILD], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      FOLIO_TRACE_FILE: traceFile,
+      FOLIO_TEST_SETTINGS: JSON.stringify({
+        FOLIO_DATA_DIR: join(dir, 'data'),
+        FOLIO_PORT: '0',
+        FOLIO_HOST: '127.0.0.1',
+        FOLIO_ADMIN_PASSWORD: 'lazy-loading-check',
+        ...settings,
+      }),
     },
-  )
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString()
@@ -79,7 +73,10 @@ describe('drivers load lazily', () => {
   test('a default start never loads the AWS SDK or the S3 driver', async () => {
     const { urls, output } = await modulesLoadedBy({})
     assert.match(output, /^started/m)
-    assert.ok(urls.some((url) => url.includes('/drivers/blob-fs/')), 'the fs driver is traced')
+    assert.ok(
+      urls.some((url) => url.includes('/drivers/blob-fs/')),
+      'the fs driver is traced',
+    )
     assert.deepEqual(
       urls.filter((url) => url.includes('@aws-sdk') || url.includes('/drivers/blob-s3/')),
       [],

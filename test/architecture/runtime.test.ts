@@ -20,7 +20,11 @@ function record(value: unknown): Record<string, unknown> {
 async function shippedRelease(): Promise<string> {
   const pkg = await readJson('package.json')
   const optional = record(pkg['optionalDependencies'])
-  const releases = new Set(Object.entries(optional).filter(([name]) => name.startsWith('node-')).map(([, v]) => v))
+  const releases = new Set(
+    Object.entries(optional)
+      .filter(([name]) => name.startsWith('node-'))
+      .map(([, v]) => v),
+  )
   assert.equal(releases.size, 1, `one Node.js release for every platform: ${[...releases].join(', ')}`)
   const [release] = releases
   assert.match(String(release), /^\d+\.\d+\.\d+$/, 'an exact release, not a range')
@@ -82,7 +86,10 @@ test('the folio command runs on a new enough Node.js, runs again under the shipp
   })
   const refused = chooseRuntime({ version: 'v20.20.2', engines, shipped: undefined, reexeced: false })
   assert.equal(refused.action, 'refuse')
-  assert.match('message' in refused ? refused.message : '', /Folio runs on Node\.js 24 or newer; this is Node\.js v20\.20\.2/)
+  assert.match(
+    'message' in refused ? refused.message : '',
+    /Folio runs on Node\.js 24 or newer; this is Node\.js v20\.20\.2/,
+  )
   assert.equal(chooseRuntime({ version: 'v22.3.0', engines, shipped: '/x/node', reexeced: true }).action, 'refuse')
   assert.throws(() => requiredMajor('^24'), /engines\.node must read ">=N"/)
 })

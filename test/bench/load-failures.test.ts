@@ -46,11 +46,20 @@ describe('bench load runs', { skip: !hasWrk() && process.env.CI !== 'true' ? 'wr
     })
     assert.ok(result.failedStatus > 0)
     assert.match(result.failures ?? '', /^200 x\d+; 409 x\d+: the file is locked by someone else$/)
-    assert.match(describeLoad(result), /with status ≥ 400 \(a second run of 2 s answered 200 x\d+; 409 x\d+: the file is locked/)
+    assert.match(
+      describeLoad(result),
+      /with status ≥ 400 \(a second run of 2 s answered 200 x\d+; 409 x\d+: the file is locked/,
+    )
   })
 
   test('a run without failures makes no second run', async () => {
-    const result = await runLoad({ url, connections: 1, seconds: 1, warmupSeconds: 0, sequences: [[{ method: 'GET', path: '/fine' }]] })
+    const result = await runLoad({
+      url,
+      connections: 1,
+      seconds: 1,
+      warmupSeconds: 0,
+      sequences: [[{ method: 'GET', path: '/fine' }]],
+    })
     assert.equal(result.failedStatus, 0)
     assert.equal(result.failures, undefined)
     assert.doesNotMatch(describeLoad(result), /second run/)

@@ -55,7 +55,10 @@ describe('bench rounds', () => {
   })
 
   test('the note lists every round of every server in the order run', async () => {
-    const result = await alternateRounds(2, { bare: async () => load(61_709), folio: async (r) => load(r === 0 ? 28_376.4 : 34_899) })
+    const result = await alternateRounds(2, {
+      bare: async () => load(61_709),
+      folio: async (r) => load(r === 0 ? 28_376.4 : 34_899),
+    })
     assert.equal(
       describeRounds('Lock cycle', { 'bare node:http': result.bare, Folio: result.folio }),
       'Lock cycle, requests per second of each round in the order run: bare node:http 61,709, 61,709; Folio 28,376, 34,899.',

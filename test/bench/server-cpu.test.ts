@@ -10,12 +10,39 @@ import { cpuMicrosPerRequest, parseStatTicks, processFamily, readCpuTicks } from
 
 /** A /proc/<pid>/stat line with the given command name, utime and stime (fields 14 and 15). */
 function statLine(name: string, utime: number, stime: number): string {
-  const after = ['S', '1', '2', '3', '0', '-1', '4194560', '100', '0', '0', '0', String(utime), String(stime), '5', '6', '20', '0', '11']
+  const after = [
+    'S',
+    '1',
+    '2',
+    '3',
+    '0',
+    '-1',
+    '4194560',
+    '100',
+    '0',
+    '0',
+    '0',
+    String(utime),
+    String(stime),
+    '5',
+    '6',
+    '20',
+    '0',
+    '11',
+  ]
   return `4242 (${name}) ${after.join(' ')}\n`
 }
 
 function load(completed: number, ticks: number): LoadResult {
-  return { rps: completed / 5, p50Ms: 1, p99Ms: 2, completed, failedStatus: 0, socketErrors: 0, serverCpu: { ticks, requests: completed } }
+  return {
+    rps: completed / 5,
+    p50Ms: 1,
+    p99Ms: 2,
+    completed,
+    failedStatus: 0,
+    socketErrors: 0,
+    serverCpu: { ticks, requests: completed },
+  }
 }
 
 /** The server CPU per request is the load runs' figure of record: it must be computed right. */
@@ -31,7 +58,7 @@ describe('bench server CPU per request', () => {
     assert.throws(() => parseStatTicks('garbage'), /not a \/proc\/<pid>\/stat line/)
   })
 
-  test('this process\'s own ticks are read and never go back', () => {
+  test("this process's own ticks are read and never go back", () => {
     const before = readCpuTicks([process.pid])
     let spin = 0
     for (let i = 0; i < 5_000_000; i++) spin += i % 7
@@ -57,7 +84,13 @@ describe('bench server CPU per request', () => {
     // 150 ticks of 10 ms = 1.5 s of CPU for 50,000 requests: 30 µs each.
     assert.equal(cpuMicrosPerRequest([{ ticks: 150, requests: 50_000 }]), 30)
     // Runs weigh by their requests: (100 + 20) ticks over (40,000 + 20,000) requests.
-    assert.equal(cpuMicrosPerRequest([{ ticks: 100, requests: 40_000 }, { ticks: 20, requests: 20_000 }]), 20)
+    assert.equal(
+      cpuMicrosPerRequest([
+        { ticks: 100, requests: 40_000 },
+        { ticks: 20, requests: 20_000 },
+      ]),
+      20,
+    )
     assert.ok(Number.isNaN(cpuMicrosPerRequest([{ ticks: 3, requests: 0 }])), 'nothing served, no figure')
   })
 
@@ -75,12 +108,24 @@ describe('bench server CPU per request', () => {
 
   test('the CPU ratio is the baseline over Folio, and its target reads that way', () => {
     const figure = ratioFigure({
-      metric: 'CPU', value: 40, baseline: 15, baselineName: 'bare', unit: 'µs', target: { min: 0.5 }, baselineOverValue: true,
+      metric: 'CPU',
+      value: 40,
+      baseline: 15,
+      baselineName: 'bare',
+      unit: 'µs',
+      target: { min: 0.5 },
+      baselineOverValue: true,
     })
     assert.equal(figure.ratio, 15 / 40)
     assert.equal(figure.pass, false)
     const met = ratioFigure({
-      metric: 'CPU', value: 28, baseline: 15, baselineName: 'bare', unit: 'µs', target: { min: 0.5 }, baselineOverValue: true,
+      metric: 'CPU',
+      value: 28,
+      baseline: 15,
+      baselineName: 'bare',
+      unit: 'µs',
+      target: { min: 0.5 },
+      baselineOverValue: true,
     })
     assert.equal(met.pass, true)
   })

@@ -73,28 +73,16 @@ export function runBlobStoreContract(name: string, open: () => Promise<OpenedBlo
       })
       const last = bytes.length - 1
       const middle = { start: MiB - 10, end: 2 * MiB + 10 }
-      assert.deepEqual(
-        await readAll(await store().get(key, { start: 0, end: 0 })),
-        bytes.subarray(0, 1),
-      )
-      assert.deepEqual(
-        await readAll(await store().get(key, middle)),
-        bytes.subarray(middle.start, middle.end + 1),
-      )
-      assert.deepEqual(
-        await readAll(await store().get(key, { start: last, end: last })),
-        bytes.subarray(last),
-      )
+      assert.deepEqual(await readAll(await store().get(key, { start: 0, end: 0 })), bytes.subarray(0, 1))
+      assert.deepEqual(await readAll(await store().get(key, middle)), bytes.subarray(middle.start, middle.end + 1))
+      assert.deepEqual(await readAll(await store().get(key, { start: last, end: last })), bytes.subarray(last))
     })
 
     test('a range starting past the end is RANGE_NOT_SATISFIABLE', async () => {
       const { key } = await store().put(Readable.from([Buffer.from('0123456789')]), {
         maxBytes: LIMIT,
       })
-      await assert.rejects(
-        store().get(key, { start: 10, end: 20 }),
-        hasCode('RANGE_NOT_SATISFIABLE'),
-      )
+      await assert.rejects(store().get(key, { start: 10, end: 20 }), hasCode('RANGE_NOT_SATISFIABLE'))
     })
 
     test('a body over maxBytes is refused at once and nothing is kept', async () => {
@@ -107,10 +95,7 @@ export function runBlobStoreContract(name: string, open: () => Promise<OpenedBlo
           yield Buffer.alloc(16 * 1024, 7)
         }
       }
-      await assert.rejects(
-        store().put(Readable.from(endless()), { maxBytes }),
-        hasCode('PAYLOAD_TOO_LARGE'),
-      )
+      await assert.rejects(store().put(Readable.from(endless()), { maxBytes }), hasCode('PAYLOAD_TOO_LARGE'))
       assert.ok(produced < maxBytes + MiB, `read ${produced} bytes after a ${maxBytes}-byte limit`)
 
       // One byte over is already too much; exactly the limit is fine.
@@ -132,14 +117,8 @@ export function runBlobStoreContract(name: string, open: () => Promise<OpenedBlo
 
     test('a body shorter or longer than expectedSize is INVALID_INPUT', async () => {
       const body = (): Readable => Readable.from([Buffer.from('0123456789')])
-      await assert.rejects(
-        store().put(body(), { maxBytes: LIMIT, expectedSize: 11 }),
-        hasCode('INVALID_INPUT'),
-      )
-      await assert.rejects(
-        store().put(body(), { maxBytes: LIMIT, expectedSize: 9 }),
-        hasCode('INVALID_INPUT'),
-      )
+      await assert.rejects(store().put(body(), { maxBytes: LIMIT, expectedSize: 11 }), hasCode('INVALID_INPUT'))
+      await assert.rejects(store().put(body(), { maxBytes: LIMIT, expectedSize: 9 }), hasCode('INVALID_INPUT'))
       const ok = await store().put(body(), { maxBytes: LIMIT, expectedSize: 10 })
       assert.equal(ok.size, 10)
     })
@@ -221,10 +200,12 @@ export function runBlobStoreContract(name: string, open: () => Promise<OpenedBlo
       await store().getSmall(key)
       await store().delete(key)
       for (const missing of [key, 'AAAAAAAAAAAAAAAAAAAAAAAA', '../x', '/etc/passwd', '']) {
-        const whole = await store().getSmall(missing).catch((error: unknown) => {
-          hasCode('NOT_FOUND')(error)
-          return undefined
-        })
+        const whole = await store()
+          .getSmall(missing)
+          .catch((error: unknown) => {
+            hasCode('NOT_FOUND')(error)
+            return undefined
+          })
         assert.equal(whole, undefined, `getSmall(${JSON.stringify(missing)})`)
       }
     })
@@ -305,9 +286,7 @@ export function runBlobStoreContract(name: string, open: () => Promise<OpenedBlo
     test('concurrent puts do not mix their bytes', async () => {
       const bodies = Array.from({ length: 8 }, () => randomBytes(256 * 1024))
       const stored = await Promise.all(
-        bodies.map((bytes) =>
-          store().put(Readable.from(chunksOf(bytes, 8 * 1024)), { maxBytes: LIMIT }),
-        ),
+        bodies.map((bytes) => store().put(Readable.from(chunksOf(bytes, 8 * 1024)), { maxBytes: LIMIT })),
       )
       assert.equal(new Set(stored.map((s) => s.key)).size, bodies.length)
       for (const [index, bytes] of bodies.entries()) {

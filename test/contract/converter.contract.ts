@@ -33,7 +33,8 @@ export interface OpenedConverter {
 export function libreOfficeMissing(): string | false {
   const found = spawnSync('soffice', ['--version'], { stdio: 'ignore' }).status === 0
   if (found) return false
-  if (process.env.CI === 'true') throw new Error('soffice is not installed (required under CI=true; .ci/run installs it)')
+  if (process.env.CI === 'true')
+    throw new Error('soffice is not installed (required under CI=true; .ci/run installs it)')
   return 'LibreOffice (soffice) is not installed'
 }
 
@@ -116,12 +117,48 @@ async function startRecorder(): Promise<{ server: Server; url: string; requests:
 const WORDS = 'Quarterly report of the Folio conversion test'
 
 /** Sources with their text, and every target the table allows for them that this suite checks. */
-const PAIRS: Array<{ name: string; extension: string; bytes: () => Buffer; text: string; targets: ConversionTarget[] }> = [
-  { name: 'docx', extension: 'docx', bytes: () => docxWithText([WORDS, 'Second paragraph']), text: WORDS, targets: ['pdf', 'odt', 'txt', 'rtf'] },
-  { name: 'txt', extension: 'txt', bytes: () => Buffer.from(`${WORDS}\nSecond line\n`), text: WORDS, targets: ['docx', 'pdf'] },
-  { name: 'xlsx', extension: 'xlsx', bytes: () => xlsxWithText([WORDS, 'Second cell']), text: WORDS, targets: ['pdf', 'ods', 'csv'] },
-  { name: 'csv', extension: 'csv', bytes: () => Buffer.from(`"${WORDS}",1\n"Second row",2\n`), text: WORDS, targets: ['xlsx'] },
-  { name: 'pptx', extension: 'pptx', bytes: () => pptxWithText(WORDS, 'Subtitle words'), text: WORDS, targets: ['pdf', 'odp'] },
+const PAIRS: Array<{
+  name: string
+  extension: string
+  bytes: () => Buffer
+  text: string
+  targets: ConversionTarget[]
+}> = [
+  {
+    name: 'docx',
+    extension: 'docx',
+    bytes: () => docxWithText([WORDS, 'Second paragraph']),
+    text: WORDS,
+    targets: ['pdf', 'odt', 'txt', 'rtf'],
+  },
+  {
+    name: 'txt',
+    extension: 'txt',
+    bytes: () => Buffer.from(`${WORDS}\nSecond line\n`),
+    text: WORDS,
+    targets: ['docx', 'pdf'],
+  },
+  {
+    name: 'xlsx',
+    extension: 'xlsx',
+    bytes: () => xlsxWithText([WORDS, 'Second cell']),
+    text: WORDS,
+    targets: ['pdf', 'ods', 'csv'],
+  },
+  {
+    name: 'csv',
+    extension: 'csv',
+    bytes: () => Buffer.from(`"${WORDS}",1\n"Second row",2\n`),
+    text: WORDS,
+    targets: ['xlsx'],
+  },
+  {
+    name: 'pptx',
+    extension: 'pptx',
+    bytes: () => pptxWithText(WORDS, 'Subtitle words'),
+    text: WORDS,
+    targets: ['pdf', 'odp'],
+  },
 ]
 
 /**
@@ -165,7 +202,9 @@ export function runConverterContract(name: string, open: () => Promise<OpenedCon
     }
 
     test('a legacy-free round trip: docx to odt and back to docx keeps the text', async () => {
-      const odt = await bytesOf(await converter().convert({ source: stream(docxWithText([WORDS]), 'docx'), target: 'odt' }))
+      const odt = await bytesOf(
+        await converter().convert({ source: stream(docxWithText([WORDS]), 'docx'), target: 'odt' }),
+      )
       const text = await convertToText(odt, 'odt', 'docx')
       assert.ok(text.includes(WORDS))
     })
@@ -238,7 +277,9 @@ export function runConverterContract(name: string, open: () => Promise<OpenedCon
 
     test('a document linking a picture on the local disk, outside its folder, converts without it', async () => {
       // A real PNG, made by the converter, kept outside any conversion's folder.
-      const png = await bytesOf(await converter().convert({ source: stream('A picture that must stay private\n', 'txt'), target: 'png' }))
+      const png = await bytesOf(
+        await converter().convert({ source: stream('A picture that must stay private\n', 'txt'), target: 'png' }),
+      )
       const dir = await mkdtemp(join(tmpdir(), 'folio-outside-'))
       try {
         const path = join(dir, 'private.png')

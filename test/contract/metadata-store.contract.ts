@@ -174,20 +174,14 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
     test('a user name taken in another case throws USER_EXISTS', () =>
       withStore(async (store) => {
         await store.users.create(buildUser())
-        await assert.rejects(
-          store.users.create(buildUser({ id: 'u-other', userName: 'ALICE' })),
-          isCode('USER_EXISTS'),
-        )
+        await assert.rejects(store.users.create(buildUser({ id: 'u-other', userName: 'ALICE' })), isCode('USER_EXISTS'))
         assert.equal(await store.users.findById('u-other'), undefined)
       }))
 
     test('a user name taken with non-ASCII letters in another case throws USER_EXISTS', () =>
       withStore(async (store) => {
         await store.users.create(buildUser({ userName: 'Émile' }))
-        await assert.rejects(
-          store.users.create(buildUser({ id: 'u-other', userName: 'éMILE' })),
-          isCode('USER_EXISTS'),
-        )
+        await assert.rejects(store.users.create(buildUser({ id: 'u-other', userName: 'éMILE' })), isCode('USER_EXISTS'))
       }))
 
     test('findByUserName ignores case', () =>
@@ -277,7 +271,10 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.equal((await store.users.findById('u-off'))?.disabled, false)
         assert.deepEqual(
           (await store.users.list()).map((u) => [u.id, u.disabled]),
-          [['u-alice', true], ['u-off', false]],
+          [
+            ['u-alice', true],
+            ['u-off', false],
+          ],
         )
       }))
 
@@ -335,7 +332,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await store.sessions.revoke('h1')
       }))
 
-    test('revokeAllForUser can keep one session of the user (the caller\'s own)', () =>
+    test("revokeAllForUser can keep one session of the user (the caller's own)", () =>
       withStore(async (store) => {
         await store.users.create(buildUser())
         await store.users.create(buildUser({ id: 'u-bob', userName: 'bob' }))
@@ -348,7 +345,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.notEqual(await store.sessions.find('h3'), undefined)
       }))
 
-    test('revokeAllForUser ends that user\'s sessions only', () =>
+    test("revokeAllForUser ends that user's sessions only", () =>
       withStore(async (store) => {
         await store.users.create(buildUser())
         await store.users.create(buildUser({ id: 'u-bob', userName: 'bob' }))
@@ -415,9 +412,13 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
             store.throttle.update('user:x', (current) => {
               const failures = (current?.failures ?? 0) + 1
               return { next: state(failures, T0), result: failures }
-            })),
+            }),
+          ),
         )
-        assert.deepEqual([...counts].sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => i + 1))
+        assert.deepEqual(
+          [...counts].sort((a, b) => a - b),
+          Array.from({ length: 50 }, (_, i) => i + 1),
+        )
         assert.equal((await store.throttle.get('user:x'))?.failures, 50)
       }))
 
@@ -472,23 +473,16 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.deepEqual(await store.files.getVersion(file.id, 1), first)
       }))
 
-    test('a title taken by the same owner in another case throws NAME_TAKEN and adds nothing',
-      () =>
-        withStore(async (store) => {
-          await createFile(store, { id: 'f-1', title: 'Budget.xlsx' })
-          await createFile(store, { id: 'f-2', title: 'Ärger.docx' })
-          await assert.rejects(
-            createFile(store, { id: 'f-3', title: 'budget.XLSX' }),
-            isCode('NAME_TAKEN'),
-          )
-          await assert.rejects(
-            createFile(store, { id: 'f-4', title: 'äRGER.DOCX' }),
-            isCode('NAME_TAKEN'),
-          )
-          assert.equal(await store.files.findById('f-3'), undefined)
-          assert.deepEqual(await store.files.listVersions('f-3'), [])
-          assert.equal(await store.files.findById('f-4'), undefined)
-        }))
+    test('a title taken by the same owner in another case throws NAME_TAKEN and adds nothing', () =>
+      withStore(async (store) => {
+        await createFile(store, { id: 'f-1', title: 'Budget.xlsx' })
+        await createFile(store, { id: 'f-2', title: 'Ärger.docx' })
+        await assert.rejects(createFile(store, { id: 'f-3', title: 'budget.XLSX' }), isCode('NAME_TAKEN'))
+        await assert.rejects(createFile(store, { id: 'f-4', title: 'äRGER.DOCX' }), isCode('NAME_TAKEN'))
+        assert.equal(await store.files.findById('f-3'), undefined)
+        assert.deepEqual(await store.files.listVersions('f-3'), [])
+        assert.equal(await store.files.findById('f-4'), undefined)
+      }))
 
     test('another owner may use the same title', () =>
       withStore(async (store) => {
@@ -567,10 +561,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       withStore(async (store) => {
         await createFile(store, { id: 'f-1', title: 'A.docx' })
         const b = await createFile(store, { id: 'f-2', title: 'B.docx' })
-        await assert.rejects(
-          store.files.update('f-2', 1, { title: 'a.DOCX' }),
-          isCode('NAME_TAKEN'),
-        )
+        await assert.rejects(store.files.update('f-2', 1, { title: 'a.DOCX' }), isCode('NAME_TAKEN'))
         assert.deepEqual(await store.files.findById('f-2'), b)
         assert.equal((await store.files.update('f-2', 1, { title: 'C.docx' }))?.revision, 2)
       }))
@@ -610,10 +601,13 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         }))
     }
 
-
     test('concurrent lock changes of many files each land on their own file', () =>
       withStore(async (store) => {
-        const files = await Promise.all(Array.from({ length: 40 }, (_, i) => createFile(store, { id: `many-${i}`, title: `f-${i}.docx`, blobKey: `blob-many-${i}` })))
+        const files = await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            createFile(store, { id: `many-${i}`, title: `f-${i}.docx`, blobKey: `blob-many-${i}` }),
+          ),
+        )
         // Every file is changed twice at its revision: one change of each pair wins.
         const results = await Promise.all(
           files.flatMap((file, i) => [
@@ -709,7 +703,10 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         const v2 = nextVersion(file)
         assert.equal(await store.files.commitVersion(file.id, 7, v2, { updatedAt: T0 + 5 }, [1]), undefined)
         assert.deepEqual(await store.files.listVersions(file.id), [headVersion(file)])
-        await assert.rejects(store.files.commitVersion(file.id, 1, v2, { updatedAt: T0 + 5 }, [2]), /cannot be committed and dropped at once/)
+        await assert.rejects(
+          store.files.commitVersion(file.id, 1, v2, { updatedAt: T0 + 5 }, [2]),
+          /cannot be committed and dropped at once/,
+        )
         assert.deepEqual(await store.files.listVersions(file.id), [headVersion(file)])
         assert.equal((await store.files.findById(file.id))?.revision, 1)
       }))
@@ -718,17 +715,11 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       withStore(async (store) => {
         const file = await createFile(store, { revision: 3 })
         const v2 = nextVersion(file)
-        assert.equal(
-          await store.files.commitVersion(file.id, 2, v2, { updatedAt: T0 + 5 }),
-          undefined,
-        )
+        assert.equal(await store.files.commitVersion(file.id, 2, v2, { updatedAt: T0 + 5 }), undefined)
         assert.deepEqual(await store.files.findById(file.id), file)
         assert.deepEqual(await store.files.listVersions(file.id), [headVersion(file)])
         assert.equal(await store.files.getVersion(file.id, 2), undefined)
-        assert.equal(
-          await store.files.commitVersion('f-none', 1, { ...v2, fileId: 'f-none' }, {}),
-          undefined,
-        )
+        assert.equal(await store.files.commitVersion('f-none', 1, { ...v2, fileId: 'f-none' }, {}), undefined)
       }))
 
     test('commitVersion whose patch clashes on title throws NAME_TAKEN and adds no version', () =>
@@ -748,12 +739,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         const file = await createFile(store)
         const results = await Promise.all(
           Array.from({ length: 10 }, (_, i) =>
-            store.files.commitVersion(
-              file.id,
-              1,
-              nextVersion(file, { blobKey: `blob-${i}` }),
-              { updatedAt: T0 + i },
-            ),
+            store.files.commitVersion(file.id, 1, nextVersion(file, { blobKey: `blob-${i}` }), { updatedAt: T0 + i }),
           ),
         )
         const winners = results.filter((r) => r !== undefined)
@@ -899,8 +885,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       const sign = descending ? -1 : 1
       const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0)
       return [...fixtures]
-        .sort((a, b) =>
-          sign * (compare(sortValue[sortBy](a), sortValue[sortBy](b)) || compare(a.id, b.id)))
+        .sort((a, b) => sign * (compare(sortValue[sortBy](a), sortValue[sortBy](b)) || compare(a.id, b.id)))
         .map((f) => f.id)
     }
 
@@ -910,7 +895,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       await store.files.create(others, headVersion(others))
     }
 
-    test('lists the folder\'s files only, with total and full records', () =>
+    test("lists the folder's files only, with total and full records", () =>
       withStore(async (store) => {
         await seed(store)
         const page = await store.files.list({
@@ -922,10 +907,17 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         })
         assert.equal(page.total, fixtures.length)
         const byId = new Map(fixtures.map((f) => [f.id, f]))
-        assert.deepEqual(page.items, page.items.map((f) => byId.get(f.id)))
+        assert.deepEqual(
+          page.items,
+          page.items.map((f) => byId.get(f.id)),
+        )
         assert.deepEqual(
           await store.files.list({
-            folderId: 'd-none', offset: 0, limit: 10, sortBy: 'size', descending: true,
+            folderId: 'd-none',
+            offset: 0,
+            limit: 10,
+            sortBy: 'size',
+            descending: true,
           }),
           { total: 0, items: [] },
         )
@@ -938,13 +930,24 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
           withStore(async (store) => {
             await seed(store)
             const whole = await store.files.list({
-              folderId: 'd-u-alice', offset: 0, limit: 100, sortBy, descending,
+              folderId: 'd-u-alice',
+              offset: 0,
+              limit: 100,
+              sortBy,
+              descending,
             })
-            assert.deepEqual(whole.items.map((f) => f.id), expectedOrder(sortBy, descending))
+            assert.deepEqual(
+              whole.items.map((f) => f.id),
+              expectedOrder(sortBy, descending),
+            )
             const paged: string[] = []
             for (let offset = 0; offset < fixtures.length + 2; offset += 4) {
               const page = await store.files.list({
-                folderId: 'd-u-alice', offset, limit: 4, sortBy, descending,
+                folderId: 'd-u-alice',
+                offset,
+                limit: 4,
+                sortBy,
+                descending,
               })
               assert.equal(page.total, fixtures.length)
               assert.ok(page.items.length <= 4)
@@ -959,29 +962,51 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       withStore(async (store) => {
         await seed(store)
         const page = await store.files.list({
-          folderId: 'd-u-alice', offset: 50, limit: 10, sortBy: 'updated', descending: true,
+          folderId: 'd-u-alice',
+          offset: 50,
+          limit: 10,
+          sortBy: 'updated',
+          descending: true,
         })
         assert.deepEqual(page, { total: fixtures.length, items: [] })
       }))
 
     test('titleContains ignores case, in any script', () =>
       withStore(async (store) => {
-        for (const [id, title] of [['f-1', 'Report 2024.docx'], ['f-2', 'q1 REPORT.xlsx'],
-          ['f-3', 'Notes.txt'], ['f-4', 'ÜBERSICHT.pdf']] as const) {
+        for (const [id, title] of [
+          ['f-1', 'Report 2024.docx'],
+          ['f-2', 'q1 REPORT.xlsx'],
+          ['f-3', 'Notes.txt'],
+          ['f-4', 'ÜBERSICHT.pdf'],
+        ] as const) {
           await createFile(store, { id, title })
         }
         await createFile(store, { id: 'f-9', ownerId: 'u-bob', title: 'report.docx' })
         const found = await store.files.list({
-          folderId: 'd-u-alice', offset: 0, limit: 10, sortBy: 'title', descending: false,
+          folderId: 'd-u-alice',
+          offset: 0,
+          limit: 10,
+          sortBy: 'title',
+          descending: false,
           titleContains: 'rEpOrT',
         })
         assert.equal(found.total, 2)
-        assert.deepEqual(found.items.map((f) => f.id), ['f-2', 'f-1'])
+        assert.deepEqual(
+          found.items.map((f) => f.id),
+          ['f-2', 'f-1'],
+        )
         const umlaut = await store.files.list({
-          folderId: 'd-u-alice', offset: 0, limit: 10, sortBy: 'title', descending: false,
+          folderId: 'd-u-alice',
+          offset: 0,
+          limit: 10,
+          sortBy: 'title',
+          descending: false,
           titleContains: 'übersicht',
         })
-        assert.deepEqual(umlaut.items.map((f) => f.id), ['f-4'])
+        assert.deepEqual(
+          umlaut.items.map((f) => f.id),
+          ['f-4'],
+        )
       }))
 
     test('titleContains treats % and _ as plain characters', () =>
@@ -998,7 +1023,11 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         }
         async function search(titleContains: string): Promise<string[]> {
           const page = await store.files.list({
-            folderId: 'd-u-alice', offset: 0, limit: 10, sortBy: 'title', descending: false,
+            folderId: 'd-u-alice',
+            offset: 0,
+            limit: 10,
+            sortBy: 'title',
+            descending: false,
             titleContains,
           })
           assert.equal(page.total, page.items.length)
@@ -1020,18 +1049,29 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         }
         await createFile(store, { id: 'f-x', title: 'other.docx' })
         const page = await store.files.list({
-          folderId: 'd-u-alice', offset: 2, limit: 2, sortBy: 'title', descending: true,
+          folderId: 'd-u-alice',
+          offset: 2,
+          limit: 2,
+          sortBy: 'title',
+          descending: true,
           titleContains: 'REPORT',
         })
         assert.equal(page.total, 5)
-        assert.deepEqual(page.items.map((f) => f.id), ['f-r2', 'f-r1'])
+        assert.deepEqual(
+          page.items.map((f) => f.id),
+          ['f-r2', 'f-r1'],
+        )
       }))
   })
 
   describe(`${name}: listing by type and by author`, () => {
     // Creators with names that sort against their ids; u-gone has no user any more. Names
     // compare by bytes on both stores, so 'alice' comes after every capital.
-    const people: Array<[string, string]> = [['u-a', 'Carol Ann'], ['u-b', 'alice Liddell'], ['u-c', 'Bob Stone']]
+    const people: Array<[string, string]> = [
+      ['u-a', 'Carol Ann'],
+      ['u-b', 'alice Liddell'],
+      ['u-c', 'Bob Stone'],
+    ]
     const made = (id: string, title: string, createdBy: string) => buildFile({ id, title, createdBy })
     const fixtures: FileRecord[] = [
       made('f-1', 'notes', 'u-a'),
@@ -1055,7 +1095,12 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       for (const file of fixtures) await store.files.create(file, headVersion(file))
     }
 
-    async function titles(store: MetadataStore, sortBy: FileSortField, descending: boolean, limit = 100): Promise<string[]> {
+    async function titles(
+      store: MetadataStore,
+      sortBy: FileSortField,
+      descending: boolean,
+      limit = 100,
+    ): Promise<string[]> {
       const seen: string[] = []
       for (let offset = 0; offset < fixtures.length; offset += limit) {
         const page = await store.files.list({ folderId: 'd-u-alice', offset, limit, sortBy, descending })
@@ -1065,7 +1110,10 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       return seen
     }
 
-    for (const [sortBy, expected] of [['type', byType], ['author', byAuthor]] as const) {
+    for (const [sortBy, expected] of [
+      ['type', byType],
+      ['author', byAuthor],
+    ] as const) {
       test(`sorts files by ${sortBy} then title, both directions, pages without gaps or repeats`, () =>
         withStore(async (store) => {
           await seed(store)
@@ -1082,35 +1130,63 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         const notes = await store.files.findById('f-1')
         assert.ok(notes)
         assert.ok(await store.files.update('f-1', notes.revision, { title: 'notes.zip' }))
-        assert.deepEqual(
-          await titles(store, 'type', false),
-          ['trailing.', 'alpha.docx', 'Zeta.DOCX', 'b.tar.gz', 'Memo.md', 'Émile.pdf', 'notes.zip'],
-        )
+        assert.deepEqual(await titles(store, 'type', false), [
+          'trailing.',
+          'alpha.docx',
+          'Zeta.DOCX',
+          'b.tar.gz',
+          'Memo.md',
+          'Émile.pdf',
+          'notes.zip',
+        ])
         assert.ok(await store.users.update('u-c', { displayName: 'Zoe Stone', updatedAt: T0 + 1 }))
-        assert.deepEqual(
-          await titles(store, 'author', false),
-          ['b.tar.gz', 'notes.zip', 'Émile.pdf', 'alpha.docx', 'Memo.md', 'trailing.', 'Zeta.DOCX'],
-        )
+        assert.deepEqual(await titles(store, 'author', false), [
+          'b.tar.gz',
+          'notes.zip',
+          'Émile.pdf',
+          'alpha.docx',
+          'Memo.md',
+          'trailing.',
+          'Zeta.DOCX',
+        ])
       }))
 
-    test('folders sort by their creator\'s name for author and by title for type', () =>
+    test("folders sort by their creator's name for author and by title for type", () =>
       withStore(async (store) => {
         for (const [id, displayName] of people) {
           await store.users.create(buildUser({ id, userName: id, displayName }))
         }
         const my = await store.folders.ensureRoot({
-          id: 'r-my', ownerId: 'u-alice', parentId: null, title: 'my', rootType: 'my', createdAt: T0,
-          createdBy: 'u-alice', updatedAt: T0, updatedBy: 'u-alice', revision: 1, trashedAt: null, originFolderId: null,
+          id: 'r-my',
+          ownerId: 'u-alice',
+          parentId: null,
+          title: 'my',
+          rootType: 'my',
+          createdAt: T0,
+          createdBy: 'u-alice',
+          updatedAt: T0,
+          updatedBy: 'u-alice',
+          revision: 1,
+          trashedAt: null,
+          originFolderId: null,
         })
-        const add = (id: string, title: string, createdBy: string) => store.folders.create({
-          ...my, id, parentId: my.id, title, rootType: null, createdBy,
-        })
+        const add = (id: string, title: string, createdBy: string) =>
+          store.folders.create({
+            ...my,
+            id,
+            parentId: my.id,
+            title,
+            rootType: null,
+            createdBy,
+          })
         await add('d-1', 'beta.docx', 'u-a')
         await add('d-2', 'Alpha', 'u-c')
         await add('d-3', 'gamma', 'u-b')
         await add('d-4', 'delta', 'u-c')
         const list = async (sortBy: FileSortField, descending: boolean) =>
-          (await store.folders.list({ parentId: my.id, offset: 0, limit: 10, sortBy, descending })).items.map((f) => f.title)
+          (await store.folders.list({ parentId: my.id, offset: 0, limit: 10, sortBy, descending })).items.map(
+            (f) => f.title,
+          )
         assert.deepEqual(await list('type', false), ['Alpha', 'beta.docx', 'delta', 'gamma'])
         assert.deepEqual(await list('type', true), ['gamma', 'delta', 'beta.docx', 'Alpha'])
         assert.deepEqual(await list('author', false), ['Alpha', 'delta', 'beta.docx', 'gamma'])
@@ -1121,8 +1197,18 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
   describe(`${name}: folders`, () => {
     function root(ownerId: string, rootType: 'my' | 'trash', id = `r-${ownerId}-${rootType}`): FolderRecord {
       return {
-        id, ownerId, parentId: null, title: rootType, rootType, createdAt: T0, createdBy: ownerId,
-        updatedAt: T0, updatedBy: ownerId, revision: 1, trashedAt: null, originFolderId: null,
+        id,
+        ownerId,
+        parentId: null,
+        title: rootType,
+        rootType,
+        createdAt: T0,
+        createdBy: ownerId,
+        updatedAt: T0,
+        updatedBy: ownerId,
+        revision: 1,
+        trashedAt: null,
+        originFolderId: null,
       }
     }
     function folder(id: string, parentId: string, title: string, overrides: Partial<FolderRecord> = {}): FolderRecord {
@@ -1156,14 +1242,23 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         const file = await store.files.update('f-1', created.revision, { lock })
         assert.deepEqual(file, { ...created, lock, revision: created.revision + 1 })
         assert.deepEqual(await store.files.findWithAccess('f-1', 'u-alice'), {
-          file, user: alice, rootType: 'my', shareAccess: undefined,
+          file,
+          user: alice,
+          rootType: 'my',
+          shareAccess: undefined,
         })
         assert.deepEqual(await store.files.findWithAccess('f-1', 'u-bob'), {
-          file, user: bob, rootType: 'my', shareAccess: undefined,
+          file,
+          user: bob,
+          rootType: 'my',
+          shareAccess: undefined,
         })
         // A removed user (or a link guest's id) reads as no user; the file is still there.
         assert.deepEqual(await store.files.findWithAccess('f-1', 'u-nobody'), {
-          file, user: undefined, rootType: 'my', shareAccess: undefined,
+          file,
+          user: undefined,
+          rootType: 'my',
+          shareAccess: undefined,
         })
         assert.equal(await store.files.findWithAccess('f-missing', 'u-alice'), undefined)
         const trash = await store.folders.ensureRoot(root('u-alice', 'trash'))
@@ -1173,7 +1268,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.equal((await store.files.findWithAccess('f-lost', 'u-alice'))?.rootType, undefined)
       }))
 
-    test('findWithAccess never answers from before a commit, its own store\'s or another instance\'s', () =>
+    test("findWithAccess never answers from before a commit, its own store's or another instance's", () =>
       withTwoStores(async (store, other) => {
         await store.users.create(buildUser())
         await store.users.create(buildUser({ id: 'u-bob', userName: 'bob' }))
@@ -1193,7 +1288,13 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         const unlocked = await store.files.update('f-1', created.revision + 1, { lock: null })
         assert.deepEqual((await readTwice('u-alice'))?.file, unlocked, 'its own unlock is seen')
 
-        const share = { itemKind: 'folder' as const, itemId: 'd-a', userId: 'u-bob', grantedBy: 'u-alice', grantedAt: T0 }
+        const share = {
+          itemKind: 'folder' as const,
+          itemId: 'd-a',
+          userId: 'u-bob',
+          grantedBy: 'u-alice',
+          grantedAt: T0,
+        }
         assert.equal((await readTwice('u-bob'))?.shareAccess, undefined)
         await other.shares.put({ ...share, access: 2 })
         assert.equal((await readTwice('u-bob'))?.shareAccess, 2, "another instance's share is seen")
@@ -1303,10 +1404,20 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await store.folders.create(folder('d-shared', my.id, 'Shared'))
         await store.folders.create(folder('d-deep', 'd-shared', 'Deep'))
         await store.shares.put({
-          itemKind: 'folder', itemId: 'd-shared', userId: 'u-bob', access: 6, grantedBy: 'u-alice', grantedAt: T0,
+          itemKind: 'folder',
+          itemId: 'd-shared',
+          userId: 'u-bob',
+          access: 6,
+          grantedBy: 'u-alice',
+          grantedAt: T0,
         })
         await store.shares.put({
-          itemKind: 'file', itemId: 'f-own', userId: 'u-carol', access: 2, grantedBy: 'u-alice', grantedAt: T0,
+          itemKind: 'file',
+          itemId: 'f-own',
+          userId: 'u-carol',
+          access: 2,
+          grantedBy: 'u-alice',
+          grantedAt: T0,
         })
         const files = [
           await createFile(store, { id: 'f-own', title: 'own.docx', folderId: my.id }),
@@ -1325,10 +1436,14 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
           const file = byId.get(fileId)
           if (file === undefined) return undefined
           const rootType = fileId === 'f-trash' ? 'trash' : 'my'
-          const shareAccess = userId === 'u-alice' ? undefined
-            : userId === 'u-bob' && fileId === 'f-deep' ? 6
-            : userId === 'u-carol' && fileId === 'f-own' ? 2
-            : undefined
+          const shareAccess =
+            userId === 'u-alice'
+              ? undefined
+              : userId === 'u-bob' && fileId === 'f-deep'
+                ? 6
+                : userId === 'u-carol' && fileId === 'f-own'
+                  ? 2
+                  : undefined
           return { file, user: users.get(userId), rootType, shareAccess }
         }
         const pairs: Array<[string, string]> = []
@@ -1371,7 +1486,10 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         const b = folder('d-b', 'd-a', 'Übersicht')
         await store.folders.create(b)
         assert.deepEqual(await store.folders.findById('d-b'), b)
-        assert.deepEqual((await store.folders.path('d-b')).map((f) => f.id), [my.id, 'd-a', 'd-b'])
+        assert.deepEqual(
+          (await store.folders.path('d-b')).map((f) => f.id),
+          [my.id, 'd-a', 'd-b'],
+        )
         assert.deepEqual(await store.folders.path('nope'), [])
         assert.equal(await store.folders.rootTypeOf('d-b'), 'my')
         assert.equal(await store.folders.rootTypeOf(my.id), 'my')
@@ -1386,14 +1504,32 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
     test('list pages folders, counts follow files and folders as they come and go', () =>
       withStore(async (store) => {
         const my = await store.folders.ensureRoot(root('u-alice', 'my'))
-        for (const [id, title] of [['d-1', 'beta'], ['d-2', 'Alpha'], ['d-3', 'gamma']] as const) {
+        for (const [id, title] of [
+          ['d-1', 'beta'],
+          ['d-2', 'Alpha'],
+          ['d-3', 'gamma'],
+        ] as const) {
           await store.folders.create(folder(id, my.id, title, { createdAt: T0 + id.length }))
         }
-        const page = await store.folders.list({ parentId: my.id, offset: 1, limit: 1, sortBy: 'title', descending: false })
+        const page = await store.folders.list({
+          parentId: my.id,
+          offset: 1,
+          limit: 1,
+          sortBy: 'title',
+          descending: false,
+        })
         assert.equal(page.total, 3)
-        assert.deepEqual(page.items.map((f) => f.id), ['d-1'])
+        assert.deepEqual(
+          page.items.map((f) => f.id),
+          ['d-1'],
+        )
         const filtered = await store.folders.list({
-          parentId: my.id, offset: 0, limit: 10, sortBy: 'updated', descending: true, titleContains: 'AMM',
+          parentId: my.id,
+          offset: 0,
+          limit: 10,
+          sortBy: 'updated',
+          descending: true,
+          titleContains: 'AMM',
         })
         assert.deepEqual({ total: filtered.total, ids: filtered.items.map((f) => f.id) }, { total: 1, ids: ['d-3'] })
         await createFile(store, { id: 'f-1', folderId: 'd-1' })
@@ -1407,7 +1543,13 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await store.files.update('f-1', f1.revision, { folderId: 'd-2' })
         const after = await store.folders.counts(['d-1', 'd-2'])
         assert.deepEqual([after.get('d-1')?.files, after.get('d-2')?.files], [1, 1])
-        const listed = await store.files.list({ folderId: 'd-2', offset: 0, limit: 10, sortBy: 'title', descending: false })
+        const listed = await store.files.list({
+          folderId: 'd-2',
+          offset: 0,
+          limit: 10,
+          sortBy: 'title',
+          descending: false,
+        })
         assert.deepEqual({ total: listed.total, ids: listed.items.map((f) => f.id) }, { total: 1, ids: ['f-1'] })
       }))
 
@@ -1417,7 +1559,11 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await createFile(store, { id: 'f-2', title: 'b.XLSX' })
         await createFile(store, { id: 'f-3', title: 'c.txt' })
         const page = await store.files.list({
-          folderId: 'd-u-alice', offset: 0, limit: 10, sortBy: 'title', descending: false,
+          folderId: 'd-u-alice',
+          offset: 0,
+          limit: 10,
+          sortBy: 'title',
+          descending: false,
           titleEndsWith: ['.docx', '.xlsx'],
         })
         assert.deepEqual({ total: page.total, ids: page.items.map((f) => f.id) }, { total: 2, ids: ['f-1', 'f-2'] })
@@ -1434,13 +1580,23 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await assert.rejects(store.folders.update('d-a', 1, { parentId: 'd-a' }), isCode('INVALID_INPUT'))
         await assert.rejects(store.folders.update(my.id, 1, { parentId: trash.id }), isCode('INVALID_INPUT'))
         await assert.rejects(store.folders.update('d-a', 1, { parentId: 'gone' }), isCode('NOT_FOUND'))
-        const moved = await store.folders.update('d-a', 1, { parentId: trash.id, trashedAt: T0 + 5, originFolderId: my.id })
+        const moved = await store.folders.update('d-a', 1, {
+          parentId: trash.id,
+          trashedAt: T0 + 5,
+          originFolderId: my.id,
+        })
         assert.equal(moved?.revision, 2)
         assert.equal(moved?.trashedAt, T0 + 5)
         assert.equal(await store.folders.update('d-a', 1, { title: 'stale' }), undefined)
-        assert.deepEqual((await store.folders.path('d-b')).map((f) => f.id), [trash.id, 'd-a', 'd-b'])
+        assert.deepEqual(
+          (await store.folders.path('d-b')).map((f) => f.id),
+          [trash.id, 'd-a', 'd-b'],
+        )
         assert.equal(await store.folders.rootTypeOf('d-b'), 'trash')
-        assert.deepEqual((await store.folders.trashedBefore(T0 + 5, 10)).map((f) => f.id), ['d-a'])
+        assert.deepEqual(
+          (await store.folders.trashedBefore(T0 + 5, 10)).map((f) => f.id),
+          ['d-a'],
+        )
         assert.deepEqual(await store.folders.trashedBefore(T0 + 4, 10), [])
         await store.folders.create(folder('d-c', my.id, 'b'))
         await assert.rejects(store.folders.update('d-c', 1, { parentId: 'd-a', title: 'B' }), isCode('NAME_TAKEN'))
@@ -1475,14 +1631,25 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         const lock = { lockId: 'L', expiresAt: T0 + 60_000 }
         const file = await createFile(store, { lock })
         const moved = await store.files.update(file.id, file.revision, {
-          folderId: 'd-trash', trashedAt: T0 + 1, originFolderId: file.folderId,
+          folderId: 'd-trash',
+          trashedAt: T0 + 1,
+          originFolderId: file.folderId,
         })
         assert.deepEqual(moved, {
-          ...file, folderId: 'd-trash', trashedAt: T0 + 1, originFolderId: 'd-u-alice', revision: file.revision + 1,
+          ...file,
+          folderId: 'd-trash',
+          trashedAt: T0 + 1,
+          originFolderId: 'd-u-alice',
+          revision: file.revision + 1,
         })
-        assert.deepEqual((await store.files.trashedBefore(T0 + 1, 5)).map((f) => f.id), [file.id])
+        assert.deepEqual(
+          (await store.files.trashedBefore(T0 + 1, 5)).map((f) => f.id),
+          [file.id],
+        )
         const back = await store.files.update(file.id, file.revision + 1, {
-          folderId: 'd-u-alice', trashedAt: null, originFolderId: null,
+          folderId: 'd-u-alice',
+          trashedAt: null,
+          originFolderId: null,
         })
         assert.equal(back?.trashedAt, null)
         assert.deepEqual(await store.files.trashedBefore(T0 + 10, 5), [])
@@ -1512,12 +1679,15 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         )
         const stored = await store.settings.get('k')
         assert.ok(stored !== undefined)
-        assert.deepEqual(results, results.map(() => stored))
+        assert.deepEqual(
+          results,
+          results.map(() => stored),
+        )
       }))
   })
 
   describe(`${name}: user settings`, () => {
-    test('undefined until set; each user\'s own; replaced whole; removed with the user', () =>
+    test("undefined until set; each user's own; replaced whole; removed with the user", () =>
       withStore(async (store) => {
         await store.users.create(buildUser())
         await store.users.create(buildUser({ id: 'u-bob', userName: 'Bob' }))
@@ -1535,7 +1705,12 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
 
   describe(`${name}: renditions`, () => {
     const rendition = (sourceBlobKey: string, target: string, blobKey: string) => ({
-      sourceBlobKey, target, blobKey, size: 1234, sha256: 'ab'.repeat(32), createdAt: 1_700_000_000_000,
+      sourceBlobKey,
+      target,
+      blobKey,
+      size: 1234,
+      sha256: 'ab'.repeat(32),
+      createdAt: 1_700_000_000_000,
     })
 
     test('add then get returns every field; another format or source is not found', () =>
@@ -1622,7 +1797,10 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await store.audit.append(event(3, { action: 'sign-in-failed', actorId: '', actorName: 'mallory' }))
         const all = await store.audit.list({ offset: 0, limit: 10 })
         assert.equal(all.total, 3)
-        assert.deepEqual(all.items.map((e) => e.id), ['ev-3', 'ev-2', 'ev-1'])
+        assert.deepEqual(
+          all.items.map((e) => e.id),
+          ['ev-3', 'ev-2', 'ev-1'],
+        )
         assert.deepEqual(all.items[1], removal)
       }))
 
@@ -1630,7 +1808,10 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       withStore(async (store) => {
         for (const n of [1, 2, 3]) await store.audit.append(event(n, { at: T0 }))
         const all = await store.audit.list({ offset: 0, limit: 10 })
-        assert.deepEqual(all.items.map((e) => e.id), ['ev-3', 'ev-2', 'ev-1'])
+        assert.deepEqual(
+          all.items.map((e) => e.id),
+          ['ev-3', 'ev-2', 'ev-1'],
+        )
       }))
 
     test('pages without gaps or repeats, and since/until bound the time', () =>
@@ -1645,7 +1826,10 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.deepEqual(seen, ['ev-7', 'ev-6', 'ev-5', 'ev-4', 'ev-3', 'ev-2', 'ev-1'])
         const window = await store.audit.list({ offset: 0, limit: 10, since: T0 + 3000, until: T0 + 6000 })
         assert.equal(window.total, 3)
-        assert.deepEqual(window.items.map((e) => e.id), ['ev-5', 'ev-4', 'ev-3'])
+        assert.deepEqual(
+          window.items.map((e) => e.id),
+          ['ev-5', 'ev-4', 'ev-3'],
+        )
       }))
   })
 
@@ -1708,10 +1892,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
 
     test('writes for a missing file throw NOT_FOUND', () =>
       withStore(async (store) => {
-        await assert.rejects(
-          store.editing.setEditors('f-none', 'k', ['u-alice'], T0),
-          isCode('NOT_FOUND'),
-        )
+        await assert.rejects(store.editing.setEditors('f-none', 'k', ['u-alice'], T0), isCode('NOT_FOUND'))
         await assert.rejects(store.editing.recordError('f-none', saveError), isCode('NOT_FOUND'))
         await store.editing.clearError('f-none')
         assert.equal(await store.editing.get('f-none'), undefined)
@@ -1739,8 +1920,14 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await store.editing.setEditors('f-3', 'f-3.1', ['u-alice'], T0)
         await store.editing.endSession('f-3', 'f-3.1', T0 + 1)
         const states = await store.editing.findByEditor('u-alice')
-        assert.deepEqual(states.map((s) => [s.fileId, s.documentKey]), [['f-1', 'f-1.1']])
-        assert.deepEqual((await store.editing.findByEditor('u-bob')).map((s) => s.fileId), ['f-1'])
+        assert.deepEqual(
+          states.map((s) => [s.fileId, s.documentKey]),
+          [['f-1', 'f-1.1']],
+        )
+        assert.deepEqual(
+          (await store.editing.findByEditor('u-bob')).map((s) => s.fileId),
+          ['f-1'],
+        )
         assert.deepEqual(await store.editing.findByEditor('u-nobody'), [])
       }))
 
@@ -1772,7 +1959,10 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await store.shares.put(share())
         assert.deepEqual(await store.shares.find('file', 'f-1', 'u-bob'), share())
         await store.shares.put(share({ access: 1, grantedBy: 'u-root', grantedAt: T0 + 5 }))
-        assert.deepEqual(await store.shares.find('file', 'f-1', 'u-bob'), share({ access: 1, grantedBy: 'u-root', grantedAt: T0 + 5 }))
+        assert.deepEqual(
+          await store.shares.find('file', 'f-1', 'u-bob'),
+          share({ access: 1, grantedBy: 'u-root', grantedAt: T0 + 5 }),
+        )
         assert.equal((await store.shares.listForItem('file', 'f-1')).length, 1)
       }))
 
@@ -1784,11 +1974,17 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await store.shares.put(share({ itemKind: 'folder', itemId: 'f-1', access: 1, grantedAt: T0 + 2 }))
         assert.deepEqual(
           (await store.shares.listForItem('file', 'f-1')).map((s) => [s.userId, s.access]),
-          [['u-bob', 2], ['u-carol', 6]],
+          [
+            ['u-bob', 2],
+            ['u-carol', 6],
+          ],
         )
         assert.deepEqual(
           (await store.shares.listForUser('u-bob')).map((s) => [s.itemKind, s.access]),
-          [['folder', 1], ['file', 2]],
+          [
+            ['folder', 1],
+            ['file', 2],
+          ],
         )
         assert.equal(await store.shares.find('file', 'f-2', 'u-bob'), undefined)
       }))
@@ -1802,7 +1998,10 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await store.shares.put(share({ itemKind: 'folder', itemId: 'f-1', grantedAt: T0 + 2 }))
         assert.deepEqual(
           (await store.shares.listForItems('file', ['f-1', 'f-2', 'f-none'])).map((s) => [s.itemId, s.userId]),
-          [['f-1', 'u-bob'], ['f-2', 'u-carol']],
+          [
+            ['f-1', 'u-bob'],
+            ['f-2', 'u-carol'],
+          ],
         )
         assert.deepEqual(await store.shares.listForItems('file', []), [])
       }))
@@ -1815,17 +2014,23 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.equal(await store.shares.remove('file', 'f-1', 'u-bob'), true)
         assert.equal(await store.shares.remove('file', 'f-1', 'u-bob'), false)
         assert.equal(await store.shares.find('file', 'f-1', 'u-bob'), undefined)
-        assert.deepEqual((await store.shares.listForItem('file', 'f-1')).map((s) => s.userId), ['u-carol'])
+        assert.deepEqual(
+          (await store.shares.listForItem('file', 'f-1')).map((s) => s.userId),
+          ['u-carol'],
+        )
       }))
 
-    test("deleting a file removes its entries, not those of other items", () =>
+    test('deleting a file removes its entries, not those of other items', () =>
       withStore(async (store) => {
         await createFile(store)
         await createFile(store, { id: 'f-2', title: 'Two.docx', blobKey: 'b-2' })
         await store.shares.put(share())
         await store.shares.put(share({ itemId: 'f-2' }))
         await store.files.delete('f-1')
-        assert.deepEqual((await store.shares.listForUser('u-bob')).map((s) => s.itemId), ['f-2'])
+        assert.deepEqual(
+          (await store.shares.listForUser('u-bob')).map((s) => s.itemId),
+          ['f-2'],
+        )
       }))
   })
 
@@ -1847,7 +2052,10 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.deepEqual(await store.shareLinks.find('f-1'), link())
         assert.equal(await store.shareLinks.revoke('f-1', T0 + 9), true)
         await store.shareLinks.put(link({ keyHash: 'd'.repeat(64), access: 1, createdAt: T0 + 10 }))
-        assert.deepEqual(await store.shareLinks.find('f-1'), link({ keyHash: 'd'.repeat(64), access: 1, createdAt: T0 + 10 }))
+        assert.deepEqual(
+          await store.shareLinks.find('f-1'),
+          link({ keyHash: 'd'.repeat(64), access: 1, createdAt: T0 + 10 }),
+        )
       }))
 
     test('listWorking lists the links that are on among many files', () =>
@@ -1857,7 +2065,10 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await store.shareLinks.put(link())
         await store.shareLinks.put(link({ fileId: 'f-2' }))
         assert.equal(await store.shareLinks.revoke('f-2', T0 + 1), true)
-        assert.deepEqual((await store.shareLinks.listWorking(['f-1', 'f-2'])).map((l) => l.fileId), ['f-1'])
+        assert.deepEqual(
+          (await store.shareLinks.listWorking(['f-1', 'f-2'])).map((l) => l.fileId),
+          ['f-1'],
+        )
         assert.deepEqual(await store.shareLinks.listWorking([]), [])
       }))
 
@@ -1897,9 +2108,18 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         result: undefined,
       }))
       const folder = (id: string, parentId: string | null, title: string): FolderRecord => ({
-        id, ownerId: 'u-alice', parentId, title, rootType: parentId === null ? (id === 'r-trash' ? 'trash' : 'my') : null,
-        createdAt: T0, createdBy: 'u-alice', updatedAt: T0 + 1, updatedBy: 'u-root', revision: 2,
-        trashedAt: null, originFolderId: null,
+        id,
+        ownerId: 'u-alice',
+        parentId,
+        title,
+        rootType: parentId === null ? (id === 'r-trash' ? 'trash' : 'my') : null,
+        createdAt: T0,
+        createdBy: 'u-alice',
+        updatedAt: T0 + 1,
+        updatedBy: 'u-root',
+        revision: 2,
+        trashedAt: null,
+        originFolderId: null,
       })
       await store.folders.ensureRoot(folder('r-my', null, 'my'))
       await store.folders.ensureRoot(folder('r-trash', null, 'trash'))
@@ -1908,22 +2128,57 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       await store.folders.create(folder('a-deep', 'z-projects', 'Deep'))
       await store.folders.create({ ...folder('m-old', 'r-trash', 'Old'), trashedAt: T0 + 9, originFolderId: 'r-my' })
       const file = await createFile(store, { id: 'f-1', folderId: 'a-deep' })
-      let head = await store.files.commitVersion('f-1', 1, nextVersion(file, { meta: { changesBlobKey: 'chg', n: 1 } }), {
-        updatedAt: T0 + 1000, updatedBy: 'u-bob', lock: { lockId: 'L1', expiresAt: T0 + 1_800_000, holderId: 'u-bob', lockedAt: T0 },
-      })
+      let head = await store.files.commitVersion(
+        'f-1',
+        1,
+        nextVersion(file, { meta: { changesBlobKey: 'chg', n: 1 } }),
+        {
+          updatedAt: T0 + 1000,
+          updatedBy: 'u-bob',
+          lock: { lockId: 'L1', expiresAt: T0 + 1_800_000, holderId: 'u-bob', lockedAt: T0 },
+        },
+      )
       assert.ok(head)
       head = await store.files.commitVersion('f-1', head.revision, nextVersion(head, { source: 'exit-save' }), {})
       assert.ok(head)
-      await createFile(store, { id: 'f-2', folderId: 'r-trash', title: 'Gone.xlsx', trashedAt: T0 + 7, originFolderId: 'r-my' })
+      await createFile(store, {
+        id: 'f-2',
+        folderId: 'r-trash',
+        title: 'Gone.xlsx',
+        trashedAt: T0 + 7,
+        originFolderId: 'r-my',
+      })
       await store.editing.setEditors('f-1', 'key-1', ['u-alice', 'u-bob'], T0 + 3)
       await store.editing.recordError('f-1', { status: 3, documentKey: 'key-1', message: 'failed', at: T0 + 4 })
-      await store.shares.put({ itemKind: 'folder', itemId: 'z-projects', userId: 'u-bob', access: 2, grantedBy: 'u-alice', grantedAt: T0 })
-      await store.shares.put({ itemKind: 'file', itemId: 'f-1', userId: 'u-carol', access: 1, grantedBy: 'u-alice', grantedAt: T0 + 1 })
+      await store.shares.put({
+        itemKind: 'folder',
+        itemId: 'z-projects',
+        userId: 'u-bob',
+        access: 2,
+        grantedBy: 'u-alice',
+        grantedAt: T0,
+      })
+      await store.shares.put({
+        itemKind: 'file',
+        itemId: 'f-1',
+        userId: 'u-carol',
+        access: 1,
+        grantedBy: 'u-alice',
+        grantedAt: T0 + 1,
+      })
       await store.shareLinks.put({ fileId: 'f-1', keyHash: 'e'.repeat(64), access: 2, createdAt: T0, revokedAt: null })
       for (const n of [1, 2, 3]) {
         await store.audit.append({
-          id: `ev-${n}`, at: T0, action: 'sign-in', actorId: 'u-alice', actorName: 'Alice', address: '192.0.2.1',
-          targetType: n === 3 ? 'file' : '', targetId: n === 3 ? 'f-1' : '', targetName: '', detail: `#${n}`,
+          id: `ev-${n}`,
+          at: T0,
+          action: 'sign-in',
+          actorId: 'u-alice',
+          actorName: 'Alice',
+          address: '192.0.2.1',
+          targetType: n === 3 ? 'file' : '',
+          targetId: n === 3 ? 'f-1' : '',
+          targetName: '',
+          detail: `#${n}`,
         })
       }
     }
@@ -1943,10 +2198,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         files: [await store.files.findById('f-1'), await store.files.findById('f-2')],
         versions: await store.files.listVersions('f-1'),
         editing: await store.editing.get('f-1'),
-        shares: [
-          await store.shares.listForItem('folder', 'z-projects'),
-          await store.shares.listForUser('u-carol'),
-        ],
+        shares: [await store.shares.listForItem('folder', 'z-projects'), await store.shares.listForUser('u-carol')],
         link: await store.shareLinks.find('f-1'),
         audit: await store.audit.list({ offset: 0, limit: 10 }),
       }
@@ -1963,8 +2215,18 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
     }
 
     const expected = {
-      users: 2, userSettings: 1, settings: 1, sessions: 1, throttle: 1, folders: 5, files: 2, versions: 4, editing: 1,
-      shares: 2, shareLinks: 1, audit: 3,
+      users: 2,
+      userSettings: 1,
+      settings: 1,
+      sessions: 1,
+      throttle: 1,
+      folders: 5,
+      files: 2,
+      versions: 4,
+      editing: 1,
+      shares: 2,
+      shareLinks: 1,
+      audit: 3,
     }
     const zero = Object.fromEntries(Object.keys(expected).map((kind) => [kind, 0]))
 
@@ -1979,7 +2241,11 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.ok(batches.every((batch) => batch.records.length >= 1 && batch.records.length <= 2))
         const folders = batches.flatMap((batch) => (batch.kind === 'folders' ? batch.records : []))
         for (const [index, f] of folders.entries()) {
-          if (f.parentId !== null) assert.ok(folders.slice(0, index).some((p) => p.id === f.parentId), `${f.id} before its parent`)
+          if (f.parentId !== null)
+            assert.ok(
+              folders.slice(0, index).some((p) => p.id === f.parentId),
+              `${f.id} before its parent`,
+            )
         }
 
         const report = await target.store.transfer.importRecords(replay(batches))
@@ -2011,7 +2277,10 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await target.store.users.create(buildUser({ id: 'u-other', userName: 'ALICE' }))
         // SQLite and PostgreSQL both name the unique constraint the clash breaks.
         await assert.rejects(target.store.transfer.importRecords(source.store.transfer.exportRecords()), /unique/i)
-        assert.deepEqual((await target.store.users.list()).map((u) => u.id), ['u-other'])
+        assert.deepEqual(
+          (await target.store.users.list()).map((u) => u.id),
+          ['u-other'],
+        )
         assert.equal(await target.store.settings.get('signing-secret'), undefined)
         assert.equal(await target.store.files.findById('f-1'), undefined)
         assert.equal((await target.store.audit.list({ offset: 0, limit: 10 })).total, 0)
@@ -2046,16 +2315,28 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await store.operations.start(op())
         await store.operations.start(op({ id: 'op-2', kind: 'copy', startedAt: T0 + 1 }))
         await store.operations.start(op({ id: 'op-bob', userId: 'u-bob', startedAt: T0 + 2 }))
-        assert.deepEqual((await store.operations.take('u-alice')).map((o) => o.id), ['op-1', 'op-2'])
-        assert.deepEqual((await store.operations.take('u-alice')).map((o) => o.id), ['op-1', 'op-2'])
+        assert.deepEqual(
+          (await store.operations.take('u-alice')).map((o) => o.id),
+          ['op-1', 'op-2'],
+        )
+        assert.deepEqual(
+          (await store.operations.take('u-alice')).map((o) => o.id),
+          ['op-1', 'op-2'],
+        )
         assert.equal(await store.operations.finish('op-1', outcome(T0 + 5)), true)
         // Finishing twice, or an unknown id, changes nothing.
         assert.equal(await store.operations.finish('op-1', { ...outcome(T0 + 6), error: 'late' }), false)
         assert.equal(await store.operations.finish('op-none', outcome(T0 + 6)), false)
         const taken = await store.operations.take('u-alice')
         assert.deepEqual(taken, [op({ ...outcome(T0 + 5) }), op({ id: 'op-2', kind: 'copy', startedAt: T0 + 1 })])
-        assert.deepEqual((await store.operations.take('u-alice')).map((o) => o.id), ['op-2'])
-        assert.deepEqual((await store.operations.take('u-bob')).map((o) => o.id), ['op-bob'])
+        assert.deepEqual(
+          (await store.operations.take('u-alice')).map((o) => o.id),
+          ['op-2'],
+        )
+        assert.deepEqual(
+          (await store.operations.take('u-bob')).map((o) => o.id),
+          ['op-bob'],
+        )
       }))
 
     test('a take keeps the finished operations it is told to, for the next take', () =>
@@ -2065,17 +2346,30 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await store.operations.start(op({ id: 'op-3', kind: 'delete', startedAt: T0 + 2 }))
         await store.operations.finish('op-1', outcome(T0 + 5))
         await store.operations.finish('op-2', outcome(T0 + 6))
-        assert.deepEqual((await store.operations.take('u-alice', ['op-2'])).map((o) => o.id), ['op-1', 'op-2', 'op-3'])
-        assert.deepEqual((await store.operations.take('u-alice')).map((o) => o.id), ['op-2', 'op-3'])
-        assert.deepEqual((await store.operations.take('u-alice', ['op-2'])).map((o) => o.id), ['op-3'])
+        assert.deepEqual(
+          (await store.operations.take('u-alice', ['op-2'])).map((o) => o.id),
+          ['op-1', 'op-2', 'op-3'],
+        )
+        assert.deepEqual(
+          (await store.operations.take('u-alice')).map((o) => o.id),
+          ['op-2', 'op-3'],
+        )
+        assert.deepEqual(
+          (await store.operations.take('u-alice', ['op-2'])).map((o) => o.id),
+          ['op-3'],
+        )
         assert.deepEqual(await store.operations.take('u-bob', ['op-3']), [])
       }))
 
     test('every kind is kept as started: move, copy, delete and download', () =>
       withStore(async (store) => {
         const kinds = ['move', 'copy', 'delete', 'download'] as const
-        for (const [i, kind] of kinds.entries()) await store.operations.start(op({ id: `op-${kind}`, kind, startedAt: T0 + i }))
-        assert.deepEqual((await store.operations.take('u-alice')).map((o) => o.kind), [...kinds])
+        for (const [i, kind] of kinds.entries())
+          await store.operations.start(op({ id: `op-${kind}`, kind, startedAt: T0 + i }))
+        assert.deepEqual(
+          (await store.operations.take('u-alice')).map((o) => o.kind),
+          [...kinds],
+        )
       }))
 
     test('two takes at once report a finished operation once between them', () =>
@@ -2117,7 +2411,13 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         await store.operations.start(op({ id: 'new-running', startedAt: T0 + 50 }))
         assert.equal(await store.operations.purge(T0 + 20, T0 + 40), 2)
         const left = await store.operations.take('u-alice')
-        assert.deepEqual(left.map((o) => [o.id, o.error]), [['new-done', 'no such folder'], ['new-running', '']])
+        assert.deepEqual(
+          left.map((o) => [o.id, o.error]),
+          [
+            ['new-done', 'no such folder'],
+            ['new-running', ''],
+          ],
+        )
       }))
 
     test('endSilent ends running operations whose last heartbeat (or start) is too old; beat keeps one alive', () =>
@@ -2133,7 +2433,11 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         const taken = await store.operations.take('u-alice')
         assert.deepEqual(
           taken.map((o) => [o.id, o.finishedAt, o.error]),
-          [['beating', null, ''], ['done', T0 + 5, ''], ['never-beat', T0 + 100, 'interrupted']],
+          [
+            ['beating', null, ''],
+            ['done', T0 + 5, ''],
+            ['never-beat', T0 + 100, 'interrupted'],
+          ],
         )
         // Once it falls silent too, the beating one ends the same way.
         assert.equal(await store.operations.endSilent(T0 + 51, T0 + 200, 'interrupted'), 1)

@@ -10,8 +10,18 @@ const LEASE = 60_000
 
 function root(ownerId: string): FolderRecord {
   return {
-    id: `r-${ownerId}`, ownerId, parentId: null, title: 'my', rootType: 'my', createdAt: T0, createdBy: ownerId,
-    updatedAt: T0, updatedBy: ownerId, revision: 1, trashedAt: null, originFolderId: null,
+    id: `r-${ownerId}`,
+    ownerId,
+    parentId: null,
+    title: 'my',
+    rootType: 'my',
+    createdAt: T0,
+    createdBy: ownerId,
+    updatedAt: T0,
+    updatedBy: ownerId,
+    revision: 1,
+    trashedAt: null,
+    originFolderId: null,
   }
 }
 
@@ -21,13 +31,34 @@ function folder(id: string, ownerId: string, parentId: string, title: string): F
 
 async function addFile(store: MetadataStore, id: string, ownerId: string, folderId: string, title: string) {
   const file: FileRecord = {
-    id, ownerId, title, folderId, version: 1, size: 10, sha256: '1'.repeat(64), blobKey: `blob-${id}`,
-    createdAt: T0, createdBy: ownerId, updatedAt: T0, updatedBy: ownerId, lock: null, keyVersion: 1,
-    revision: 1, trashedAt: null, originFolderId: null,
+    id,
+    ownerId,
+    title,
+    folderId,
+    version: 1,
+    size: 10,
+    sha256: '1'.repeat(64),
+    blobKey: `blob-${id}`,
+    createdAt: T0,
+    createdBy: ownerId,
+    updatedAt: T0,
+    updatedBy: ownerId,
+    lock: null,
+    keyVersion: 1,
+    revision: 1,
+    trashedAt: null,
+    originFolderId: null,
   }
   await store.files.create(file, {
-    fileId: id, version: 1, blobKey: file.blobKey, size: 10, sha256: file.sha256, createdAt: T0,
-    createdBy: ownerId, source: 'create', meta: {},
+    fileId: id,
+    version: 1,
+    blobKey: file.blobKey,
+    size: 10,
+    sha256: file.sha256,
+    createdAt: T0,
+    createdBy: ownerId,
+    source: 'create',
+    meta: {},
   })
   return file
 }
@@ -98,13 +129,18 @@ export function runSearchStoreContract(name: string, open: OpenStore): void {
         for (const text of ['café', 'CAFE', 'Cafe', 'crème', 'CREME']) {
           assert.deepEqual(await foundIds(store, query(ALICE, text)), ['f-budget'], text)
         }
-        assert.deepEqual(await foundIds(store, query({ folderIds: ['r-u-bob'], fileIds: [] }, 'cafe')).then((ids) => ids.sort()), ['f-memo', 'f-plan'])
+        assert.deepEqual(
+          await foundIds(store, query({ folderIds: ['r-u-bob'], fileIds: [] }, 'cafe')).then((ids) => ids.sort()),
+          ['f-memo', 'f-plan'],
+        )
       }))
 
     test('the scope takes in nested folders, a shared folder and single shared files', () =>
       withStore(async (store) => {
         await seed(store)
-        assert.deepEqual(await foundIds(store, query({ folderIds: ['d-projects'], fileIds: [] }, 'quarterly')), ['f-budget'])
+        assert.deepEqual(await foundIds(store, query({ folderIds: ['d-projects'], fileIds: [] }, 'quarterly')), [
+          'f-budget',
+        ])
         assert.deepEqual(await foundIds(store, query({ folderIds: ['d-shared'], fileIds: [] }, 'cafe')), ['f-plan'])
         assert.deepEqual(await foundIds(store, query({ folderIds: [], fileIds: ['f-memo'] }, 'cafe')), ['f-memo'])
         assert.deepEqual(await foundIds(store, query({ folderIds: [], fileIds: [] }, 'cafe')), [])
@@ -127,7 +163,10 @@ export function runSearchStoreContract(name: string, open: OpenStore): void {
         assert.deepEqual(await foundIds(store, query(ALICE, 'my', false)), [])
         assert.deepEqual(await foundIds(store, query(ALICE, 'plan', false)), [])
         const hits = (await store.search.search(query(ALICE, 'budget'))).files
-        assert.deepEqual(hits.map((hit) => [hit.file.id, hit.byName]), [['f-budget', true]])
+        assert.deepEqual(
+          hits.map((hit) => [hit.file.id, hit.byName]),
+          [['f-budget', true]],
+        )
       }))
 
     test("indexed titles: a file is found by its title's words, accents and case aside, title matches first", () =>
@@ -137,7 +176,13 @@ export function runSearchStoreContract(name: string, open: OpenStore): void {
         await index(store, 'f-cafe', 'about a quarterly thing')
         // Without scanning titles: the index finds both, the title match first.
         const hits = (await store.search.search(query(ALICE, 'CAFE', true, false))).files
-        assert.deepEqual(hits.map((hit) => [hit.file.id, hit.byName]), [['f-cafe', true], ['f-budget', false]])
+        assert.deepEqual(
+          hits.map((hit) => [hit.file.id, hit.byName]),
+          [
+            ['f-cafe', true],
+            ['f-budget', false],
+          ],
+        )
         assert.deepEqual(await foundIds(store, query(ALICE, 'plan', true, false)), ['f-cafe'])
         // No file title is scanned: a piece inside a word is not a word.
         assert.deepEqual(await foundIds(store, query(ALICE, 'udget', true, false)), [])
@@ -154,7 +199,13 @@ export function runSearchStoreContract(name: string, open: OpenStore): void {
         await addFile(store, 'f-zanzi', 'u-alice', 'd-projects', 'zanzibar trip.txt')
         await index(store, 'f-zanzi', 'a trip')
         const hits = (await store.search.search(query(ALICE, 'zanzibar'))).files
-        assert.deepEqual(hits.map((hit) => [hit.file.id, hit.byName]), [['f-zanzi', true], ['f-notes', false]])
+        assert.deepEqual(
+          hits.map((hit) => [hit.file.id, hit.byName]),
+          [
+            ['f-zanzi', true],
+            ['f-notes', false],
+          ],
+        )
         assert.ok((hits[1]?.rank ?? 0) > 0)
         assert.match(hits[1]?.textStart ?? '', /zanzibar/)
       }))
@@ -164,7 +215,19 @@ export function runSearchStoreContract(name: string, open: OpenStore): void {
         await seed(store)
         assert.deepEqual(await foundIds(store, query(ALICE, '%_', false)), ['f-percent'])
         assert.deepEqual(await foundIds(store, query(ALICE, '%', false)), ['f-percent'])
-        for (const hostile of ['"', "'", '*', 'NEAR(a b)', 'cafe OR zanzibar', 'x:*', '\\', '%', "'; DROP TABLE files; --", '\uD800', 'a'.repeat(2048)]) {
+        for (const hostile of [
+          '"',
+          "'",
+          '*',
+          'NEAR(a b)',
+          'cafe OR zanzibar',
+          'x:*',
+          '\\',
+          '%',
+          "'; DROP TABLE files; --",
+          '\uD800',
+          'a'.repeat(2048),
+        ]) {
           const ids = await foundIds(store, query(ALICE, hostile))
           assert.ok(!ids.includes('f-plan') && !ids.includes('f-memo'), hostile)
         }
@@ -195,7 +258,10 @@ export function runSearchStoreContract(name: string, open: OpenStore): void {
         assert.deepEqual(await foundIds(store, query({ folderIds: ['r-u-bob'], fileIds: [] }, 'cafe')), ['f-memo'])
         await store.search.remove('f-memo')
         assert.deepEqual(await foundIds(store, query({ folderIds: ['r-u-bob'], fileIds: [] }, 'cafe')), [])
-        assert.deepEqual(await store.search.stats(), { documents: 2, textChars: 'zanzibar'.length + 'nothing here'.length })
+        assert.deepEqual(await store.search.stats(), {
+          documents: 2,
+          textChars: 'zanzibar'.length + 'nothing here'.length,
+        })
       }))
 
     test('a text of a million characters of distinct words is stored and found', () =>
@@ -229,8 +295,14 @@ export function runSearchStoreContract(name: string, open: OpenStore): void {
         assert.deepEqual(await store.jobs.counts(), [{ kind: 'index-version', state: 'pending', count: 1 }])
         const job = await store.jobs.take('w1', T0, LEASE)
         assert.deepEqual(job, {
-          kind: 'index-version', subject: 'f-1', state: 'running', attempts: 1, runAfter: T0,
-          takenBy: 'w1', takenAt: T0, lastError: '',
+          kind: 'index-version',
+          subject: 'f-1',
+          state: 'running',
+          attempts: 1,
+          runAfter: T0,
+          takenBy: 'w1',
+          takenAt: T0,
+          lastError: '',
         })
         assert.equal(await store.jobs.take('w2', T0, LEASE), undefined)
         assert.ok(job !== undefined && (await store.jobs.complete(job)))
@@ -281,7 +353,8 @@ export function runSearchStoreContract(name: string, open: OpenStore): void {
         const retried = await store.jobs.take('w1', T0 + 500, LEASE)
         assert.deepEqual([retried?.subject, retried?.attempts, retried?.lastError], ['a', 2, 'disk on fire'])
         assert.deepEqual(await store.jobs.counts(), [
-          { kind: 'k', state: 'failed', count: 1 }, { kind: 'k', state: 'running', count: 1 },
+          { kind: 'k', state: 'failed', count: 1 },
+          { kind: 'k', state: 'running', count: 1 },
         ])
         assert.ok(retried !== undefined && (await store.jobs.complete(retried)))
         // The failed one is never taken again, however late.
@@ -293,14 +366,16 @@ export function runSearchStoreContract(name: string, open: OpenStore): void {
         const subjects = Array.from({ length: 30 }, (_, i) => `s${String(i).padStart(2, '0')}`)
         await store.jobs.enqueueMany('k', subjects, T0)
         const taken: string[] = []
-        await Promise.all(['w1', 'w2', 'w3'].map(async (worker) => {
-          for (;;) {
-            const job = await store.jobs.take(worker, T0, LEASE)
-            if (job === undefined) return
-            taken.push(job.subject)
-            await store.jobs.complete(job)
-          }
-        }))
+        await Promise.all(
+          ['w1', 'w2', 'w3'].map(async (worker) => {
+            for (;;) {
+              const job = await store.jobs.take(worker, T0, LEASE)
+              if (job === undefined) return
+              taken.push(job.subject)
+              await store.jobs.complete(job)
+            }
+          }),
+        )
         assert.deepEqual(taken.sort(), subjects)
       }))
   })

@@ -42,20 +42,34 @@ describe('audit trail (GET /api/2.0/security/audit/events/filter)', () => {
     })
     const memberId: string = created.json.response.id
     await call(url, 'PUT', `/api/2.0/people/${memberId}`, { token: admin, body: { isAdmin: true } })
-    await call(url, 'PUT', `/api/2.0/people/${memberId}`, { token: admin, body: { isAdmin: false, email: 'm@example.org' } })
-    await call(url, 'PUT', `/api/2.0/people/${memberId}/password`, { token: admin, body: { password: 'member-password-2' } })
+    await call(url, 'PUT', `/api/2.0/people/${memberId}`, {
+      token: admin,
+      body: { isAdmin: false, email: 'm@example.org' },
+    })
+    await call(url, 'PUT', `/api/2.0/people/${memberId}/password`, {
+      token: admin,
+      body: { password: 'member-password-2' },
+    })
     const member = await signIn(url, 'member', 'member-password-2')
     await call(url, 'POST', '/api/2.0/authentication/logout', { token: member })
     await call(url, 'DELETE', `/api/2.0/people/${memberId}`, { token: admin })
 
     const fileId = await h.createFile('Notes.docx', 'first')
     assert.equal((await h.wopi(fileId, { override: 'LOCK', headers: lockHeaders('L1') })).status, 200)
-    const put = await h.wopi(fileId, { contents: true, override: 'PUT', headers: { 'X-WOPI-Lock': 'L1' }, body: 'second' })
+    const put = await h.wopi(fileId, {
+      contents: true,
+      override: 'PUT',
+      headers: { 'X-WOPI-Lock': 'L1' },
+      body: 'second',
+    })
     assert.equal(put.status, 200)
     // A lock left behind, released through the portal: that is an audit event (a WOPI
     // client's own Unlock at every close is routine and is not).
     assert.equal((await call(url, 'DELETE', `/api/2.0/files/file/${fileId}/lock`, { token: admin })).status, 200)
-    const restored = await call(url, 'POST', `/api/2.0/files/file/${fileId}/restore`, { token: admin, body: { version: 1 } })
+    const restored = await call(url, 'POST', `/api/2.0/files/file/${fileId}/restore`, {
+      token: admin,
+      body: { version: 1 },
+    })
     assert.equal(restored.status, 200)
     assert.equal((await call(url, 'DELETE', `/api/2.0/files/file/${fileId}`, { token: admin })).status, 200)
 
@@ -109,7 +123,10 @@ describe('audit trail (GET /api/2.0/security/audit/events/filter)', () => {
       assert.equal(page.json.total, everything.length)
       seen.push(...page.json.response.map((e: EventJson) => e.id))
     }
-    assert.deepEqual(seen, everything.map((e) => e.id))
+    assert.deepEqual(
+      seen,
+      everything.map((e) => e.id),
+    )
     const future = await trail(`?from=${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}`)
     assert.equal(future.json.total, 0)
   })
@@ -146,8 +163,14 @@ describe('audit trail (GET /api/2.0/security/audit/events/filter)', () => {
       body: { share: [{ shareTo: readerId, access: 2 }] },
     })
     assert.equal(shared.status, 200)
-    assert.equal((await call(url, 'PUT', `/api/2.0/files/${fileId}/sharedlink`, { token: admin, body: { share: 2 } })).status, 200)
-    assert.equal((await call(url, 'PUT', `/api/2.0/files/${fileId}/sharedlink`, { token: admin, body: { share: 0 } })).status, 200)
+    assert.equal(
+      (await call(url, 'PUT', `/api/2.0/files/${fileId}/sharedlink`, { token: admin, body: { share: 2 } })).status,
+      200,
+    )
+    assert.equal(
+      (await call(url, 'PUT', `/api/2.0/files/${fileId}/sharedlink`, { token: admin, body: { share: 0 } })).status,
+      200,
+    )
 
     const onFile = (e: EventJson) => e.userName === 'admin' && e.target?.type === 'file' && e.target.id === fileId
     const all = await events()

@@ -19,9 +19,10 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 // folio backup copies a single-machine install (the SQLite file and the blob folder);
 // with the metadata in PostgreSQL or the contents in S3 (npm run test:postgres,
 // npm run test:scale) those are backed up with their own tools, as docs/operations.md says.
-const singleMachineOnly = process.env.FOLIO_TEST_METADATA === 'postgres' || testBlobsInS3()
-  ? 'folio backup covers the single-machine storage only'
-  : false
+const singleMachineOnly =
+  process.env.FOLIO_TEST_METADATA === 'postgres' || testBlobsInS3()
+    ? 'folio backup covers the single-machine storage only'
+    : false
 
 describe('backup and restore', { skip: singleMachineOnly }, () => {
   let server: TestServer
@@ -101,7 +102,10 @@ describe('backup and restore', { skip: singleMachineOnly }, () => {
     await writer
     assert.equal(backup.code, 0, backup.stderr)
     assert.match(backup.stdout, /\d+ blobs, \d+ bytes, every one checked against its SHA-256/)
-    assert.ok([...uploaded.keys()].some((title) => title.startsWith('During')), 'writes ran during the backup')
+    assert.ok(
+      [...uploaded.keys()].some((title) => title.startsWith('During')),
+      'writes ran during the backup',
+    )
 
     // A backup goes only into a new or empty folder; a restore only into an empty data folder.
     assert.notEqual((await folio(['backup', backupDir], server.dataDir)).code, 0)
@@ -130,11 +134,16 @@ describe('backup and restore', { skip: singleMachineOnly }, () => {
       for (const file of files) {
         const expected = uploaded.get(file.title)
         assert.ok(expected, `${file.title} was never uploaded`)
-        const history = await call(restored.url, 'GET', `/api/2.0/files/file/${file.id}/history`, { token: restoredToken })
+        const history = await call(restored.url, 'GET', `/api/2.0/files/file/${file.id}/history`, {
+          token: restoredToken,
+        })
         for (const version of history.json.response as { version: number }[]) {
-          const download = await fetch(`${restored.url}/api/2.0/files/file/${file.id}/version/${version.version}/download`, {
-            headers: { Authorization: restoredToken },
-          })
+          const download = await fetch(
+            `${restored.url}/api/2.0/files/file/${file.id}/version/${version.version}/download`,
+            {
+              headers: { Authorization: restoredToken },
+            },
+          )
           assert.equal(download.status, 200)
           const digest = sha256(new Uint8Array(await download.arrayBuffer()))
           assert.equal(digest, expected.get(version.version), `${file.title} v${version.version}`)

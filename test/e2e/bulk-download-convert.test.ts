@@ -32,9 +32,12 @@ describe('bulk download with fileConvertIds', { skip: libreOfficeMissing() }, ()
     }
     assert.equal(operation.error, '')
     assert.ok(operation.url, 'the operation names its archive')
-    const response = await fetch(new URL(new URL(operation.url).pathname + new URL(operation.url).search, h.server.url), {
-      headers: { Authorization: token },
-    })
+    const response = await fetch(
+      new URL(new URL(operation.url).pathname + new URL(operation.url).search, h.server.url),
+      {
+        headers: { Authorization: token },
+      },
+    )
     assert.equal(response.status, 200)
     return readZip(Buffer.from(await response.arrayBuffer()))
   }
@@ -42,10 +45,12 @@ describe('bulk download with fileConvertIds', { skip: libreOfficeMissing() }, ()
   test('the files named are sent as PDFs named <base>.pdf; the rest as stored', async () => {
     const report = await h.createFile('report.docx', docxWithText(['Quarterly numbers of the koala unit']))
     const notes = await h.createFile('notes.txt', 'plain notes')
-    const zip = await archiveOf(await bulk({
-      fileIds: [report, notes],
-      fileConvertIds: [{ key: report, value: '.pdf' }],
-    }))
+    const zip = await archiveOf(
+      await bulk({
+        fileIds: [report, notes],
+        fileConvertIds: [{ key: report, value: '.pdf' }],
+      }),
+    )
     assert.deepEqual([...zip.keys()].sort(), ['notes.txt', 'report.pdf'])
     const pdf = zip.get('report.pdf')
     assert.ok(pdf)

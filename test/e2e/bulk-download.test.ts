@@ -75,8 +75,14 @@ describe('bulk download of files and folders as a zip archive', () => {
     assert.equal(op.finished, true)
     assert.equal(op.progress, 100)
     assert.equal(op.error, '')
-    assert.deepEqual(op.folders.map((f: { id: string }) => f.id), [team])
-    assert.deepEqual(op.files.map((f: { id: string }) => f.id), [loose])
+    assert.deepEqual(
+      op.folders.map((f: { id: string }) => f.id),
+      [team],
+    )
+    assert.deepEqual(
+      op.files.map((f: { id: string }) => f.id),
+      [loose],
+    )
     assert.match(op.url, /^http:\/\/[^/]+\/api\/2\.0\/files\/fileops\/bulkdownload\?/)
 
     const archive = await fetchArchive(op.url, owner)
@@ -86,12 +92,21 @@ describe('bulk download of files and folders as a zip archive', () => {
     assert.equal(Number(archive.headers.get('content-length')), archive.body.length)
     const entries = await readZip(archive.body)
     assert.deepEqual([...entries.keys()].sort(), [
-      'Loose.txt', 'Team/', 'Team/Big.bin', 'Team/Empty/', 'Team/Inner/', 'Team/Inner/Deep.txt', 'Team/Plan.docx',
+      'Loose.txt',
+      'Team/',
+      'Team/Big.bin',
+      'Team/Empty/',
+      'Team/Inner/',
+      'Team/Inner/Deep.txt',
+      'Team/Plan.docx',
     ])
     assert.equal(entries.get('Team/Plan.docx')?.toString(), 'the plan')
     assert.equal(entries.get('Team/Inner/Deep.txt')?.toString(), 'deep down')
     assert.equal(entries.get('Loose.txt')?.toString(), 'on its own')
-    const sha = (bytes: Buffer | null | undefined) => createHash('sha256').update(bytes ?? Buffer.alloc(0)).digest('hex')
+    const sha = (bytes: Buffer | null | undefined) =>
+      createHash('sha256')
+        .update(bytes ?? Buffer.alloc(0))
+        .digest('hex')
     assert.equal(sha(entries.get('Team/Big.bin')), sha(big))
 
     // The poll after the reply still finds it finished (ONLYOFFICE's apps look for it
@@ -99,7 +114,10 @@ describe('bulk download of files and folders as a zip archive', () => {
     const polled = await api(owner, 'GET', '/files/fileops')
     assert.equal(polled.json.response.find((o: { id: string }) => o.id === op.id)?.finished, true)
     const again = await api(owner, 'GET', '/files/fileops')
-    assert.equal(again.json.response.some((o: { id: string }) => o.id === op.id), false)
+    assert.equal(
+      again.json.response.some((o: { id: string }) => o.id === op.id),
+      false,
+    )
   })
 
   test('one folder alone is named after it', async () => {
@@ -112,7 +130,9 @@ describe('bulk download of files and folders as a zip archive', () => {
     const secret = await upload(team, 'Secret.docx', 'not for bob')
     const shared = await api(owner, 'PUT', `/files/folder/${team}/share`, { share: [{ shareTo: bob.id, access: 2 }] })
     assert.equal(shared.status, 200, shared.text)
-    const restricted = await api(owner, 'PUT', `/files/file/${secret}/share`, { share: [{ shareTo: bob.id, access: 3 }] })
+    const restricted = await api(owner, 'PUT', `/files/file/${secret}/share`, {
+      share: [{ shareTo: bob.id, access: 3 }],
+    })
     assert.equal(restricted.status, 200, restricted.text)
 
     const archive = await fetchArchive(`${server.url}/api/2.0/files/fileops/bulkdownload?folderIds=${team}`, bob.token)
@@ -189,7 +209,10 @@ describe('bulk download while a share is removed', () => {
     const bob = await createUser(server.ctx, { userName: 'bob', password: 'bob-password-1' })
     const bobToken = await signIn(server.url, 'bob', 'bob-password-1')
     const my = (await call(server.url, 'GET', '/api/2.0/files/@my', { token: owner })).json.response.current.id
-    const made = await call(server.url, 'POST', `/api/2.0/files/folder/${my}`, { token: owner, body: { title: 'Many' } })
+    const made = await call(server.url, 'POST', `/api/2.0/files/folder/${my}`, {
+      token: owner,
+      body: { title: 'Many' },
+    })
     const folder = made.json.response.id
     // 48 files of 1 MiB: far more than the socket buffers hold, so most are read after the revocation.
     const count = 48
@@ -211,9 +234,15 @@ describe('bulk download while a share is removed', () => {
     // Bob starts the download and reads its first bytes, then stops reading (a slow reader).
     const { request } = await import('node:http')
     const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
-      request(`${server.url}/api/2.0/files/fileops/bulkdownload?folderIds=${folder}`, {
-        headers: { Authorization: bobToken },
-      }, resolve).on('error', reject).end()
+      request(
+        `${server.url}/api/2.0/files/fileops/bulkdownload?folderIds=${folder}`,
+        {
+          headers: { Authorization: bobToken },
+        },
+        resolve,
+      )
+        .on('error', reject)
+        .end()
     })
     assert.equal(response.statusCode, 200)
     const declared = Number(response.headers['content-length'])
@@ -237,10 +266,15 @@ describe('bulk download while a share is removed', () => {
     const body = Buffer.concat(received)
     const sentNames = names.filter((name) => body.includes(Buffer.from(`Many/${name}`)))
     assert.ok(cut || body.length < declared, `the download ends short (${body.length} of ${declared} bytes)`)
-    assert.ok(sentNames.length < count / 2, `most files were reached after the revocation, yet ${sentNames.length} of ${count} were sent`)
+    assert.ok(
+      sentNames.length < count / 2,
+      `most files were reached after the revocation, yet ${sentNames.length} of ${count} were sent`,
+    )
     assert.deepEqual(sentNames, names.slice(0, sentNames.length), 'the files sent are the first ones, in order')
     // Bob's next download is refused outright: the folder is no longer his to see.
-    const again = await call(server.url, 'GET', `/api/2.0/files/fileops/bulkdownload?folderIds=${folder}`, { token: bobToken })
+    const again = await call(server.url, 'GET', `/api/2.0/files/fileops/bulkdownload?folderIds=${folder}`, {
+      token: bobToken,
+    })
     assert.equal(again.status, 404)
   })
 })

@@ -47,7 +47,9 @@ describe('checkconversion (legacy and open formats to OOXML)', { skip: libreOffi
   }
 
   const download = async (fileId: string) => {
-    const response = await fetch(`${h.server.url}/api/2.0/files/file/${fileId}/download`, { headers: { Authorization: h.portalToken } })
+    const response = await fetch(`${h.server.url}/api/2.0/files/file/${fileId}/download`, {
+      headers: { Authorization: h.portalToken },
+    })
     assert.equal(response.status, 200)
     return Buffer.from(await response.arrayBuffer())
   }

@@ -12,7 +12,11 @@ import { signIn } from '../support/portal-client.js'
  * `folio user passwd NAME` on a terminal: run under `script`, which gives the command a
  * pseudo-terminal, and answered only once each prompt is shown (as a person would type).
  */
-function passwdOnTerminal(name: string, env: Record<string, string>, answers: string[]): Promise<{ code: number | null; output: string }> {
+function passwdOnTerminal(
+  name: string,
+  env: Record<string, string>,
+  answers: string[],
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const command = `${process.execPath} ${FOLIO_BIN} user passwd ${name}`
     const child = spawn('script', ['-qfec', command, '/dev/null'], {

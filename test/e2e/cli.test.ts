@@ -26,7 +26,18 @@ describe('folio command line', () => {
   after(() => rm(dataDir, { recursive: true, force: true }))
 
   test('--help on every command', async () => {
-    for (const args of [[], ['serve'], ['user'], ['user', 'add'], ['user', 'list'], ['user', 'passwd'], ['user', 'disable'], ['user', 'enable'], ['user', 'remove'], ['audit']]) {
+    for (const args of [
+      [],
+      ['serve'],
+      ['user'],
+      ['user', 'add'],
+      ['user', 'list'],
+      ['user', 'passwd'],
+      ['user', 'disable'],
+      ['user', 'enable'],
+      ['user', 'remove'],
+      ['audit'],
+    ]) {
       const run = await folio([...args, '--help'], env)
       assert.equal(run.code, 0, args.join(' '))
       assert.match(run.stdout, /Usage: folio/)
@@ -43,8 +54,14 @@ describe('folio command line', () => {
     const list = await folio(['user', 'list', '--json'], env)
     const users = JSON.parse(list.stdout) as Array<{ userName: string; isAdmin: boolean }>
     assert.deepEqual(
-      users.filter((u) => u.userName !== 'admin').map((u) => [u.userName, u.isAdmin]).sort(),
-      [['carol', false], ['dave', true]],
+      users
+        .filter((u) => u.userName !== 'admin')
+        .map((u) => [u.userName, u.isAdmin])
+        .sort(),
+      [
+        ['carol', false],
+        ['dave', true],
+      ],
     )
     const passwd = await folio(['user', 'passwd', 'carol', '--password-stdin'], env, 'carol-secret-2\n')
     assert.equal(passwd.code, 0, passwd.stderr)
@@ -60,7 +77,12 @@ describe('folio command line', () => {
     await folio(['user', 'unlock', 'frank'], env)
     const json = await folio(['audit', '--json', '--since', '1h'], env)
     assert.equal(json.code, 0, json.stderr)
-    const events = JSON.parse(json.stdout) as Array<{ action: string; actorName: string; address: string; targetName: string }>
+    const events = JSON.parse(json.stdout) as Array<{
+      action: string
+      actorName: string
+      address: string
+      targetName: string
+    }>
     assert.deepEqual(
       events.slice(0, 3).map((e) => [e.action, e.actorName, e.address, e.targetName]),
       [
@@ -76,7 +98,11 @@ describe('folio command line', () => {
     assert.match(more ?? '', /\(1 of \d+ events; use --limit or --since for more\)/)
     const future = await folio(['audit', '--since', '2999-01-01'], env)
     assert.equal(future.stdout, '')
-    for (const bad of [['--limit', '0'], ['--limit', 'many'], ['--since', 'last week']]) {
+    for (const bad of [
+      ['--limit', '0'],
+      ['--limit', 'many'],
+      ['--since', 'last week'],
+    ]) {
       const run = await folio(['audit', ...bad], env)
       assert.notEqual(run.code, 0, bad.join(' '))
       assert.match(run.stderr, bad[0] === '--limit' ? /whole number from 1 to 1000/ : /duration like 24h/)
@@ -177,7 +203,9 @@ describe('folio user disable / enable', () => {
       const { createUser } = await import('../../src/app/accounts/accounts.js')
       await createUser(h.server.ctx, { userName: 'gina', password: 'gina-password-1' })
       const signInGina = () =>
-        call(h.server.url, 'POST', '/api/2.0/authentication.json', { body: { userName: 'gina', password: 'gina-password-1' } })
+        call(h.server.url, 'POST', '/api/2.0/authentication.json', {
+          body: { userName: 'gina', password: 'gina-password-1' },
+        })
       const session = (await signInGina()).json.response.token
       const env = { FOLIO_DATA_DIR: h.server.dataDir, ...metadata.settings }
 
@@ -188,7 +216,10 @@ describe('folio user disable / enable', () => {
       const refused = await signInGina()
       assert.equal(refused.status, 403)
       assert.equal(refused.json.error.type, 'USER_DISABLED')
-      const listed = JSON.parse((await folio(['user', 'list', '--json'], env)).stdout) as Array<{ userName: string; disabled: boolean }>
+      const listed = JSON.parse((await folio(['user', 'list', '--json'], env)).stdout) as Array<{
+        userName: string
+        disabled: boolean
+      }>
       assert.equal(listed.find((u) => u.userName === 'gina')?.disabled, true)
 
       // The last enabled admin stays: the console may not disable them either.
@@ -200,9 +231,15 @@ describe('folio user disable / enable', () => {
       const enabled = await folio(['user', 'enable', 'gina'], env)
       assert.equal(enabled.code, 0, enabled.stderr)
       assert.equal((await signInGina()).status, 201)
-      const audit = JSON.parse((await folio(['audit', '--json', '--limit', '20'], env)).stdout) as Array<{ action: string; targetName: string }>
+      const audit = JSON.parse((await folio(['audit', '--json', '--limit', '20'], env)).stdout) as Array<{
+        action: string
+        targetName: string
+      }>
       assert.deepEqual(
-        audit.filter((e) => e.targetName === 'gina' && e.action.startsWith('user-')).map((e) => e.action).slice(0, 2),
+        audit
+          .filter((e) => e.targetName === 'gina' && e.action.startsWith('user-'))
+          .map((e) => e.action)
+          .slice(0, 2),
         ['user-enabled', 'user-disabled'],
       )
       const missing = await folio(['user', 'disable', 'nobody'], env)

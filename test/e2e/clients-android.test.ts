@@ -46,9 +46,16 @@ describe('ONLYOFFICE Documents for Android', () => {
   })
   after(() => h?.close())
 
-  async function send(method: string, path: string, init: { headers?: Record<string, string>; body?: BodyInit } = {}): Promise<Reply> {
+  async function send(
+    method: string,
+    path: string,
+    init: { headers?: Record<string, string>; body?: BodyInit } = {},
+  ): Promise<Reply> {
     const response = await fetch(path.startsWith('http') ? path : `${base}/${path}`, {
-      method, headers: init.headers ?? {}, ...(init.body === undefined ? {} : { body: init.body }), redirect: 'manual',
+      method,
+      headers: init.headers ?? {},
+      ...(init.body === undefined ? {} : { body: init.body }),
+      redirect: 'manual',
     })
     const body = Buffer.from(await response.arrayBuffer())
     let json: unknown
@@ -108,7 +115,7 @@ describe('ONLYOFFICE Documents for Android', () => {
     assert.equal(subscribe.status, 200)
   })
 
-  test('browse: @root, a folder with the app\'s paging, sort and every filterType it offers', async () => {
+  test("browse: @root, a folder with the app's paging, sort and every filterType it offers", async () => {
     // core/.../manager/ManagerService.kt: getItemById("@root")
     const root = await send('GET', 'api/2.0/files/@root', { headers: bearer() })
     assert.equal(root.status, 200)
@@ -116,11 +123,17 @@ describe('ONLYOFFICE Documents for Android', () => {
     myFolder = String(root.json.response[0].current.id)
 
     // appmanager/.../presenters/main/DocsBasePresenter.kt: getArgs + putFilters (a TreeMap)
-    const listing = await send('GET', `api/2.0/files/${myFolder}?count=25&filterType=None&sortBy=DateAndTime&sortOrder=descending&userIdOrGroupId=`, { headers: bearer() })
+    const listing = await send(
+      'GET',
+      `api/2.0/files/${myFolder}?count=25&filterType=None&sortBy=DateAndTime&sortOrder=descending&userIdOrGroupId=`,
+      { headers: bearer() },
+    )
     assert.equal(listing.status, 200)
     assert.deepEqual(androidExplorerMisfits(listing.json.response), [])
     // A sort left unset is sent empty.
-    const unsorted = await send('GET', `api/2.0/files/${myFolder}?count=25&filterType=None&sortBy=&sortOrder=`, { headers: bearer() })
+    const unsorted = await send('GET', `api/2.0/files/${myFolder}?count=25&filterType=None&sortBy=&sortOrder=`, {
+      headers: bearer(),
+    })
     assert.equal(unsorted.status, 200)
 
     // appmanager/.../mvp/models/filter/FilterType values (ApiContract.Parameters VAL_FILTER_BY_*)
@@ -129,7 +142,11 @@ describe('ONLYOFFICE Documents for Android', () => {
     await h.upload('pack.zip', 'zip bytes')
     await h.upload('scan.pdf', 'pdf bytes')
     const only = async (filterType: string) => {
-      const reply = await send('GET', `api/2.0/files/${myFolder}?count=25&filterType=${filterType}&withSubfolders=true&sortBy=AZ&sortOrder=ascending`, { headers: bearer() })
+      const reply = await send(
+        'GET',
+        `api/2.0/files/${myFolder}?count=25&filterType=${filterType}&withSubfolders=true&sortBy=AZ&sortOrder=ascending`,
+        { headers: bearer() },
+      )
       assert.equal(reply.status, 200, `${filterType}: ${reply.body.toString()}`)
       assert.deepEqual(androidExplorerMisfits(reply.json.response), [])
       return reply.json.response.files.map((f: { title: string }) => f.title)
@@ -142,7 +159,9 @@ describe('ONLYOFFICE Documents for Android', () => {
     assert.deepEqual(await only('PdfForm'), [])
     // Sort names the app sends (ApiContract.Parameters VAL_SORT_BY_*).
     for (const sortBy of ['created', 'type', 'size', 'Author', 'name', 'AZ', 'DateAndTime']) {
-      const reply = await send('GET', `api/2.0/files/${myFolder}?count=25&sortBy=${sortBy}&sortOrder=ascending`, { headers: bearer() })
+      const reply = await send('GET', `api/2.0/files/${myFolder}?count=25&sortBy=${sortBy}&sortOrder=ascending`, {
+        headers: bearer(),
+      })
       assert.equal(reply.status, 200, sortBy)
     }
   })
@@ -153,7 +172,10 @@ describe('ONLYOFFICE Documents for Android', () => {
     const form = new FormData()
     form.append('Report.docx', new Blob(['first draft']), 'Report.docx')
     form.append('createNewIfExist', 'true')
-    const uploaded = await send('POST', `api/2.0/files/${myFolder}/upload`, { headers: { Authorization: `Bearer ${token}` }, body: form })
+    const uploaded = await send('POST', `api/2.0/files/${myFolder}/upload`, {
+      headers: { Authorization: `Bearer ${token}` },
+      body: form,
+    })
     assert.equal(uploaded.status, 201, uploaded.body.toString())
     assert.deepEqual(misfitsRequiring(uploaded.json.response, ANDROID_FILE, ['id', 'title', 'viewUrl', 'version']), [])
     fileId = uploaded.json.response.id
@@ -162,7 +184,10 @@ describe('ONLYOFFICE Documents for Android', () => {
     const again = new FormData()
     again.append('Report.docx', new Blob(['second draft']), 'Report.docx')
     again.append('createNewIfExist', 'false')
-    const versioned = await send('POST', `api/2.0/files/${myFolder}/upload`, { headers: { Authorization: `Bearer ${token}` }, body: again })
+    const versioned = await send('POST', `api/2.0/files/${myFolder}/upload`, {
+      headers: { Authorization: `Bearer ${token}` },
+      body: again,
+    })
     assert.equal(versioned.status, 201)
     assert.equal(versioned.json.response.id, fileId)
     assert.equal(versioned.json.response.version, 2)
@@ -170,7 +195,9 @@ describe('ONLYOFFICE Documents for Android', () => {
 
   test('open without a Document Server: presigneduri, then the bytes with no Authorization', async () => {
     // core/.../manager/ManagerService.kt: getDownloadFileLink (BaseResponse<String>, kotlinx)
-    const link = await send('GET', `api/2.0/files/file/${fileId}/presigneduri`, { headers: { Authorization: `Bearer ${token}` } })
+    const link = await send('GET', `api/2.0/files/file/${fileId}/presigneduri`, {
+      headers: { Authorization: `Bearer ${token}` },
+    })
     assert.equal(link.status, 200)
     assert.equal(typeof link.json.response, 'string')
     // ManagerService.kt: suspendDownloadFile(url, cookie): the cookie of the account, no header.
@@ -183,7 +210,10 @@ describe('ONLYOFFICE Documents for Android', () => {
     // appmanager/.../presenters/main/DocsBasePresenter.kt: updateDocument; ManagerService.kt: updateDocument
     const form = new FormData()
     form.append('Report.docx', new Blob(['edited on the phone']), 'Report.docx')
-    const saved = await send('PUT', `api/2.0/files/${fileId}/update`, { headers: { Authorization: `Bearer ${token}` }, body: form })
+    const saved = await send('PUT', `api/2.0/files/${fileId}/update`, {
+      headers: { Authorization: `Bearer ${token}` },
+      body: form,
+    })
     assert.equal(saved.status, 200, saved.body.toString())
     assert.equal(saved.json.response.version, 3)
   })
@@ -200,7 +230,16 @@ describe('ONLYOFFICE Documents for Android', () => {
     assert.equal(history.status, 200)
     assert.equal(history.json.response.length, 3)
     history.json.response.forEach((entry: unknown, i: number) =>
-      assert.deepEqual(misfitsRequiring(entry, ANDROID_FILE, ['id', 'title', 'version', 'viewUrl', 'created', 'createdBy'], `history[${i}]`), []))
+      assert.deepEqual(
+        misfitsRequiring(
+          entry,
+          ANDROID_FILE,
+          ['id', 'title', 'version', 'viewUrl', 'created', 'createdBy'],
+          `history[${i}]`,
+        ),
+        [],
+      ),
+    )
     // The history screen fetches an old version as {viewUrl}&version=N.
     const first = await send('GET', `${file.viewUrl}&version=1`, { headers: { Cookie: `asc_auth_key=${token}` } })
     assert.equal(first.status, 200)
@@ -217,7 +256,9 @@ describe('ONLYOFFICE Documents for Android', () => {
       body: JSON.stringify({ fileIds: [fileId], folderIds: [] }),
     })
     assert.equal(started.status, 200)
-    started.json.response.forEach((op: unknown, i: number) => assert.deepEqual(misfits(op, ANDROID_OPERATION, `ops[${i}]`), []))
+    started.json.response.forEach((op: unknown, i: number) =>
+      assert.deepEqual(misfits(op, ANDROID_OPERATION, `ops[${i}]`), []),
+    )
     const mine = started.json.response.find((op: { operation: number }) => op.operation === 3)
     // ManagerService.kt: status() — the app polls and looks for its operation finished.
     const polled = await send('GET', 'api/2.0/files/fileops', { headers: bearer() })
@@ -234,7 +275,9 @@ describe('ONLYOFFICE Documents for Android', () => {
   test('empty the trash and stop operations: application/json with no body', async () => {
     // ManagerService.kt: emptyTrash() and terminate(), fixed headers, no @Body
     for (const path of ['api/2.0/files/fileops/emptytrash', 'api/2.0/files/fileops/terminate']) {
-      const reply = await send('PUT', path, { headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: `Bearer ${token}` } })
+      const reply = await send('PUT', path, {
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: `Bearer ${token}` },
+      })
       assert.equal(reply.status, 200, `${path}: ${reply.body.toString()}`)
       assert.ok(Array.isArray(reply.json.response))
     }
@@ -247,14 +290,22 @@ describe('ONLYOFFICE Documents for Android', () => {
     assert.match(docService.json.response, /\/web-apps\/apps\/api\/documents\/api\.js$/)
     const version = (await h.file(fileId)).version
     // ManagerService.kt: openFile(id, version, fill, edit, view)
-    const edit = await send('GET', `api/2.0/files/file/${fileId}/openedit?version=${version}&fill=false&edit=true&view=false`, { headers: bearer() })
+    const edit = await send(
+      'GET',
+      `api/2.0/files/file/${fileId}/openedit?version=${version}&fill=false&edit=true&view=false`,
+      { headers: bearer() },
+    )
     assert.equal(edit.status, 200, edit.body.toString())
     assert.equal(edit.json.response.editorConfig.mode, 'edit')
     const session = await h.sim.openEditor(edit.json.response)
     assert.equal(session.mode, 'edit')
     assert.equal(Buffer.from(session.downloaded).toString(), 'edited on the phone')
     await session.disconnect()
-    const view = await send('GET', `api/2.0/files/file/${fileId}/openedit?version=${version}&fill=false&edit=false&view=true`, { headers: bearer() })
+    const view = await send(
+      'GET',
+      `api/2.0/files/file/${fileId}/openedit?version=${version}&fill=false&edit=false&view=true`,
+      { headers: bearer() },
+    )
     assert.equal(view.json.response.editorConfig.mode, 'view')
   })
 
@@ -288,12 +339,14 @@ describe('presigned links (the app opens documents through them)', () => {
 
   const presign = async (token: string, fileId: string): Promise<string> => {
     // core/.../manager/ManagerService.kt: getDownloadFileLink
-    const reply = await call(h.folio.url, 'GET', `/api/2.0/files/file/${fileId}/presigneduri`, { token: `Bearer ${token}` })
+    const reply = await call(h.folio.url, 'GET', `/api/2.0/files/file/${fileId}/presigneduri`, {
+      token: `Bearer ${token}`,
+    })
     assert.equal(reply.status, 200, reply.text)
     return reply.json.response
   }
 
-  test('a link expires after minutes (the server\'s clock moved, no waiting)', async () => {
+  test("a link expires after minutes (the server's clock moved, no waiting)", async () => {
     const url = await presign(owner, first.id)
     assert.equal((await fetch(url)).status, 200)
     clock.advance(4 * 60_000)
@@ -319,16 +372,26 @@ describe('presigned links (the app opens documents through them)', () => {
     const url = await presign(owner, first.id)
     const form = new FormData()
     form.append('one.txt', new Blob(['a newer version']), 'one.txt')
-    const saved = await fetch(`${h.folio.url}/api/2.0/files/${first.id}/update`, { method: 'PUT', headers: { Authorization: owner }, body: form })
+    const saved = await fetch(`${h.folio.url}/api/2.0/files/${first.id}/update`, {
+      method: 'PUT',
+      headers: { Authorization: owner },
+      body: form,
+    })
     assert.equal(saved.status, 200)
     assert.equal(await (await fetch(url)).text(), 'the first file')
   })
 
   test('a link stops working once its user lost access (a share removed)', async () => {
-    await call(h.folio.url, 'PUT', `/api/2.0/files/file/${second.id}/share`, { token: owner, body: { share: [{ shareTo: readerId, access: 2 }] } })
+    await call(h.folio.url, 'PUT', `/api/2.0/files/file/${second.id}/share`, {
+      token: owner,
+      body: { share: [{ shareTo: readerId, access: 2 }] },
+    })
     const url = await presign(reader, second.id)
     assert.equal(await (await fetch(url)).text(), 'the second file')
-    await call(h.folio.url, 'PUT', `/api/2.0/files/file/${second.id}/share`, { token: owner, body: { share: [{ shareTo: readerId, access: 0 }] } })
+    await call(h.folio.url, 'PUT', `/api/2.0/files/file/${second.id}/share`, {
+      token: owner,
+      body: { share: [{ shareTo: readerId, access: 0 }] },
+    })
     assert.equal((await fetch(url)).status, 404)
     // Nor can they ask for a new one.
     const again = await call(h.folio.url, 'GET', `/api/2.0/files/file/${second.id}/presigneduri`, { token: reader })

@@ -57,7 +57,12 @@ describe('ONLYOFFICE Desktop Editors', () => {
     const desktop = cookies.find((c) => c.startsWith('asc_auth_key=')) ?? ''
     const session = cookies.find((c) => c.startsWith('folio_session=')) ?? ''
     assert.ok(desktop, 'asc_auth_key is set')
-    const flags = (cookie: string) => cookie.split('; ').slice(1).filter((f) => !f.startsWith('Max-Age')).sort()
+    const flags = (cookie: string) =>
+      cookie
+        .split('; ')
+        .slice(1)
+        .filter((f) => !f.startsWith('Max-Age'))
+        .sort()
     assert.deepEqual(flags(desktop), flags(session))
     assert.ok(flags(desktop).includes('HttpOnly'))
     const value = desktop.split(';')[0] ?? ''
@@ -66,14 +71,22 @@ describe('ONLYOFFICE Desktop Editors', () => {
     assert.equal(self.status, 200)
     // A write with the cookie alone still needs the web UI's header (no cross-site writes).
     const write = await fetch(`${base}/api/2.0/files/folder/@my`, {
-      method: 'POST', headers: { Cookie: value, 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'x' }),
+      method: 'POST',
+      headers: { Cookie: value, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ title: 'x' }),
     })
     assert.equal(write.status, 403)
 
-    const out = await fetch(`${base}/ui/session`, { method: 'DELETE', headers: { Cookie: value, 'X-Folio-Request': '1' } })
+    const out = await fetch(`${base}/ui/session`, {
+      method: 'DELETE',
+      headers: { Cookie: value, 'X-Folio-Request': '1' },
+    })
     assert.equal(out.status, 200)
     const cleared = out.headers.getSetCookie()
-    assert.ok(cleared.some((c) => c.startsWith('asc_auth_key=;') && c.includes('Max-Age=0')), cleared.join(' | '))
+    assert.ok(
+      cleared.some((c) => c.startsWith('asc_auth_key=;') && c.includes('Max-Age=0')),
+      cleared.join(' | '),
+    )
     const after = await fetch(`${base}/api/2.0/people/@self`, { headers: { Cookie: value } })
     assert.equal(after.status, 401)
     const download = await fetch(`${base}/api/2.0/files/@my`, { headers: { Cookie: value } })
@@ -148,7 +161,10 @@ describe('ONLYOFFICE Desktop Editors: the web UI in their embedded browser (a st
     const all = await calls()
     assert.equal(all.at(-1)?.[0], 'portal:logout')
     assert.equal(JSON.parse(all.at(-1)?.[1] ?? '{}').domain, new URL(h.folio.url).origin)
-    assert.equal((await b.context.cookies(h.folio.url)).some((c) => c.name === 'asc_auth_key'), false)
+    assert.equal(
+      (await b.context.cookies(h.folio.url)).some((c) => c.name === 'asc_auth_key'),
+      false,
+    )
     assert.deepEqual(unexpectedErrors(b.errors), [])
   })
 })

@@ -1,10 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import {
-  IOS_DOCSERVICE_VERSION,
-  iosConfigMisfits,
-  misfits,
-} from '../support/app-models.js'
+import { IOS_DOCSERVICE_VERSION, iosConfigMisfits, misfits } from '../support/app-models.js'
 import { startTestServer, type TestServer } from '../support/folio-server.js'
 import { startHarness, type Harness } from '../support/onlyoffice-harness.js'
 import { call, signIn } from '../support/portal-client.js'
@@ -26,9 +22,17 @@ interface Reply {
   body: Buffer
 }
 
-async function send(base: string, method: string, path: string, init: { headers?: Record<string, string>; body?: BodyInit } = {}): Promise<Reply> {
+async function send(
+  base: string,
+  method: string,
+  path: string,
+  init: { headers?: Record<string, string>; body?: BodyInit } = {},
+): Promise<Reply> {
   const response = await fetch(path.startsWith('http') ? path : `${base}/${path}`, {
-    method, headers: init.headers ?? {}, ...(init.body === undefined ? {} : { body: init.body }), redirect: 'manual',
+    method,
+    headers: init.headers ?? {},
+    ...(init.body === undefined ? {} : { body: init.body }),
+    redirect: 'manual',
   })
   const body = Buffer.from(await response.arrayBuffer())
   let json: unknown
@@ -87,21 +91,36 @@ describe('ONLYOFFICE Documents for iOS, without a Document Server', () => {
     // OnlyofficeEndpoints.swift: peopleSelf, deviceRegistration (failures ignored)
     assert.equal((await send(base, 'GET', 'api/2.0/people/@self', { headers: auth })).status, 200)
     const registration = await send(base, 'POST', 'api/2.0/portal/mobile/registration', {
-      headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ type: 1 }),
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ type: 1 }),
     })
     assert.equal(registration.status, 200)
   })
 
-  test('browse: @root, then a folder with iOS\'s paging, search, sortBy=tag and numeric filterType', async () => {
+  test("browse: @root, then a folder with iOS's paging, search, sortBy=tag and numeric filterType", async () => {
     // Providers/ASCOnlyofficeProvider.swift: fetch (files/@root, then files/{id} with params)
     const root = await send(base, 'GET', 'api/2.0/files/@root', { headers: auth })
     assert.equal(root.status, 200)
     const my = String(root.json.response[0].current.id)
-    await call(base, 'POST', '/api/2.0/files/@my/upload?title=photo.png', { token: auth.Authorization, raw: 'png', headers: { 'Content-Type': 'application/octet-stream' } })
-    await call(base, 'POST', '/api/2.0/files/@my/upload?title=pack.zip', { token: auth.Authorization, raw: 'zip', headers: { 'Content-Type': 'application/octet-stream' } })
-    await call(base, 'POST', '/api/2.0/files/@my/upload?title=clip.mp4', { token: auth.Authorization, raw: 'mp4', headers: { 'Content-Type': 'application/octet-stream' } })
+    await call(base, 'POST', '/api/2.0/files/@my/upload?title=photo.png', {
+      token: auth.Authorization,
+      raw: 'png',
+      headers: { 'Content-Type': 'application/octet-stream' },
+    })
+    await call(base, 'POST', '/api/2.0/files/@my/upload?title=pack.zip', {
+      token: auth.Authorization,
+      raw: 'zip',
+      headers: { 'Content-Type': 'application/octet-stream' },
+    })
+    await call(base, 'POST', '/api/2.0/files/@my/upload?title=clip.mp4', {
+      token: auth.Authorization,
+      raw: 'mp4',
+      headers: { 'Content-Type': 'application/octet-stream' },
+    })
     const list = async (extra: string) => {
-      const reply = await send(base, 'GET', `api/2.0/files/${my}?page=0&startIndex=0&count=20&${extra}`, { headers: auth })
+      const reply = await send(base, 'GET', `api/2.0/files/${my}?page=0&startIndex=0&count=20&${extra}`, {
+        headers: auth,
+      })
       assert.equal(reply.status, 200, `${extra}: ${reply.body.toString()}`)
       return reply.json.response.files.map((f: { title: string }) => f.title)
     }
@@ -144,13 +163,19 @@ describe('ONLYOFFICE Documents for iOS, without a Document Server', () => {
   test('startedit, trackeditfile, saveediting (raw and multipart), then isFinish', async () => {
     // ASCEditorManager.swift: updateLocallyEditFile → startEdit {editingAlone: true}
     const started = await send(base, 'POST', `api/2.0/files/file/${fileId}/startedit`, {
-      headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ editingAlone: true }),
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ editingAlone: true }),
     })
     assert.equal(started.status, 200, started.body.toString())
     assert.equal(typeof started.json.response, 'string')
     key = started.json.response
     // ASCEditorManager.swift: trackEdit ["docKeyForTrack": key] (URLEncoding: a query)
-    const tracked = await send(base, 'GET', `api/2.0/files/file/${fileId}/trackeditfile?docKeyForTrack=${encodeURIComponent(key)}`, { headers: auth })
+    const tracked = await send(
+      base,
+      'GET',
+      `api/2.0/files/file/${fileId}/trackeditfile?docKeyForTrack=${encodeURIComponent(key)}`,
+      { headers: auth },
+    )
     assert.equal(tracked.status, 200)
     assert.equal(tracked.json.response.key, true)
     // Providers/ASCOnlyofficeProvider.swift: modify → apiClient.upload(saveEditing, data, {title}, mime)
@@ -169,7 +194,12 @@ describe('ONLYOFFICE Documents for iOS, without a Document Server', () => {
     const content = await call(base, 'GET', `/api/2.0/files/file/${fileId}/download`, { token: auth.Authorization })
     assert.equal(content.text, 'saved again')
     // ASCEditorManager.swift: stopLocallyEditing → trackEdit ["docKeyForTrack", "isFinish": "true"]
-    const finished = await send(base, 'GET', `api/2.0/files/file/${fileId}/trackeditfile?docKeyForTrack=${encodeURIComponent(key)}&isFinish=true`, { headers: auth })
+    const finished = await send(
+      base,
+      'GET',
+      `api/2.0/files/file/${fileId}/trackeditfile?docKeyForTrack=${encodeURIComponent(key)}&isFinish=true`,
+      { headers: auth },
+    )
     assert.equal(finished.status, 200)
     const lock = await call(base, 'GET', `/api/2.0/files/file/${fileId}/lock`, { token: auth.Authorization })
     assert.equal(lock.json.response.locked, false)
@@ -179,7 +209,8 @@ describe('ONLYOFFICE Documents for iOS, without a Document Server', () => {
     // OnlyofficeEndpoints.swift: Operations.download (PUT fileops/bulkdownload), then
     // ASCEntityManager.swift: poll Operations.list until result.first.progress >= 100
     const started = await send(base, 'PUT', 'api/2.0/files/fileops/bulkdownload', {
-      headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ fileIds: [fileId] }),
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ fileIds: [fileId] }),
     })
     assert.equal(started.status, 200)
     const poll = await send(base, 'GET', 'api/2.0/files/fileops', { headers: auth })
@@ -194,16 +225,21 @@ describe('ONLYOFFICE Documents for iOS, without a Document Server', () => {
     await createUser(server.ctx, { userName: 'erin', password: 'erin-password-1' })
     const erin = await signIn(base, 'erin', 'erin-password-1')
     const erinId = (await call(base, 'GET', '/api/2.0/people/@self', { token: erin })).json.response.id
-    await call(base, 'PUT', `/api/2.0/files/file/${fileId}/share`, { token: auth.Authorization, body: { share: [{ shareTo: erinId, access: 1 }] } })
+    await call(base, 'PUT', `/api/2.0/files/file/${fileId}/share`, {
+      token: auth.Authorization,
+      body: { share: [{ shareTo: erinId, access: 1 }] },
+    })
 
     const mine = await send(base, 'POST', `api/2.0/files/file/${fileId}/startedit`, {
-      headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ editingAlone: true }),
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ editingAlone: true }),
     })
     assert.equal(mine.status, 200)
     const lockId: string = mine.json.response
     // Another user's app: 409 while the lock is held.
     const theirs = await send(base, 'POST', `api/2.0/files/file/${fileId}/startedit`, {
-      headers: { Authorization: `Bearer ${erin}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ editingAlone: true }),
+      headers: { Authorization: `Bearer ${erin}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ editingAlone: true }),
     })
     assert.equal(theirs.status, 409)
 
@@ -213,24 +249,34 @@ describe('ONLYOFFICE Documents for iOS, without a Document Server', () => {
     assert.equal(launch.status, 200, launch.text)
     const { wopiSrc, accessToken } = launch.json.response
     const put = await fetch(`${wopiSrc}/contents?access_token=${accessToken}`, {
-      method: 'POST', headers: { 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'another-client-lock' }, body: 'overwrite',
+      method: 'POST',
+      headers: { 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'another-client-lock' },
+      body: 'overwrite',
     })
     assert.equal(put.status, 409)
     assert.equal(put.headers.get('x-wopi-lock'), lockId)
     const lockCall = await fetch(`${wopiSrc}?access_token=${accessToken}`, {
-      method: 'POST', headers: { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'another-client-lock' },
+      method: 'POST',
+      headers: { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'another-client-lock' },
     })
     assert.equal(lockCall.status, 409)
     const content = await call(base, 'GET', `/api/2.0/files/file/${fileId}/download`, { token: auth.Authorization })
     assert.equal(content.text, 'saved again')
     // The app's own save still goes through; released, the WOPI client may lock.
     const saved = await send(base, 'PUT', `api/2.0/files/file/${fileId}/saveediting?title=Notes.docx`, {
-      headers: { ...auth, 'Content-Type': 'application/octet-stream' }, body: 'while locked',
+      headers: { ...auth, 'Content-Type': 'application/octet-stream' },
+      body: 'while locked',
     })
     assert.equal(saved.status, 200)
-    await send(base, 'GET', `api/2.0/files/file/${fileId}/trackeditfile?docKeyForTrack=${encodeURIComponent(lockId)}&isFinish=true`, { headers: auth })
+    await send(
+      base,
+      'GET',
+      `api/2.0/files/file/${fileId}/trackeditfile?docKeyForTrack=${encodeURIComponent(lockId)}&isFinish=true`,
+      { headers: auth },
+    )
     const relock = await fetch(`${wopiSrc}?access_token=${accessToken}`, {
-      method: 'POST', headers: { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'another-client-lock' },
+      method: 'POST',
+      headers: { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'another-client-lock' },
     })
     assert.equal(relock.status, 200)
   })

@@ -16,9 +16,14 @@ const settings = (raw: Record<string, string>) => buildConfig({ FOLIO_ADMIN_PASS
 
 describe('FOLIO_CONVERTER picks the converter', () => {
   test('auto: Docs when configured, else LibreOffice when found, else off with the reason', () => {
-    assert.deepEqual(pickConverter(settings({ FOLIO_DOCS_URL: 'http://docs.test' }), '/x/soffice.bin'), { kind: 'docs' })
+    assert.deepEqual(pickConverter(settings({ FOLIO_DOCS_URL: 'http://docs.test' }), '/x/soffice.bin'), {
+      kind: 'docs',
+    })
     assert.deepEqual(pickConverter(settings({}), '/x/soffice.bin'), { kind: 'libreoffice', office: '/x/soffice.bin' })
-    assert.deepEqual(pickConverter(settings({}), undefined), { kind: 'off', reason: 'soffice (LibreOffice) is not on the PATH' })
+    assert.deepEqual(pickConverter(settings({}), undefined), {
+      kind: 'off',
+      reason: 'soffice (LibreOffice) is not on the PATH',
+    })
   })
 
   test('an explicit choice wins, and one that cannot run says why', () => {
@@ -52,8 +57,12 @@ describe('the running converter', () => {
       assert.match(ready.converter.detail, /install LibreOffice/)
       assert.ok(lines.some((line) => line.includes('"converter":"off"') && line.includes('Folio is listening')))
       await assert.rejects(
-        server.converter.convert({ source: { kind: 'stream', stream: Readable.from(['x']), extension: 'txt' }, target: 'pdf' }),
-        (error: unknown) => isDomainError(error) && error.code === 'CONVERTER_OFF' && /FOLIO_DOCS_URL/.test(error.message),
+        server.converter.convert({
+          source: { kind: 'stream', stream: Readable.from(['x']), extension: 'txt' },
+          target: 'pdf',
+        }),
+        (error: unknown) =>
+          isDomainError(error) && error.code === 'CONVERTER_OFF' && /FOLIO_DOCS_URL/.test(error.message),
       )
     } finally {
       await server.dispose()
@@ -80,7 +89,9 @@ describe('the running converter', () => {
       convert: async ({ bytes, outputtype }) => {
         if (!isConversionTarget(outputtype)) throw new Error('bad target')
         sourcesAsked.push(outputtype)
-        return Buffer.from(`converted ${bytes.length} bytes starting ${Buffer.from(bytes.subarray(0, 2)).toString('latin1')}`)
+        return Buffer.from(
+          `converted ${bytes.length} bytes starting ${Buffer.from(bytes.subarray(0, 2)).toString('latin1')}`,
+        )
       },
     })
     const server = await startTestServer({
@@ -92,7 +103,10 @@ describe('the running converter', () => {
       assert.equal(ready.converter.kind, 'docs')
       const docx = docxWithText(['Through Docs'])
       const stored = await server.ctx.blobs.put(Readable.from([docx]), { maxBytes: 1e7 })
-      const result = await server.converter.convert({ source: { kind: 'blob', blobKey: stored.key, extension: 'docx' }, target: 'txt' })
+      const result = await server.converter.convert({
+        source: { kind: 'blob', blobKey: stored.key, extension: 'docx' },
+        target: 'txt',
+      })
       assert.equal((await bytesOf(result)).toString('latin1'), `converted ${docx.length} bytes starting PK`)
       assert.deepEqual(sourcesAsked, ['txt'])
       // The link Docs fetched the source from is Folio's, signed, and answered 200.
@@ -104,7 +118,10 @@ describe('the running converter', () => {
       assert.equal((await fetch(forged)).status, 403)
       // A stream source is stored for the conversion and removed after it.
       const before = await countBlobs(server)
-      const again = await server.converter.convert({ source: { kind: 'stream', stream: Readable.from([docx]), extension: 'docx' }, target: 'pdf' })
+      const again = await server.converter.convert({
+        source: { kind: 'stream', stream: Readable.from([docx]), extension: 'docx' },
+        target: 'pdf',
+      })
       await again.discard()
       assert.equal(await countBlobs(server), before)
     } finally {
@@ -116,8 +133,13 @@ describe('the running converter', () => {
   test('LibreOffice through a running Folio converts a stored blob', { skip: libreOfficeMissing() }, async () => {
     const server = await startTestServer({ FOLIO_CONVERTER: 'libreoffice', FOLIO_CONVERTER_WORKERS: '1' })
     try {
-      const stored = await server.ctx.blobs.put(Readable.from([docxWithText(['Stored then converted'])]), { maxBytes: 1e7 })
-      const result = await server.converter.convert({ source: { kind: 'blob', blobKey: stored.key, extension: 'docx' }, target: 'pdf' })
+      const stored = await server.ctx.blobs.put(Readable.from([docxWithText(['Stored then converted'])]), {
+        maxBytes: 1e7,
+      })
+      const result = await server.converter.convert({
+        source: { kind: 'blob', blobKey: stored.key, extension: 'docx' },
+        target: 'pdf',
+      })
       assert.match(await textOf('pdf', await bytesOf(result)), /Stored then converted/)
     } finally {
       await server.dispose()

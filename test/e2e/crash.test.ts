@@ -245,7 +245,12 @@ describe('crash safety', { skip }, () => {
           for (const op of lockOps) await op()
         })(),
         editorSave(),
-      ].map((p) => p.then(() => undefined, () => undefined))
+      ].map((p) =>
+        p.then(
+          () => undefined,
+          () => undefined,
+        ),
+      )
       await sleep(Math.floor(random() * 400))
       await kill()
       await Promise.all(work)
@@ -272,7 +277,11 @@ describe('crash safety', { skip }, () => {
     const afterGc = await verify(KILLS + 2)
     const kinds = new Map<string, number>()
     for (const change of acknowledged) {
-      const kind = change.what.split(' ').slice(0, 2).join(' ').replace(/ \S*[-.]\S*$/, '')
+      const kind = change.what
+        .split(' ')
+        .slice(0, 2)
+        .join(' ')
+        .replace(/ \S*[-.]\S*$/, '')
       kinds.set(kind, (kinds.get(kind) ?? 0) + 1)
     }
     console.log(

@@ -42,7 +42,11 @@ async function plantGarbage(dataDir: string): Promise<{ blob: string; temp: stri
   return { blob, temp }
 }
 
-const exists = (path: string): Promise<boolean> => stat(path).then(() => true, () => false)
+const exists = (path: string): Promise<boolean> =>
+  stat(path).then(
+    () => true,
+    () => false,
+  )
 
 after(() => Promise.all(roots.map((root) => rm(root, { recursive: true, force: true }))))
 
@@ -129,7 +133,9 @@ describe('the data folder', { skip: blobFolderSkip }, () => {
     const again = await server.restart()
     try {
       const token2 = await signIn(again.url)
-      const download = await call(again.url, 'GET', `/api/2.0/files/file/${upload.json.response.id}/download`, { token: token2 })
+      const download = await call(again.url, 'GET', `/api/2.0/files/file/${upload.json.response.id}/download`, {
+        token: token2,
+      })
       assert.equal(download.text, 'kept', 'a referenced blob survives the collection')
     } finally {
       await again.dispose()

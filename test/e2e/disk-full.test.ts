@@ -25,7 +25,7 @@ const run = promisify(execFile)
 const isRoot = process.getuid?.() === 0
 // With the contents in S3 (npm run test:scale) the data folder's disk holds no blobs.
 const skip = testBlobsInS3()
-  ? 'the contents are in S3, not on the data folder\'s disk'
+  ? "the contents are in S3, not on the data folder's disk"
   : isRoot || process.env.CI === 'true'
     ? false
     : 'mounting a tmpfs needs root (see src/app/disk-space.test.ts)'
@@ -118,11 +118,25 @@ describe('a full disk does not lock the API', { skip }, () => {
       raw: typeof bytes === 'string' ? bytes : new Uint8Array(bytes),
       headers: { 'Content-Type': 'application/octet-stream' },
     })
-  const wopi = (fileId: string, accessToken: string, override: string | undefined, headers: Record<string, string>, body?: string) =>
-    call(server.url, 'POST', `/wopi/files/${fileId}${override === undefined ? '/contents' : ''}?access_token=${encodeURIComponent(accessToken)}`, {
-      headers: { ...headers, ...(override === undefined ? { 'X-WOPI-Override': 'PUT' } : { 'X-WOPI-Override': override }) },
-      ...(body === undefined ? {} : { raw: body }),
-    })
+  const wopi = (
+    fileId: string,
+    accessToken: string,
+    override: string | undefined,
+    headers: Record<string, string>,
+    body?: string,
+  ) =>
+    call(
+      server.url,
+      'POST',
+      `/wopi/files/${fileId}${override === undefined ? '/contents' : ''}?access_token=${encodeURIComponent(accessToken)}`,
+      {
+        headers: {
+          ...headers,
+          ...(override === undefined ? { 'X-WOPI-Override': 'PUT' } : { 'X-WOPI-Override': override }),
+        },
+        ...(body === undefined ? {} : { raw: body }),
+      },
+    )
 
   test('filled to its reserve, metadata, sign-in and locks work, contents are refused with 507, deletes free space', async () => {
     const report = await upload('Report.docx', 'old content')
@@ -189,17 +203,26 @@ describe('a full disk does not lock the API', { skip }, () => {
     assert.equal(emptied.status, 200, emptied.text)
     // The database's log keeps a little of it (it grows with the deletes' own rows).
     const freed = (await freeBytes(mount.dir)) - before
-    assert.ok(freed >= fillers.length * 2 * MiB * 0.9, `the deleted files' space is free again (${freed} bytes freed for ${fillers.length} files, ${emptied.text})`)
+    assert.ok(
+      freed >= fillers.length * 2 * MiB * 0.9,
+      `the deleted files' space is free again (${freed} bytes freed for ${fillers.length} files, ${emptied.text})`,
+    )
 
     // Without a restart, contents are accepted again.
     const again = await upload('after.bin', Buffer.alloc(2 * MiB, 7))
     assert.equal(again.status, 201, again.text)
     const saved = await wopi(fileId, wopiToken, undefined, { 'X-WOPI-Lock': 'lock-1' }, 'new content')
     assert.equal(saved.status, 200, saved.text)
-    assert.equal((await call(server.url, 'GET', `/api/2.0/files/file/${fileId}/download`, { token })).text, 'new content')
+    assert.equal(
+      (await call(server.url, 'GET', `/api/2.0/files/file/${fileId}/download`, { token })).text,
+      'new content',
+    )
     assert.equal((await call(server.url, 'GET', '/readyz')).json.space.low, false)
 
-    assert.ok(lines.some((line) => line.level === 40 && String(line.msg).includes('reserve')), 'refusals are logged')
+    assert.ok(
+      lines.some((line) => line.level === 40 && String(line.msg).includes('reserve')),
+      'refusals are logged',
+    )
     assert.equal(JSON.stringify(lines).includes(wopiToken), false, 'no token in the log')
   })
 })
@@ -277,7 +300,10 @@ describe('an editor save on a disk down to its reserve', { skip }, () => {
     assert.equal(reply.error, 1)
     assert.match(reply.message, /disk space/)
     const attempts = h.sim.callbacks.filter((c) => c.status === 2 && c.body.key === session.key)
-    assert.deepEqual(attempts.map((c) => c.httpStatus), [507, 200])
+    assert.deepEqual(
+      attempts.map((c) => c.httpStatus),
+      [507, 200],
+    )
     assert.equal(h.sim.forgotten.includes(session.key), false)
     assert.equal(await h.contents(file.id), 'notes v2')
   })

@@ -5,10 +5,19 @@ import { startTestServer, type TestServer } from '../support/folio-server.js'
 import { docxWithText } from '../support/office-documents.js'
 import { call, signIn } from '../support/portal-client.js'
 
-async function upload(url: string, token: string, name: string, bytes: Uint8Array): Promise<{ id: string; viewUrl: string }> {
+async function upload(
+  url: string,
+  token: string,
+  name: string,
+  bytes: Uint8Array,
+): Promise<{ id: string; viewUrl: string }> {
   const form = new FormData()
   form.append('file', new Blob([Buffer.from(bytes)]), name)
-  const response = await fetch(`${url}/api/2.0/files/@my/upload`, { method: 'POST', headers: { Authorization: token }, body: form })
+  const response = await fetch(`${url}/api/2.0/files/@my/upload`, {
+    method: 'POST',
+    headers: { Authorization: token },
+    body: form,
+  })
   const json = await response.json()
   assert.equal(response.status, 201, JSON.stringify(json))
   return { id: String(json.response.id), viewUrl: String(json.response.viewUrl) }
@@ -35,7 +44,9 @@ describe('download as (GET {viewUrl}?outputtype=...)', { skip: libreOfficeMissin
     `/api/2.0/files/file/${id}/download?outputtype=${encodeURIComponent(outputType)}`
 
   test('.pdf answers the PDF with the text, named after the file', async () => {
-    const response = await fetch(`${server.url}${downloadPath(report.id, '.pdf')}`, { headers: { Authorization: token } })
+    const response = await fetch(`${server.url}${downloadPath(report.id, '.pdf')}`, {
+      headers: { Authorization: token },
+    })
     assert.equal(response.status, 200)
     assert.equal(response.headers.get('content-type'), 'application/pdf')
     assert.match(response.headers.get('content-disposition') ?? '', /filename="Quarterly report\.pdf"/)
@@ -65,8 +76,10 @@ describe('download as (GET {viewUrl}?outputtype=...)', { skip: libreOfficeMissin
     }
   })
 
-  test('the file\'s own format is the file itself', async () => {
-    const response = await fetch(`${server.url}${downloadPath(report.id, '.docx')}`, { headers: { Authorization: token } })
+  test("the file's own format is the file itself", async () => {
+    const response = await fetch(`${server.url}${downloadPath(report.id, '.docx')}`, {
+      headers: { Authorization: token },
+    })
     assert.equal(response.status, 200)
     assert.deepEqual(Buffer.from(await response.arrayBuffer()), reportBytes)
   })
@@ -77,7 +90,12 @@ describe('download as (GET {viewUrl}?outputtype=...)', { skip: libreOfficeMissin
   })
 
   test('a document that is not what its name says fails with 422 and Folio goes on answering', async () => {
-    const broken = await upload(server.url, token, 'broken.docx', Buffer.from('this is no zip at all, only text pretending'))
+    const broken = await upload(
+      server.url,
+      token,
+      'broken.docx',
+      Buffer.from('this is no zip at all, only text pretending'),
+    )
     const reply = await call(server.url, 'GET', downloadPath(broken.id, '.pdf'), { token })
     assert.equal(reply.status, 422, reply.text)
     assert.equal(reply.json.error.type, 'CONVERSION_FAILED')

@@ -13,8 +13,18 @@ const LOOP = fileURLToPath(new URL('../support/folder-move-loop.ts', import.meta
 
 function folder(id: string, parentId: string | null, title: string): FolderRecord {
   return {
-    id, ownerId: 'u', parentId, title, rootType: parentId === null ? 'my' : null, createdAt: 0,
-    createdBy: 'u', updatedAt: 0, updatedBy: 'u', revision: 1, trashedAt: null, originFolderId: null,
+    id,
+    ownerId: 'u',
+    parentId,
+    title,
+    rootType: parentId === null ? 'my' : null,
+    createdAt: 0,
+    createdBy: 'u',
+    updatedAt: 0,
+    updatedBy: 'u',
+    revision: 1,
+    trashedAt: null,
+    originFolderId: null,
   }
 }
 
@@ -35,14 +45,37 @@ describe('moving a large folder', () => {
     const creates: Promise<void>[] = []
     for (let i = 0; i < FILES; i++) {
       const file: FileRecord = {
-        id: `f${i}`, ownerId: 'u', folderId: i % 10 === 0 ? 'sub' : 'big', title: `File ${i}.docx`, version: 1,
-        size: 1, sha256: 'a'.repeat(64), blobKey: `b${i}`, createdAt: 0, createdBy: 'u', updatedAt: 0,
-        updatedBy: 'u', lock: null, keyVersion: 1, revision: 0, trashedAt: null, originFolderId: null,
+        id: `f${i}`,
+        ownerId: 'u',
+        folderId: i % 10 === 0 ? 'sub' : 'big',
+        title: `File ${i}.docx`,
+        version: 1,
+        size: 1,
+        sha256: 'a'.repeat(64),
+        blobKey: `b${i}`,
+        createdAt: 0,
+        createdBy: 'u',
+        updatedAt: 0,
+        updatedBy: 'u',
+        lock: null,
+        keyVersion: 1,
+        revision: 0,
+        trashedAt: null,
+        originFolderId: null,
       }
-      creates.push(store.files.create(file, {
-        fileId: file.id, version: 1, blobKey: file.blobKey, size: 1, sha256: file.sha256, createdAt: 0,
-        createdBy: 'u', source: 'upload', meta: {},
-      }))
+      creates.push(
+        store.files.create(file, {
+          fileId: file.id,
+          version: 1,
+          blobKey: file.blobKey,
+          size: 1,
+          sha256: file.sha256,
+          createdAt: 0,
+          createdBy: 'u',
+          source: 'upload',
+          meta: {},
+        }),
+      )
     }
     await Promise.all(creates)
     await store.close()
@@ -67,14 +100,23 @@ describe('moving a large folder', () => {
     try {
       const big = await reopened.folders.findById('big')
       assert.ok(big?.parentId === 'left' || big?.parentId === 'right', 'the folder is under one of its parents')
-      assert.deepEqual((await reopened.folders.path('sub')).map((f) => f.id), ['root', big.parentId, 'big', 'sub'])
+      assert.deepEqual(
+        (await reopened.folders.path('sub')).map((f) => f.id),
+        ['root', big.parentId, 'big', 'sub'],
+      )
       const counts = await reopened.folders.counts(['big', 'sub', 'left', 'right'])
       assert.deepEqual(counts.get('big'), { files: FILES - FILES / 10, folders: 1 })
       assert.deepEqual(counts.get('sub'), { files: FILES / 10, folders: 0 })
       const other = big.parentId === 'left' ? 'right' : 'left'
       assert.deepEqual(counts.get(big.parentId), { files: 0, folders: 1 })
       assert.deepEqual(counts.get(other), { files: 0, folders: 0 })
-      const page = await reopened.files.list({ folderId: 'big', offset: 0, limit: 1, sortBy: 'title', descending: false })
+      const page = await reopened.files.list({
+        folderId: 'big',
+        offset: 0,
+        limit: 1,
+        sortBy: 'title',
+        descending: false,
+      })
       assert.equal(page.total, FILES - FILES / 10)
     } finally {
       await reopened.close()

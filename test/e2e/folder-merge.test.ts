@@ -28,9 +28,16 @@ describe('merging folders on Overwrite, and the conflict check', () => {
   }
 
   async function file(folderId: string, title: string, text: string): Promise<string> {
-    const reply = await call(server.url, 'POST', `/api/2.0/files/${folderId}/upload?title=${encodeURIComponent(title)}`, {
-      token, raw: text, headers: { 'Content-Type': 'application/octet-stream' },
-    })
+    const reply = await call(
+      server.url,
+      'POST',
+      `/api/2.0/files/${folderId}/upload?title=${encodeURIComponent(title)}`,
+      {
+        token,
+        raw: text,
+        headers: { 'Content-Type': 'application/octet-stream' },
+      },
+    )
     assert.equal(reply.status, 201, reply.text)
     return reply.json.response.id
   }
@@ -64,7 +71,9 @@ describe('merging folders on Overwrite, and the conflict check', () => {
   }
 
   const merged = {
-    'a.txt': 'new a', 'b.txt': 'b', 'keep.txt': 'kept',
+    'a.txt': 'new a',
+    'b.txt': 'b',
+    'keep.txt': 'kept',
     'Inner/': { 'c.txt': 'new c', 'd.txt': 'd' },
   }
 
@@ -75,14 +84,22 @@ describe('merging folders on Overwrite, and the conflict check', () => {
     const titles = reply.json.response.map((f: { title: string }) => f.title).sort()
     assert.deepEqual(titles, ['a.txt', 'c.txt'])
     assert.ok(reply.json.response.some((f: { id: string }) => f.id === oldC))
-    assert.equal((await api('GET', `/files/fileops/move?destFolderId=${dest}&folderIds=${srcDocs}`)).json.response.length, 2)
+    assert.equal(
+      (await api('GET', `/files/fileops/move?destFolderId=${dest}&folderIds=${srcDocs}`)).json.response.length,
+      2,
+    )
     assert.equal((await api('GET', '/files/fileops/move?folderIds=x')).status, 400)
     assert.equal((await api('GET', `/files/fileops/move?destFolderId=${dest}&fileIds=no-such-file`)).status, 404)
   })
 
   test('move with Overwrite merges into the folder of the same name; the moved folder is gone', async () => {
     const { dest, destDocs, src, srcDocs, newA } = await layout('move')
-    const moved = await api('PUT', '/files/fileops/move', { destFolderId: dest, folderIds: [srcDocs], fileIds: [], conflictResolveType: 1 })
+    const moved = await api('PUT', '/files/fileops/move', {
+      destFolderId: dest,
+      folderIds: [srcDocs],
+      fileIds: [],
+      conflictResolveType: 1,
+    })
     assert.equal(moved.status, 200, moved.text)
     assert.deepEqual(await tree(dest), { 'Docs/': merged })
     assert.deepEqual(await tree(src), {})
@@ -95,11 +112,21 @@ describe('merging folders on Overwrite, and the conflict check', () => {
     const { dest, src } = await layout('copy')
     const srcTree = await tree(src)
     const [srcDocs] = (await api('GET', `/files/${src}`)).json.response.folders.map((f: { id: string }) => f.id)
-    const copied = await api('PUT', '/files/fileops/copy', { destFolderId: dest, folderIds: [srcDocs], fileIds: [], conflictResolveType: 1 })
+    const copied = await api('PUT', '/files/fileops/copy', {
+      destFolderId: dest,
+      folderIds: [srcDocs],
+      fileIds: [],
+      conflictResolveType: 1,
+    })
     assert.equal(copied.status, 200, copied.text)
     assert.deepEqual(await tree(dest), { 'Docs/': merged })
     assert.deepEqual(await tree(src), srcTree)
-    const duplicated = await api('PUT', '/files/fileops/copy', { destFolderId: dest, folderIds: [srcDocs], fileIds: [], conflictResolveType: 2 })
+    const duplicated = await api('PUT', '/files/fileops/copy', {
+      destFolderId: dest,
+      folderIds: [srcDocs],
+      fileIds: [],
+      conflictResolveType: 2,
+    })
     assert.equal(duplicated.status, 200, duplicated.text)
     assert.deepEqual(Object.keys(await tree(dest)).sort(), ['Docs/', 'docs (2)/'])
   })

@@ -32,9 +32,16 @@ describe('folder operations decide access on every folder they write into', () =
   }
 
   async function file(token: string, folderId: string, title: string, text: string): Promise<string> {
-    const reply = await call(server.url, 'POST', `/api/2.0/files/${folderId}/upload?title=${encodeURIComponent(title)}`, {
-      token, raw: text, headers: { 'Content-Type': 'application/octet-stream' },
-    })
+    const reply = await call(
+      server.url,
+      'POST',
+      `/api/2.0/files/${folderId}/upload?title=${encodeURIComponent(title)}`,
+      {
+        token,
+        raw: text,
+        headers: { 'Content-Type': 'application/octet-stream' },
+      },
+    )
     assert.equal(reply.status, 201, reply.text)
     return reply.json.response.id
   }
@@ -66,12 +73,15 @@ describe('folder operations decide access on every folder they write into', () =
     await file(bob.token, bobReadSub, 'planted.txt', 'planted')
 
     const reply = await api(bob.token, 'PUT', '/files/fileops/copy', {
-      destFolderId: team, folderIds: [bobSub, bobReadSub], fileIds: [], conflictResolveType: 1,
+      destFolderId: team,
+      folderIds: [bobSub, bobReadSub],
+      fileIds: [],
+      conflictResolveType: 1,
     })
     assert.equal(reply.status, 200, reply.text)
     assert.deepEqual(await titlesIn(hidden), ['secret.txt'])
     assert.deepEqual(await titlesIn(readOnly), ['r.txt'])
-    assert.equal(reply.text.includes(hidden), false, 'the hidden folder\'s id is not in the reply')
+    assert.equal(reply.text.includes(hidden), false, "the hidden folder's id is not in the reply")
     assert.equal(reply.text.includes(readOnly), false)
   })
 
@@ -123,7 +133,10 @@ describe('folder operations decide access on every folder they write into', () =
     let reply: ApiReply
     try {
       reply = await api(bob.token, 'PUT', '/files/fileops/copy', {
-        destFolderId: '@my', folderIds: [big], fileIds: [], conflictResolveType: 2,
+        destFolderId: '@my',
+        folderIds: [big],
+        fileIds: [],
+        conflictResolveType: 2,
       })
     } finally {
       files.create = create

@@ -99,7 +99,11 @@ function arbitraries(known: Known) {
     { weight: 1, arbitrary: headerText.map(encodeURIComponent) },
   )
   const version = fc.oneof(smallInt.map(String), fc.constantFrom('1', '2', 'abc', '1.5', '%20'))
-  const userId = fc.oneof(fc.constant(known.userId), fc.constantFrom('@self', 'nobody', '0'), headerText.map(encodeURIComponent))
+  const userId = fc.oneof(
+    fc.constant(known.userId),
+    fc.constantFrom('@self', 'nobody', '0'),
+    headerText.map(encodeURIComponent),
+  )
   const path = fc.oneof(
     fileId.map((id) => `/wopi/files/${id}`),
     fileId.map((id) => `/wopi/files/${id}/contents`),
@@ -162,7 +166,25 @@ function arbitraries(known: Known) {
     fc.constant(known.callbackQuery),
     fc.constant(known.downloadQuery),
     fc
-      .array(fc.tuple(fc.constantFrom('title', 'mode', 'access_token', 'token', 'filter', 'count', 'startIndex', 'sortBy', 'sortOrder', 'version', 'x'), headerText), { maxLength: 4 })
+      .array(
+        fc.tuple(
+          fc.constantFrom(
+            'title',
+            'mode',
+            'access_token',
+            'token',
+            'filter',
+            'count',
+            'startIndex',
+            'sortBy',
+            'sortOrder',
+            'version',
+            'x',
+          ),
+          headerText,
+        ),
+        { maxLength: 4 },
+      )
       .map((pairs) => pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')),
     fc.constantFrom('access_token', 'a=%', 'a=%zz', '&&&', 'title[]=1&title[]=2', 'mode=view', 'mode=edit&mode=view'),
   )
@@ -170,7 +192,9 @@ function arbitraries(known: Known) {
     fc.oneof(
       headerText,
       name === 'X-WOPI-Override' ? fc.constantFrom(...OVERRIDES) : fc.constant(''),
-      name === 'Authorization' ? fc.constantFrom(known.portalToken, `Bearer ${known.portalToken}`, 'Bearer', 'Basic YTpi') : fc.constant('1'),
+      name === 'Authorization'
+        ? fc.constantFrom(known.portalToken, `Bearer ${known.portalToken}`, 'Bearer', 'Basic YTpi')
+        : fc.constant('1'),
       name === 'Content-Type'
         ? fc.constantFrom(
             'application/json',
@@ -181,7 +205,9 @@ function arbitraries(known: Known) {
             'text/plain',
           )
         : fc.constant('0'),
-      name === 'Range' ? fc.constantFrom('bytes=0-0', 'bytes=5-1', 'bytes=-1', 'bytes=0-1,3-4', 'bytes=99999999-') : fc.constant('-1'),
+      name === 'Range'
+        ? fc.constantFrom('bytes=0-0', 'bytes=5-1', 'bytes=-1', 'bytes=0-1,3-4', 'bytes=99999999-')
+        : fc.constant('-1'),
       smallInt.map(String),
     )
   const headers = fc
@@ -278,7 +304,8 @@ describe('fuzzing every route', () => {
   test('the WOPI host page without a WOPI client: the no-editor page (404), or sign-in first', async () => {
     const [fileId] = known.fileIds
     const page = await fetch(`${h.folio.url}/wopi-host/${fileId}`, {
-      headers: { Authorization: known.portalToken }, redirect: 'manual',
+      headers: { Authorization: known.portalToken },
+      redirect: 'manual',
     })
     assert.equal(page.status, 404)
     assert.match(await page.text(), /No online editor here/)
@@ -300,7 +327,8 @@ describe('fuzzing every route', () => {
         }
         const status = await send(request)
         statuses.set(status, (statuses.get(status) ?? 0) + 1)
-        if (process.env.FOLIO_FUZZ_TRACE) console.log(status, request.method, drawn.path.replace(/[A-Za-z0-9_-]{22}/g, 'ID'))
+        if (process.env.FOLIO_FUZZ_TRACE)
+          console.log(status, request.method, drawn.path.replace(/[A-Za-z0-9_-]{22}/g, 'ID'))
         if (status >= 500 && !documented5xx(request, status)) {
           throw new Error(`${status} for ${JSON.stringify(request)}`)
         }

@@ -51,7 +51,7 @@ describe('FOLIO_INTERNAL_URL: ONLYOFFICE Docs reaches Folio at its own address',
     assert.equal(await h.contents(file.id), 'saved v2')
   })
 
-  test('setHistoryData links use it too (Docs\' server downloads them)', async () => {
+  test("setHistoryData links use it too (Docs' server downloads them)", async () => {
     const file = await h.upload('History.docx', 'history v1')
     const session = await h.openEditor(file.id)
     session.edit(bytes('history v2'))

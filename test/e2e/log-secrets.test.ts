@@ -28,7 +28,12 @@ describe('no credential in any log line', () => {
   before(async () => {
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString().split('\n').filter((line) => line !== ''))
+        lines.push(
+          ...chunk
+            .toString()
+            .split('\n')
+            .filter((line) => line !== ''),
+        )
         done()
       },
     })
@@ -45,9 +50,13 @@ describe('no credential in any log line', () => {
 
     // Portal: sign in (also through the web interface), a failed sign-in, files.
     remember(await signIn(url))
-    const cookieReply = await call(url, 'POST', '/ui/session', { body: { userName: 'admin', password: ADMIN_PASSWORD } })
+    const cookieReply = await call(url, 'POST', '/ui/session', {
+      body: { userName: 'admin', password: ADMIN_PASSWORD },
+    })
     for (const cookie of cookieReply.headers.getSetCookie()) remember(/^[^=]+=([^;]+)/.exec(cookie)?.[1])
-    await call(url, 'POST', '/api/2.0/authentication.json', { body: { userName: 'admin', password: 'wrong-password-xyz' } })
+    await call(url, 'POST', '/api/2.0/authentication.json', {
+      body: { userName: 'admin', password: 'wrong-password-xyz' },
+    })
     remember('wrong-password-xyz')
     const file = await h.upload('Secret.docx', 'v1')
     await h.api('GET', `/files/file/${file.id}`)
@@ -59,12 +68,16 @@ describe('no credential in any log line', () => {
     const q = `?access_token=${encodeURIComponent(accessToken)}`
     await call(url, 'GET', `/wopi/files/${file.id}${q}`)
     await call(url, 'GET', `/wopi/files/${file.id}/contents`, { headers: { Authorization: `Bearer ${accessToken}` } })
-    await call(url, 'POST', `/wopi/files/${file.id}${q}`, { headers: { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'L1' } })
+    await call(url, 'POST', `/wopi/files/${file.id}${q}`, {
+      headers: { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'L1' },
+    })
     await call(url, 'POST', `/wopi/files/${file.id}/contents${q}`, {
       headers: { 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'L1' },
       raw: 'v2',
     })
-    await call(url, 'POST', `/wopi/files/${file.id}${q}`, { headers: { 'X-WOPI-Override': 'UNLOCK', 'X-WOPI-Lock': 'L1' } })
+    await call(url, 'POST', `/wopi/files/${file.id}${q}`, {
+      headers: { 'X-WOPI-Override': 'UNLOCK', 'X-WOPI-Lock': 'L1' },
+    })
     await call(url, 'GET', `/wopi/files/${file.id}?access_token=forged-token-value-123`)
     remember('forged-token-value-123')
     await call(url, 'GET', `/no/such/page${q}`)
@@ -87,7 +100,9 @@ describe('no credential in any log line', () => {
     rememberUrlTokens(history.json.response.changesUrl)
     const other = await h.upload('Other.docx', 'o1')
     const stolen = new URL(String(config.editorConfig?.callbackUrl))
-    await call(url, 'POST', `/onlyoffice/callback/${other.id}${stolen.search}`, { body: { key: 'k', status: 2, url: 'http://x/y' } })
+    await call(url, 'POST', `/onlyoffice/callback/${other.id}${stolen.search}`, {
+      body: { key: 'k', status: 2, url: 'http://x/y' },
+    })
     for (const sent of h.sim.callbacks) {
       remember(sent.body.token)
       rememberUrlTokens(sent.url)
@@ -98,7 +113,10 @@ describe('no credential in any log line', () => {
 
     assert.ok(issued.size >= 10, `only ${issued.size} credentials collected`)
     assert.ok(lines.length > 20, 'the flow was logged')
-    assert.ok(lines.some((line) => line.includes('"msg":"request"')), 'access log lines are present')
+    assert.ok(
+      lines.some((line) => line.includes('"msg":"request"')),
+      'access log lines are present',
+    )
     for (const line of lines) {
       for (const secret of issued) {
         assert.ok(!line.includes(secret), `a credential in the log: ${line}`)
@@ -120,7 +138,9 @@ describe('no credential in any log line', () => {
       blobs.getSmall = getSmall
     })
     assert.equal(reply.status, 500)
-    const failure = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.msg === 'ONLYOFFICE download failed')
+    const failure = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((entry) => entry.msg === 'ONLYOFFICE download failed')
     assert.ok(failure, 'the failure is logged')
     assert.equal(failure.url, undefined)
     assert.equal(failure.route, '/onlyoffice/download/:fileId')

@@ -89,7 +89,8 @@ describe('folio migrate-storage: SQLite + blob folder to PostgreSQL + S3', { ski
     const client = s3TestClient(settings)
     let count = 0
     try {
-      for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket })) count += page.Contents?.length ?? 0
+      for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket }))
+        count += page.Contents?.length ?? 0
     } finally {
       client.destroy()
     }
@@ -127,11 +128,22 @@ describe('folio migrate-storage: SQLite + blob folder to PostgreSQL + S3', { ski
     return reply.json.response.id
   }
 
-  const wopi = (base: string, fileId: string, accessToken: string, headers: Record<string, string>, body?: Uint8Array) =>
-    call(base, 'POST', `/wopi/files/${fileId}${body ? '/contents' : ''}?access_token=${encodeURIComponent(accessToken)}`, {
-      headers,
-      ...(body ? { raw: Buffer.from(body) } : {}),
-    })
+  const wopi = (
+    base: string,
+    fileId: string,
+    accessToken: string,
+    headers: Record<string, string>,
+    body?: Uint8Array,
+  ) =>
+    call(
+      base,
+      'POST',
+      `/wopi/files/${fileId}${body ? '/contents' : ''}?access_token=${encodeURIComponent(accessToken)}`,
+      {
+        headers,
+        ...(body ? { raw: Buffer.from(body) } : {}),
+      },
+    )
 
   const accessTokenFor = async (base: string, token: string, fileId: string): Promise<string> => {
     const reply = await call(base, 'POST', `/api/2.0/files/file/${fileId}/wopi?mode=edit`, { token })
@@ -152,7 +164,12 @@ describe('folio migrate-storage: SQLite + blob folder to PostgreSQL + S3', { ski
       })
       assert.equal(download.status, 200)
       versions.push({
-        version: v.version, created: v.created, author: v.author.id, size: v.size, sha256: v.sha256, source: v.source,
+        version: v.version,
+        created: v.created,
+        author: v.author.id,
+        size: v.size,
+        sha256: v.sha256,
+        source: v.source,
         bytes: sha256(new Uint8Array(await download.arrayBuffer())),
       })
     }
@@ -175,7 +192,10 @@ describe('folio migrate-storage: SQLite + blob folder to PostgreSQL + S3', { ski
     await createUser(source.ctx, { userName: 'bob', password: BOB_PASSWORD })
     bobToken = await signIn(source.url, 'bob', BOB_PASSWORD)
 
-    const folder = await call(source.url, 'POST', '/api/2.0/files/folder/@my', { token: adminToken, body: { title: 'Projects' } })
+    const folder = await call(source.url, 'POST', '/api/2.0/files/folder/@my', {
+      token: adminToken,
+      body: { title: 'Projects' },
+    })
     assert.equal(folder.status, 201, folder.text)
     projectsId = folder.json.response.id
 
@@ -194,7 +214,16 @@ describe('folio migrate-storage: SQLite + blob folder to PostgreSQL + S3', { ski
     }
     const share = await call(source.url, 'PUT', `/api/2.0/files/file/${reportId}/share`, {
       token: adminToken,
-      body: { share: [{ shareTo: (await call(source.url, 'GET', '/api/2.0/people/@self.json', { token: bobToken })).json.response.id, access: 1 }], notify: false },
+      body: {
+        share: [
+          {
+            shareTo: (await call(source.url, 'GET', '/api/2.0/people/@self.json', { token: bobToken })).json.response
+              .id,
+            access: 1,
+          },
+        ],
+        notify: false,
+      },
     })
     assert.equal(share.status, 200, share.text)
     const bobWopi = await accessTokenFor(source.url, bobToken, reportId)
@@ -204,10 +233,16 @@ describe('folio migrate-storage: SQLite + blob folder to PostgreSQL + S3', { ski
     reportBytes.set(4, sha256(bobBytes))
 
     linkedId = await upload('@my', 'Linked.xlsx', randomBytes(5000))
-    const link = await call(source.url, 'PUT', `/api/2.0/files/${linkedId}/sharedlink`, { token: adminToken, body: { share: 2 } })
+    const link = await call(source.url, 'PUT', `/api/2.0/files/${linkedId}/sharedlink`, {
+      token: adminToken,
+      body: { share: 2 },
+    })
     assert.equal(link.status, 200, link.text)
     trashedId = await upload('@my', 'Trashed.txt', randomBytes(700))
-    assert.equal((await call(source.url, 'DELETE', `/api/2.0/files/file/${trashedId}`, { token: adminToken })).status, 200)
+    assert.equal(
+      (await call(source.url, 'DELETE', `/api/2.0/files/file/${trashedId}`, { token: adminToken })).status,
+      200,
+    )
     // Enough blobs that an interrupted run is caught part way.
     for (let i = 0; i < 48; i++) await upload('@my', `Bulk ${i}.bin`, randomBytes(256 * 1024 + i))
   })
@@ -226,8 +261,18 @@ describe('folio migrate-storage: SQLite + blob folder to PostgreSQL + S3', { ski
   test('--help says what moves, that ids stay, that it can be re-run and what to set', async () => {
     const help = await folio(['migrate-storage', '--help'], {})
     assert.equal(help.code, 0, help.stderr)
-    for (const words of [/FOLIO_DATABASE_URL/, /FOLIO_S3_BUCKET/, /FOLIO_DATA_DIR/, /Ids and blob keys stay/,
-      /Run it again after an interruption/, /SHA-256/, /Stop Folio first/, /account/, /version/, /lock/]) {
+    for (const words of [
+      /FOLIO_DATABASE_URL/,
+      /FOLIO_S3_BUCKET/,
+      /FOLIO_DATA_DIR/,
+      /Ids and blob keys stay/,
+      /Run it again after an interruption/,
+      /SHA-256/,
+      /Stop Folio first/,
+      /account/,
+      /version/,
+      /lock/,
+    ]) {
       assert.match(help.stdout, words)
     }
   })
@@ -246,10 +291,14 @@ describe('folio migrate-storage: SQLite + blob folder to PostgreSQL + S3', { ski
       report: await describeFile(source.url, adminToken, reportId),
       linked: await describeFile(source.url, adminToken, linkedId),
       link: linkOf(await call(source.url, 'GET', `/api/2.0/files/${linkedId}/sharedlink`, { token: adminToken })),
-      bobShared: (await call(source.url, 'GET', '/api/2.0/files/@share', { token: bobToken })).json.response.files
-        .map((f: { id: string }) => f.id),
+      bobShared: (await call(source.url, 'GET', '/api/2.0/files/@share', { token: bobToken })).json.response.files.map(
+        (f: { id: string }) => f.id,
+      ),
     }
-    assert.deepEqual(before.report.versions.map((v) => [v.version, v.bytes]), [...reportBytes.entries()].reverse())
+    assert.deepEqual(
+      before.report.versions.map((v) => [v.version, v.bytes]),
+      [...reportBytes.entries()].reverse(),
+    )
     await source.stop()
     const facts = sourceFacts()
 
@@ -283,18 +332,36 @@ describe('folio migrate-storage: SQLite + blob folder to PostgreSQL + S3', { ski
       const link = await call(moved.url, 'GET', `/api/2.0/files/${linkedId}/sharedlink`, { token: admin })
       assert.deepEqual(linkOf(link), before.link)
       const shared = await call(moved.url, 'GET', '/api/2.0/files/@share', { token: bob })
-      assert.deepEqual(shared.json.response.files.map((f: { id: string }) => f.id), before.bobShared)
+      assert.deepEqual(
+        shared.json.response.files.map((f: { id: string }) => f.id),
+        before.bobShared,
+      )
       const trash = await call(moved.url, 'GET', '/api/2.0/files/@trash', { token: admin })
-      assert.deepEqual(trash.json.response.files.map((f: { id: string }) => f.id), [trashedId])
+      assert.deepEqual(
+        trash.json.response.files.map((f: { id: string }) => f.id),
+        [trashedId],
+      )
       const folders = await call(moved.url, 'GET', '/api/2.0/files/@my', { token: admin })
       assert.ok(folders.json.response.folders.some((f: { id: string }) => f.id === projectsId))
 
       // The lock is enforced on the target: a PutFile under another lock is refused.
-      const refused = await wopi(moved.url, reportId, wopiToken, { 'X-WOPI-Lock': 'other', 'X-WOPI-Override': 'PUT' }, randomBytes(10))
+      const refused = await wopi(
+        moved.url,
+        reportId,
+        wopiToken,
+        { 'X-WOPI-Lock': 'other', 'X-WOPI-Override': 'PUT' },
+        randomBytes(10),
+      )
       assert.equal(refused.status, 409)
       assert.equal(refused.headers.get('x-wopi-lock'), LOCK)
       // And a save under the held lock lands as the next version.
-      const next = await wopi(moved.url, reportId, wopiToken, { 'X-WOPI-Lock': LOCK, 'X-WOPI-Override': 'PUT' }, randomBytes(99))
+      const next = await wopi(
+        moved.url,
+        reportId,
+        wopiToken,
+        { 'X-WOPI-Lock': LOCK, 'X-WOPI-Override': 'PUT' },
+        randomBytes(99),
+      )
       assert.equal(next.status, 200, next.text)
       assert.equal(next.headers.get('x-wopi-itemversion'), 'v5')
     } finally {
@@ -317,7 +384,10 @@ describe('folio migrate-storage: SQLite + blob folder to PostgreSQL + S3', { ski
     const resumed = await folio(['migrate-storage'], env)
     assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`)
     const done = /blobs: (\d+)\/(\d+) \((\d+) copied, (\d+) already there/.exec(
-      resumed.stdout.split('\n').filter((line) => line.startsWith('blobs: ')).at(-1) ?? '',
+      resumed.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('blobs: '))
+        .at(-1) ?? '',
     )
     assert.ok(done, resumed.stdout)
     assert.equal(Number(done[2]), facts.blobs)
@@ -364,7 +434,10 @@ describe('folio migrate-storage: SQLite + blob folder to PostgreSQL + S3', { ski
     try {
       const admin = await signIn(onS3.url)
       const report = await describeFile(onS3.url, admin, reportId)
-      assert.deepEqual(report.versions.map((v) => [v.version, v.bytes]), [...reportBytes.entries()].reverse())
+      assert.deepEqual(
+        report.versions.map((v) => [v.version, v.bytes]),
+        [...reportBytes.entries()].reverse(),
+      )
     } finally {
       await onS3.stop()
     }

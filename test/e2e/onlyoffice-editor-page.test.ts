@@ -31,7 +31,13 @@ describe('ONLYOFFICE editor page', () => {
     const html = reply.text
     assert.ok(html.includes(`<script src="${DOCS_PUBLIC_URL}/web-apps/apps/api/documents/api.js"></script>`))
     assert.ok(html.includes('<title>Tom &amp; Jerry&#39;s page.docx - Folio</title>'))
-    for (const event of ['onRequestSaveAs', 'onRequestRename', 'onRequestHistory', 'onRequestHistoryData', 'onRequestRestore']) {
+    for (const event of [
+      'onRequestSaveAs',
+      'onRequestRename',
+      'onRequestHistory',
+      'onRequestHistoryData',
+      'onRequestRestore',
+    ]) {
       assert.ok(html.includes(event), event)
     }
     const csp = reply.headers.get('content-security-policy') ?? ''
@@ -60,10 +66,7 @@ describe('ONLYOFFICE editor page', () => {
 
   test('not signed in: redirect to the sign-in page with next=/editor/<id>', async () => {
     const file = await h.upload('Redirect.docx', 'r')
-    const attempts: Record<string, string>[] = [
-      {},
-      { Cookie: 'folio_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
-    ]
+    const attempts: Record<string, string>[] = [{}, { Cookie: 'folio_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }]
     for (const headers of attempts) {
       const reply = await call(h.folio.url, 'GET', `/editor/${file.id}`, { headers })
       assert.equal(reply.status, 302)
@@ -71,7 +74,7 @@ describe('ONLYOFFICE editor page', () => {
     }
   })
 
-  test('another user\'s file or a missing one: 404 page', async () => {
+  test("another user's file or a missing one: 404 page", async () => {
     const reply = await call(h.folio.url, 'GET', '/editor/AAAAAAAAAAAAAAAAAAAAAA', {
       headers: { Cookie: `folio_session=${h.token}` },
     })
@@ -93,7 +96,7 @@ describe('ONLYOFFICE editor page', () => {
     assert.equal(link.status, 404, 'a shared-link page')
   })
 
-  test('the page\'s API calls work with the session cookie and the CSRF header', async () => {
+  test("the page's API calls work with the session cookie and the CSRF header", async () => {
     const file = await h.upload('Cookie.docx', 'c')
     const cookie = { Cookie: `folio_session=${h.token}`, 'X-Folio-Request': '1' }
     const history = await call(h.folio.url, 'GET', `/api/2.0/files/file/${file.id}/edit-history`, { headers: cookie })

@@ -47,7 +47,10 @@ describe('ONLYOFFICE save errors', () => {
     let record = await h.file(file.id)
     assert.equal(record.version, 1)
     assert.equal(record.lastSaveError?.status, 7)
-    assert.deepEqual(record.editing.map((e) => e.id), [h.admin.id])
+    assert.deepEqual(
+      record.editing.map((e) => e.id),
+      [h.admin.id],
+    )
 
     assert.equal((await session.clickSave())?.ok, true)
     record = await h.file(file.id)
@@ -56,7 +59,7 @@ describe('ONLYOFFICE save errors', () => {
     await session.disconnect()
   })
 
-  test('a download that fails: HTTP 500, old content intact; Docs\' retry then succeeds', async () => {
+  test("a download that fails: HTTP 500, old content intact; Docs' retry then succeeds", async () => {
     const file = await h.upload('Flaky.docx', 'flaky v1')
     const session = await h.openEditor(file.id)
     session.edit(bytes('flaky v2'))
@@ -73,7 +76,10 @@ describe('ONLYOFFICE save errors', () => {
     assert.equal(first.httpStatus, 500)
     assert.deepEqual(JSON.parse(first.reply).error, 1)
     const attempts = h.sim.callbacks.filter((c) => c.status === 2 && c.body.key === session.key)
-    assert.deepEqual(attempts.map((c) => c.httpStatus), [500, 200])
+    assert.deepEqual(
+      attempts.map((c) => c.httpStatus),
+      [500, 200],
+    )
     assert.equal(h.sim.forgotten.includes(session.key), false)
     const record = await h.file(file.id)
     assert.equal(record.version, 2)
@@ -88,7 +94,10 @@ describe('ONLYOFFICE save errors', () => {
     session.setServeMode('http500')
     await session.disconnect()
     const attempts = h.sim.callbacks.filter((c) => c.status === 2 && c.body.key === session.key)
-    assert.deepEqual(attempts.map((c) => c.httpStatus), [500, 500, 500, 500])
+    assert.deepEqual(
+      attempts.map((c) => c.httpStatus),
+      [500, 500, 500, 500],
+    )
     assert.ok(h.sim.forgotten.includes(session.key))
     const record = await h.file(file.id)
     assert.equal(record.version, 1)
@@ -114,7 +123,10 @@ describe('ONLYOFFICE save errors', () => {
     session.edit(new Uint8Array(4096).fill(65))
     await session.disconnect()
     const attempts = h.sim.callbacks.filter((c) => c.status === 2 && c.body.key === session.key)
-    assert.deepEqual(attempts.map((c) => c.httpStatus), [413])
+    assert.deepEqual(
+      attempts.map((c) => c.httpStatus),
+      [413],
+    )
     const record = await h.file(file.id)
     assert.equal(record.version, 1)
     assert.equal(await h.contents(file.id), 'small')

@@ -28,7 +28,10 @@ describe('ONLYOFFICE force saves', () => {
     assert.equal(latest?.meta.forcesavetype, 1)
     assert.equal(latest?.author.id, h.admin.id)
     // Still editing, same key for anyone joining now.
-    assert.deepEqual(record.editing.map((e) => e.id), [h.admin.id])
+    assert.deepEqual(
+      record.editing.map((e) => e.id),
+      [h.admin.id],
+    )
     assert.equal((await h.openConfig(file.id)).document?.key, config.document?.key)
 
     // The same status 6 again (a proxy repeat): no second version.

@@ -30,7 +30,11 @@ describe('ONLYOFFICE history', () => {
     const versions = await h.versions(fileId)
     assert.deepEqual(
       versions.map((v) => [v.version, v.source]),
-      [[3, 'exit-save'], [2, 'force-save'], [1, 'upload']],
+      [
+        [3, 'exit-save'],
+        [2, 'force-save'],
+        [1, 'upload'],
+      ],
     )
     assert.ok(versions.every((v) => v.author.id === h.admin.id))
     for (const v of versions) {
@@ -44,7 +48,10 @@ describe('ONLYOFFICE history', () => {
     assert.equal(reply.status, 200)
     const data = reply.json.response
     assert.equal(data.currentVersion, 3)
-    assert.deepEqual(data.history.map((e: { version: number }) => e.version), [1, 2, 3])
+    assert.deepEqual(
+      data.history.map((e: { version: number }) => e.version),
+      [1, 2, 3],
+    )
     const [v1, v2, v3] = data.history
     assert.equal(v1.key, firstKey)
     assert.deepEqual(v1.user, { id: h.admin.id, name: 'admin' })
@@ -72,7 +79,12 @@ describe('ONLYOFFICE history', () => {
     assert.equal((await call(data.previous.url, 'GET', '')).text, 'h v1')
     const zip = await fetch(data.changesUrl)
     assert.equal(zip.status, 200)
-    assert.equal(Buffer.from(await zip.arrayBuffer()).subarray(0, 2).toString(), 'PK')
+    assert.equal(
+      Buffer.from(await zip.arrayBuffer())
+        .subarray(0, 2)
+        .toString(),
+      'PK',
+    )
 
     const { payload } = await jwtVerify(data.token, new TextEncoder().encode(JWT_SECRET))
     assert.equal(payload.url, data.url)
@@ -94,7 +106,10 @@ describe('ONLYOFFICE history', () => {
     assert.equal(reply.json.response.source, 'restore')
     assert.equal(await h.contents(fileId), 'h v1')
     const versions = await h.versions(fileId)
-    assert.deepEqual(versions.map((v) => v.source), ['restore', 'exit-save', 'force-save', 'upload'])
+    assert.deepEqual(
+      versions.map((v) => v.source),
+      ['restore', 'exit-save', 'force-save', 'upload'],
+    )
     assert.equal(versions[0]?.meta.restoredFrom, 1)
     // New content, new key.
     assert.notEqual((await h.openConfig(fileId)).document?.key, before.document?.key)
@@ -127,8 +142,16 @@ describe('ONLYOFFICE history', () => {
     assert.equal(elsewhere.status, 400)
     // On the Docs server but outside its file cache (here its health check): not fetched.
     const before = h.sim.requests.length
-    for (const outside of [`${h.sim.url}/healthcheck`, `${h.sim.url}/cache/other`, `${h.sim.url}/cache/files/../../healthcheck`]) {
-      const reply = await h.api('POST', `/files/file/${file.id}/saveas`, { url: outside, title: 'Probe', fileType: 'docx' })
+    for (const outside of [
+      `${h.sim.url}/healthcheck`,
+      `${h.sim.url}/cache/other`,
+      `${h.sim.url}/cache/files/../../healthcheck`,
+    ]) {
+      const reply = await h.api('POST', `/files/file/${file.id}/saveas`, {
+        url: outside,
+        title: 'Probe',
+        fileType: 'docx',
+      })
       assert.equal(reply.status, 400, outside)
     }
     assert.deepEqual(h.sim.requests.slice(before), [])
@@ -169,7 +192,10 @@ describe('ONLYOFFICE history', () => {
     const session = await h.openEditor(marker.id)
     assert.equal((await h.api('PUT', `/files/file/${marker.id}`, { title: 'Marker renamed.docx' })).status, 200)
     await waitFor(() => h.sim.commands.find((c) => c.c === 'meta' && c.key === session.key))
-    assert.deepEqual(h.sim.commands.slice(before).map((c) => [c.c, c.key]), [['meta', session.key]])
+    assert.deepEqual(
+      h.sim.commands.slice(before).map((c) => [c.c, c.key]),
+      [['meta', session.key]],
+    )
     await session.disconnect()
     await h.sim.idle()
   })

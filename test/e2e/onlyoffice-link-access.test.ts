@@ -44,7 +44,7 @@ describe('ONLYOFFICE download links follow the current access', () => {
     return Promise.all(links.map(async (link) => (await call(link, 'GET', '')).status))
   }
 
-  test('a removed share ends the sharee\'s links', async () => {
+  test("a removed share ends the sharee's links", async () => {
     const file = await h.upload('Unshared.docx', 'secret bytes')
     const bob = await sharee('bob-unshared', file.id)
     const links = await linksOf(file.id, bob.token)
@@ -56,7 +56,7 @@ describe('ONLYOFFICE download links follow the current access', () => {
     assert.deepEqual(await statuses(links), [403, 403])
   })
 
-  test('a password change ends the user\'s links', async () => {
+  test("a password change ends the user's links", async () => {
     const file = await h.upload('Password.docx', 'secret bytes')
     const bob = await sharee('bob-password', file.id)
     const links = await linksOf(file.id, bob.token)
@@ -65,7 +65,7 @@ describe('ONLYOFFICE download links follow the current access', () => {
     assert.deepEqual(await statuses(links), [403, 403])
   })
 
-  test('a removed user\'s links end', async () => {
+  test("a removed user's links end", async () => {
     const file = await h.upload('Removed.docx', 'secret bytes')
     const bob = await sharee('bob-removed', file.id)
     const links = await linksOf(file.id, bob.token)
@@ -74,7 +74,7 @@ describe('ONLYOFFICE download links follow the current access', () => {
     assert.deepEqual(await statuses(links), [403, 403])
   })
 
-  test('a trashed file\'s links end, the owner\'s too', async () => {
+  test("a trashed file's links end, the owner's too", async () => {
     const file = await h.upload('Trashed.docx', 'secret bytes')
     const bob = await sharee('bob-trashed', file.id)
     const links = [...(await linksOf(file.id, h.token)), ...(await linksOf(file.id, bob.token))]

@@ -86,7 +86,10 @@ describe('ONLYOFFICE: data is never silently superseded', () => {
       const list: VersionJson[] = await h.versions(file.id)
       return list.length === 4 ? list : undefined
     })
-    assert.deepEqual(versions.map((v) => v.source), ['exit-save', 'restore', 'exit-save', 'upload'])
+    assert.deepEqual(
+      versions.map((v) => v.source),
+      ['exit-save', 'restore', 'exit-save', 'upload'],
+    )
     assert.equal(versions[0]?.meta.conflict, true)
     assert.equal(versions[0]?.meta.baseVersion, 2)
     assert.deepEqual(versions[0]?.meta.conflictsWith, [3])
@@ -112,7 +115,10 @@ describe('ONLYOFFICE: data is never silently superseded', () => {
     const markerSession = await openAndJoin(marker.id)
     assert.equal(await wopiPut(marker.id, 'written by a WOPI client'), 200)
     await waitFor(() => h.sim.commands.find((c) => c.c === 'drop' && c.key === markerSession.key))
-    assert.equal(h.sim.commands.some((c) => c.c === 'drop' && c.key === session.key), false)
+    assert.equal(
+      h.sim.commands.some((c) => c.c === 'drop' && c.key === session.key),
+      false,
+    )
     await markerSession.disconnect({ explicitClose: true })
     await h.sim.idle()
   })

@@ -3,14 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { SignJWT } from 'jose'
 import { unzipSync } from 'fflate'
 import { call } from '../support/portal-client.js'
-import {
-  JWT_SECRET,
-  bytes,
-  lastCallback,
-  startHarness,
-  waitFor,
-  type Harness,
-} from '../support/onlyoffice-harness.js'
+import { JWT_SECRET, bytes, lastCallback, startHarness, waitFor, type Harness } from '../support/onlyoffice-harness.js'
 
 // Exit saves (status 2): content, key rotation, idempotency, the JWT header variants.
 describe('ONLYOFFICE exit saves', () => {
@@ -90,7 +83,10 @@ describe('ONLYOFFICE exit saves', () => {
       h.sim.sendCallback(first.url, first.body),
       h.sim.sendCallback(first.url, first.body),
     ])
-    assert.deepEqual(racing.map((r) => r.reply), ['{"error":0}', '{"error":0}'])
+    assert.deepEqual(
+      racing.map((r) => r.reply),
+      ['{"error":0}', '{"error":0}'],
+    )
 
     assert.equal((await h.file(file.id)).version, 2)
     assert.equal((await h.versions(file.id)).length, 2)
@@ -107,10 +103,11 @@ describe('ONLYOFFICE exit saves', () => {
     const failed = lastCallback(h.sim, 2)
     assert.equal((await h.file(file.id)).version, 1)
     session.setServeMode('ok')
-    const replies = await Promise.all(
-      Array.from({ length: 4 }, () => h.sim.sendCallback(failed.url, failed.body)),
+    const replies = await Promise.all(Array.from({ length: 4 }, () => h.sim.sendCallback(failed.url, failed.body)))
+    assert.deepEqual(
+      replies.map((r) => r.httpStatus),
+      [200, 200, 200, 200],
     )
-    assert.deepEqual(replies.map((r) => r.httpStatus), [200, 200, 200, 200])
     assert.equal((await h.file(file.id)).version, 2)
     assert.equal(await h.contents(file.id), 'race v2')
   })
@@ -119,7 +116,10 @@ describe('ONLYOFFICE exit saves', () => {
     const file = await h.upload('Team.docx', 'team v1')
     const dora = await h.createUser('dora')
     // Only someone who may edit the file now has her saves stored.
-    const shared = await h.api('PUT', `/files/file/${file.id}/share`, { share: [{ shareTo: dora.id, access: 1 }], notify: false })
+    const shared = await h.api('PUT', `/files/file/${file.id}/share`, {
+      share: [{ shareTo: dora.id, access: 1 }],
+      notify: false,
+    })
     assert.equal(shared.status, 200, shared.text)
     const mine = await h.openEditor(file.id)
     const hers = await h.sim.openEditor(await h.configFor(file.id, dora))
@@ -171,7 +171,10 @@ describe('ONLYOFFICE callbacks with the JWT in a custom header', () => {
     })
     assert.equal(sent.status, 200)
     assert.deepEqual(sent.json, { error: 0 })
-    assert.deepEqual((await h.file(file.id)).editing.map((e) => e.id), ['someone-else'])
+    assert.deepEqual(
+      (await h.file(file.id)).editing.map((e) => e.id),
+      ['someone-else'],
+    )
 
     // The same token under the default header name is not looked at: refused.
     const wrongHeader = await call(callbackUrl, 'POST', '', {
@@ -179,7 +182,10 @@ describe('ONLYOFFICE callbacks with the JWT in a custom header', () => {
       headers: { Authorization: `Bearer ${jwt}` },
     })
     assert.equal(wrongHeader.status, 403)
-    assert.deepEqual((await h.file(file.id)).editing.map((e) => e.id), ['someone-else'])
+    assert.deepEqual(
+      (await h.file(file.id)).editing.map((e) => e.id),
+      ['someone-else'],
+    )
     await session.disconnect()
   })
 
@@ -197,9 +203,7 @@ describe('ONLYOFFICE callbacks with the JWT in a custom header', () => {
       headers: { AuthorizationJwt: `Bearer ${header}` },
     })
     assert.equal(sent.status, 200)
-    await waitFor(async () =>
-      (await h.file(file.id)).editing[0]?.id === 'from-body-token' ? true : undefined,
-    )
+    await waitFor(async () => ((await h.file(file.id)).editing[0]?.id === 'from-body-token' ? true : undefined))
     await session.disconnect()
   })
 })

@@ -58,14 +58,17 @@ describe('ONLYOFFICE forged callbacks (JWT on)', () => {
     assert.equal((await h.sim.sendCallback(tampered, body)).httpStatus, 403)
 
     const record = await h.file(file.id)
-    assert.deepEqual(record.editing.map((e) => e.id), [h.admin.id])
+    assert.deepEqual(
+      record.editing.map((e) => e.id),
+      [h.admin.id],
+    )
     assert.equal(record.version, 1)
     await session.disconnect()
     assert.equal(lastCallback(h.sim, 2).ok, true)
     assert.equal(await h.contents(file.id), 'target v2')
   })
 
-  test('another file\'s callbackUrl, and file A\'s URL token on file B: refused', async () => {
+  test("another file's callbackUrl, and file A's URL token on file B: refused", async () => {
     const a = await h.upload('A.docx', 'a v1')
     const b = await h.upload('B.docx', 'b v1')
     const sessionB = await h.openEditor(b.id)
@@ -82,7 +85,10 @@ describe('ONLYOFFICE forged callbacks (JWT on)', () => {
     assert.equal(crossToken.httpStatus, 403)
 
     assert.deepEqual((await h.file(a.id)).editing, [])
-    assert.deepEqual((await h.file(b.id)).editing.map((e) => e.id), [h.admin.id])
+    assert.deepEqual(
+      (await h.file(b.id)).editing.map((e) => e.id),
+      [h.admin.id],
+    )
     await sessionB.disconnect()
   })
 
@@ -149,15 +155,23 @@ describe('ONLYOFFICE forged callbacks (JWT on)', () => {
     // Docs signs with an expiry; a token without one would be good for ever.
     const endless = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().sign(key)
     const endlessHeader = await new SignJWT({ payload: claims }).setProtectedHeader({ alg: 'HS256' }).sign(key)
-    assert.equal((await call(callbackUrl, 'POST', '', {
-      body: claims,
-      headers: { Authorization: `Bearer ${endlessHeader}` },
-    })).status, 403)
+    assert.equal(
+      (
+        await call(callbackUrl, 'POST', '', {
+          body: claims,
+          headers: { Authorization: `Bearer ${endlessHeader}` },
+        })
+      ).status,
+      403,
+    )
     for (const token of [hs512, expired, unsecured, endless]) {
       const reply = await call(callbackUrl, 'POST', '', { body: { ...claims, token } })
       assert.equal(reply.status, 403)
     }
-    assert.deepEqual((await h.file(file.id)).editing.map((e) => e.id), [h.admin.id])
+    assert.deepEqual(
+      (await h.file(file.id)).editing.map((e) => e.id),
+      [h.admin.id],
+    )
     await session.disconnect()
   })
 })
@@ -200,7 +214,7 @@ describe('ONLYOFFICE download links', () => {
   })
   after(() => h.close())
 
-  test('document.url needs its token, works once expired only with Docs\' JWT naming it', async () => {
+  test("document.url needs its token, works once expired only with Docs' JWT naming it", async () => {
     const file = await h.upload('Link.docx', 'link bytes')
     const other = await h.upload('Other.docx', 'other bytes')
     const url = (await h.openConfig(file.id)).document?.url ?? ''

@@ -50,14 +50,14 @@ describe('ONLYOFFICE sessions', () => {
     assert.equal(bobSession.key, alice.key)
 
     const both = await h.file(file.id)
-    assert.deepEqual(
-      both.editing.map((e) => e.id).sort(),
-      [h.admin.id, bob.id].sort(),
-    )
+    assert.deepEqual(both.editing.map((e) => e.id).sort(), [h.admin.id, bob.id].sort())
     assert.equal(both.editing.find((e) => e.id === bob.id)?.name, 'bob (display)')
 
     await alice.disconnect()
-    assert.deepEqual((await h.file(file.id)).editing.map((e) => e.id), [bob.id])
+    assert.deepEqual(
+      (await h.file(file.id)).editing.map((e) => e.id),
+      [bob.id],
+    )
 
     await bobSession.disconnect()
     assert.equal(lastCallback(h.sim, 4).ok, true)

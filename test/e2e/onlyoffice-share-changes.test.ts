@@ -18,7 +18,10 @@ describe('ONLYOFFICE editors after a share change', () => {
   after(() => h.close())
 
   async function share(kind: 'file' | 'folder', id: string, user: UserRecord, access: number): Promise<void> {
-    const reply = await h.api('PUT', `/files/${kind}/${id}/share`, { share: [{ shareTo: user.id, access }], notify: false })
+    const reply = await h.api('PUT', `/files/${kind}/${id}/share`, {
+      share: [{ shareTo: user.id, access }],
+      notify: false,
+    })
     assert.equal(reply.status, 200, reply.text)
   }
 
@@ -46,7 +49,10 @@ describe('ONLYOFFICE editors after a share change', () => {
 
     // A status 6 of his session after the change (a new save, the link still served): refused.
     const { token: _token, ...again } = forced?.body ?? {}
-    const replay = await h.sim.sendCallback(callbackUrl, { ...again, lastsave: new Date(Date.now() + 60_000).toISOString() })
+    const replay = await h.sim.sendCallback(callbackUrl, {
+      ...again,
+      lastsave: new Date(Date.now() + 60_000).toISOString(),
+    })
     assert.equal(replay.httpStatus, 403, replay.reply)
 
     assert.equal((await h.file(file.id)).version, 2)
@@ -84,7 +90,10 @@ describe('ONLYOFFICE editors after a share change', () => {
     session.edit(bytes('dan v2'))
     // Raised to ReadWrite: no drop, and the exit save is stored.
     await session.disconnect()
-    assert.equal(h.sim.commands.some((c) => c.c === 'drop' && c.key === session.key), false)
+    assert.equal(
+      h.sim.commands.some((c) => c.c === 'drop' && c.key === session.key),
+      false,
+    )
     assert.equal(lastCallback(h.sim, 2).httpStatus, 200)
     assert.equal(await h.contents(file.id), 'dan v2')
   })

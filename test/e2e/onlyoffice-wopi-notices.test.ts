@@ -74,7 +74,10 @@ describe('open ONLYOFFICE editors and changes through WOPI', () => {
     })
     assert.equal(markerRenamed.status, 200)
     await waitFor(() => h.sim.commands.find((c) => c.c === 'meta' && c.key === session.key))
-    assert.deepEqual(h.sim.commands.slice(before).map((c) => [c.c, c.key]), [['meta', session.key]])
+    assert.deepEqual(
+      h.sim.commands.slice(before).map((c) => [c.c, c.key]),
+      [['meta', session.key]],
+    )
     await session.disconnect()
     await h.sim.idle()
   })

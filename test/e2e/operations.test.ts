@@ -43,34 +43,38 @@ describe('health and readiness', () => {
   // Makes the local blob folder unwritable; with the contents in S3 (npm run test:scale) there is none.
   const blobFolderSkip = testBlobsInS3() ? 'the contents are in S3, not in a blob folder' : false
 
-  test('/readyz is 503 while the data folder cannot be written, and 200 again after', { skip: blobFolderSkip }, async () => {
-    const tmp = join(server.dataDir, 'files', 'tmp')
-    await chmod(tmp, 0o555)
-    // root ignores permissions: then the folder blobs are written through is not a folder.
-    const asRoot = process.getuid?.() === 0
-    if (asRoot) {
-      await rename(tmp, `${tmp}.away`)
-      await writeFile(tmp, '')
-    }
-    try {
-      const ready = await call(server.url, 'GET', '/readyz')
-      assert.equal(ready.status, 503)
-      const converter = { kind: server.converter.status().kind, detail: server.converter.status().detail }
-      assert.deepEqual(
-        { status: ready.json.status, checks: ready.json.checks, converter: ready.json.converter },
-        { status: 'unavailable', checks: { database: 'ok', blobs: 'failed' }, converter },
-      )
-      // The process itself still answers.
-      assert.equal((await call(server.url, 'GET', '/healthz')).status, 200)
-    } finally {
+  test(
+    '/readyz is 503 while the data folder cannot be written, and 200 again after',
+    { skip: blobFolderSkip },
+    async () => {
+      const tmp = join(server.dataDir, 'files', 'tmp')
+      await chmod(tmp, 0o555)
+      // root ignores permissions: then the folder blobs are written through is not a folder.
+      const asRoot = process.getuid?.() === 0
       if (asRoot) {
-        await rm(tmp)
-        await rename(`${tmp}.away`, tmp)
+        await rename(tmp, `${tmp}.away`)
+        await writeFile(tmp, '')
       }
-      await chmod(tmp, 0o755)
-    }
-    assert.equal((await call(server.url, 'GET', '/readyz')).status, 200)
-  })
+      try {
+        const ready = await call(server.url, 'GET', '/readyz')
+        assert.equal(ready.status, 503)
+        const converter = { kind: server.converter.status().kind, detail: server.converter.status().detail }
+        assert.deepEqual(
+          { status: ready.json.status, checks: ready.json.checks, converter: ready.json.converter },
+          { status: 'unavailable', checks: { database: 'ok', blobs: 'failed' }, converter },
+        )
+        // The process itself still answers.
+        assert.equal((await call(server.url, 'GET', '/healthz')).status, 200)
+      } finally {
+        if (asRoot) {
+          await rm(tmp)
+          await rename(`${tmp}.away`, tmp)
+        }
+        await chmod(tmp, 0o755)
+      }
+      assert.equal((await call(server.url, 'GET', '/readyz')).status, 200)
+    },
+  )
 
   test('metrics are off by default: /metrics is 404', async () => {
     assert.equal((await call(server.url, 'GET', '/metrics')).status, 404)
@@ -92,7 +96,10 @@ describe('metrics with a bearer token', () => {
     assert.equal(missing.status, 401)
     assert.match(missing.headers.get('www-authenticate') ?? '', /^Bearer/)
     assert.equal((await scrape('not-the-metrics-token')).status, 401)
-    assert.equal((await call(h.folio.url, 'GET', '/metrics', { headers: { Authorization: METRICS_TOKEN } })).status, 401)
+    assert.equal(
+      (await call(h.folio.url, 'GET', '/metrics', { headers: { Authorization: METRICS_TOKEN } })).status,
+      401,
+    )
   })
 
   test('after a WOPI cycle, a callback and sign-ins: names and labels are present', async () => {
@@ -109,7 +116,10 @@ describe('metrics with a bearer token', () => {
     assert.equal((await wopi('', 'POST', { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'lock-a' })).status, 200)
     assert.equal((await wopi('', 'POST', { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'lock-b' })).status, 409)
     assert.ok((await scrape(METRICS_TOKEN)).text.includes('\nfolio_wopi_locks 1\n'), 'one file locked')
-    assert.equal((await wopi('/contents', 'POST', { 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'lock-a' }, 'v2')).status, 200)
+    assert.equal(
+      (await wopi('/contents', 'POST', { 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'lock-a' }, 'v2')).status,
+      200,
+    )
     assert.equal((await wopi('', 'POST', { 'X-WOPI-Override': 'UNLOCK', 'X-WOPI-Lock': 'lock-a' })).status, 200)
     assert.equal((await call(h.folio.url, 'GET', `/wopi/files/${file.id}?access_token=forged`)).status, 401)
 
@@ -158,7 +168,14 @@ describe('metrics with a bearer token', () => {
       'nodejs_eventloop_lag_seconds',
       'nodejs_heap_size_used_bytes',
     ]
-    for (const line of expected) assert.ok(text.includes(line), `missing ${line}\n${text.split("\n").filter((l) => l.startsWith("folio_onlyoffice")).join("\n")}`)
+    for (const line of expected)
+      assert.ok(
+        text.includes(line),
+        `missing ${line}\n${text
+          .split('\n')
+          .filter((l) => l.startsWith('folio_onlyoffice'))
+          .join('\n')}`,
+      )
     if (!testBlobsInS3()) {
       // The data folder's disk: its free space and size, and the reserve kept on it.
       assert.ok(text.includes(`\nfolio_data_reserve_bytes ${256 * 1024 * 1024}\n`), 'the reserve')

@@ -119,8 +119,14 @@ describe('files API', () => {
     assert.equal(response.status, 201)
     const json = await response.json()
     assert.ok(Array.isArray(json.response), 'several files answer a list')
-    assert.deepEqual(json.response.map((f: { title: string }) => f.title), ['one.txt', 'two.txt'])
-    for (const [file, text] of [[json.response[0], 'first file'], [json.response[1], 'second file']]) {
+    assert.deepEqual(
+      json.response.map((f: { title: string }) => f.title),
+      ['one.txt', 'two.txt'],
+    )
+    for (const [file, text] of [
+      [json.response[0], 'first file'],
+      [json.response[1], 'second file'],
+    ]) {
       const dl = await call(server.url, 'GET', `/api/2.0/files/file/${file.id}/download`, { token })
       assert.equal(dl.text, text)
     }
@@ -135,9 +141,11 @@ describe('files API', () => {
 
   /** A multipart body written by hand, so one part can be cut short or another added. */
   function handMadeParts(files: Array<[string, string]>, tail: string) {
-    const parts = files.map(([name, text]) =>
-      `--XX\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n` +
-      `Content-Type: text/plain\r\n\r\n${text}\r\n`)
+    const parts = files.map(
+      ([name, text]) =>
+        `--XX\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n` +
+        `Content-Type: text/plain\r\n\r\n${text}\r\n`,
+    )
     return parts.join('') + tail
   }
 
@@ -145,13 +153,21 @@ describe('files API', () => {
     const before = await holdings()
     const bodies = [
       // the second part's headers never end
-      handMadeParts([['good.txt', 'a whole file']], '--XX\r\nContent-Disposition: form-data; name="file"; filename="bad.txt"'),
+      handMadeParts(
+        [['good.txt', 'a whole file']],
+        '--XX\r\nContent-Disposition: form-data; name="file"; filename="bad.txt"',
+      ),
       // the second part is cut off before the closing boundary
-      handMadeParts([['good.txt', 'a whole file']], '--XX\r\nContent-Disposition: form-data; name="file"; filename="cut.txt"\r\n\r\nhalf a'),
+      handMadeParts(
+        [['good.txt', 'a whole file']],
+        '--XX\r\nContent-Disposition: form-data; name="file"; filename="cut.txt"\r\n\r\nhalf a',
+      ),
     ]
     for (const raw of bodies) {
       const reply = await call(server.url, 'POST', '/api/2.0/files/@my/upload', {
-        token, raw, headers: { 'Content-Type': 'multipart/form-data; boundary=XX' },
+        token,
+        raw,
+        headers: { 'Content-Type': 'multipart/form-data; boundary=XX' },
       })
       assert.equal(reply.status, 400, reply.text)
       assert.equal(reply.json.status, 1)
@@ -167,7 +183,9 @@ describe('files API', () => {
     form.append('file', new Blob(['a whole, small file']), 'small.txt')
     form.append('file', new Blob([new Uint8Array(1024 * 1024 + 10)]), 'big.bin')
     const response = await fetch(`${server.url}/api/2.0/files/@my/upload`, {
-      method: 'POST', headers: { Authorization: token }, body: form,
+      method: 'POST',
+      headers: { Authorization: token },
+      body: form,
     })
     assert.equal(response.status, 413, await response.clone().text())
     assert.equal((await response.json()).status, 1)
@@ -182,7 +200,9 @@ describe('files API', () => {
     }
     const before = await holdings()
     const tooMany = await fetch(`${server.url}/api/2.0/files/@my/upload`, {
-      method: 'POST', headers: { Authorization: token }, body: formOf(21),
+      method: 'POST',
+      headers: { Authorization: token },
+      body: formOf(21),
     })
     const refused = await tooMany.json()
     assert.equal(tooMany.status, 400, JSON.stringify(refused))
@@ -190,11 +210,16 @@ describe('files API', () => {
     assert.deepEqual(await holdings(), before, 'none of the 21 is stored')
 
     const twenty = await fetch(`${server.url}/api/2.0/files/@my/upload`, {
-      method: 'POST', headers: { Authorization: token }, body: formOf(20),
+      method: 'POST',
+      headers: { Authorization: token },
+      body: formOf(20),
     })
     assert.equal(twenty.status, 201)
     const stored: Array<{ id: string; title: string }> = (await twenty.json()).response
-    assert.deepEqual(stored.map((file) => file.title), Array.from({ length: 20 }, (_, i) => `many-20-${i + 1}.txt`))
+    assert.deepEqual(
+      stored.map((file) => file.title),
+      Array.from({ length: 20 }, (_, i) => `many-20-${i + 1}.txt`),
+    )
     for (const [i, file] of stored.entries()) {
       const dl = await call(server.url, 'GET', `/api/2.0/files/file/${file.id}/download`, { token })
       assert.equal(dl.text, `file number ${i + 1}`)
@@ -272,7 +297,18 @@ describe('files API', () => {
     const reply = await call(server.url, 'GET', `/api/2.0/files/file/${created.json.response.id}`, { token })
     assert.equal(reply.status, 200)
     const f = reply.json.response
-    for (const field of ['id', 'title', 'fileExst', 'contentLength', 'version', 'created', 'updated', 'createdBy', 'updatedBy', 'viewUrl']) {
+    for (const field of [
+      'id',
+      'title',
+      'fileExst',
+      'contentLength',
+      'version',
+      'created',
+      'updated',
+      'createdBy',
+      'updatedBy',
+      'viewUrl',
+    ]) {
       assert.ok(field in f, field)
     }
     assert.equal(f.createdBy.displayName, 'admin')
@@ -322,13 +358,25 @@ describe('files API', () => {
     const newest = await call(server.url, 'GET', '/api/2.0/files/@my?startIndex=0&count=2', { token: otherToken })
     assert.equal(newest.status, 200)
     assert.equal(newest.json.response.total, 3)
-    assert.deepEqual(newest.json.response.files.map((f: { title: string }) => f.title), ['gamma.txt', 'beta.txt'])
+    assert.deepEqual(
+      newest.json.response.files.map((f: { title: string }) => f.title),
+      ['gamma.txt', 'beta.txt'],
+    )
     const next = await call(server.url, 'GET', '/api/2.0/files/@my?startIndex=2&count=2', { token: otherToken })
-    assert.deepEqual(next.json.response.files.map((f: { title: string }) => f.title), ['alpha.txt'])
+    assert.deepEqual(
+      next.json.response.files.map((f: { title: string }) => f.title),
+      ['alpha.txt'],
+    )
     const az = await call(server.url, 'GET', '/api/2.0/files/@my?sortBy=AZ&sortOrder=ascending', { token: otherToken })
-    assert.deepEqual(az.json.response.files.map((f: { title: string }) => f.title), ['alpha.txt', 'beta.txt', 'gamma.txt'])
+    assert.deepEqual(
+      az.json.response.files.map((f: { title: string }) => f.title),
+      ['alpha.txt', 'beta.txt', 'gamma.txt'],
+    )
     const filtered = await call(server.url, 'GET', '/api/2.0/files/@my?filterValue=ET', { token: otherToken })
-    assert.deepEqual(filtered.json.response.files.map((f: { title: string }) => f.title), ['beta.txt'])
+    assert.deepEqual(
+      filtered.json.response.files.map((f: { title: string }) => f.title),
+      ['beta.txt'],
+    )
     const bad = await call(server.url, 'GET', '/api/2.0/files/@my?count=-1', { token: otherToken })
     assert.equal(bad.status, 400)
   })
@@ -336,7 +384,10 @@ describe('files API', () => {
   test('rename, then delete', async () => {
     const created = await call(server.url, 'POST', '/api/2.0/files/@my/file', { token, body: { title: 'Old.docx' } })
     const id = created.json.response.id
-    const renamed = await call(server.url, 'PUT', `/api/2.0/files/file/${id}`, { token, body: { title: 'New name.docx' } })
+    const renamed = await call(server.url, 'PUT', `/api/2.0/files/file/${id}`, {
+      token,
+      body: { title: 'New name.docx' },
+    })
     assert.equal(renamed.status, 200)
     assert.equal(renamed.json.response.title, 'New name.docx')
     const illegal = await call(server.url, 'PUT', `/api/2.0/files/file/${id}`, { token, body: { title: 'CON.docx' } })

@@ -47,7 +47,10 @@ describe('folders, trash and file operations API', () => {
     assert.equal(reply.status, 200)
     const sections = reply.json.response
     assert.equal(sections.length, 3)
-    assert.deepEqual(sections.map((s: { current: { rootFolderType: number } }) => s.current.rootFolderType), [5, 6, 3])
+    assert.deepEqual(
+      sections.map((s: { current: { rootFolderType: number } }) => s.current.rootFolderType),
+      [5, 6, 3],
+    )
     const my = await api('GET', '/files/@my.json')
     assert.equal(my.json.response.current.id, sections[0].current.id)
     assert.deepEqual(my.json.response.pathParts, [sections[0].current.id])
@@ -68,7 +71,10 @@ describe('folders, trash and file operations API', () => {
     assert.equal(info.json.response.rootFolderType, 5)
     assert.equal(info.json.response.access, 0)
     const path = await api('GET', `/files/folder/${inner}/path`)
-    assert.deepEqual(path.json.response.map((f: { title: string }) => f.title), ['My documents', 'Projects', 'Q3_ plans_'])
+    assert.deepEqual(
+      path.json.response.map((f: { title: string }) => f.title),
+      ['My documents', 'Projects', 'Q3_ plans_'],
+    )
     const clash = await api('POST', '/files/folder/@my', { title: 'PROJECTS' })
     assert.equal(clash.status, 409)
     const badRename = await api('PUT', `/files/folder/${inner}`, { title: 'a|b' })
@@ -77,7 +83,7 @@ describe('folders, trash and file operations API', () => {
     const renamed = await api('PUT', `/files/folder/${inner}`, { title: 'Plans' })
     assert.equal(renamed.json.response.title, 'Plans')
     const others = await api('GET', `/files/folder/${inner}`, undefined, bobToken)
-    assert.equal(others.status, 404, 'another user\'s folder is not found')
+    assert.equal(others.status, 404, "another user's folder is not found")
     const listing = await api('GET', `/files/${projects}`)
     assert.equal(listing.json.response.folders[0].title, 'Plans')
     assert.equal(listing.json.response.current.foldersCount, 1)
@@ -137,9 +143,11 @@ describe('folders, trash and file operations API', () => {
     assert.equal(badFilter.status, 400)
   })
 
-  test('listing by Type (extension, then name) and by Author (creator\'s name, then name), folders first', async () => {
+  test("listing by Type (extension, then name) and by Author (creator's name, then name), folders first", async () => {
     const box = await newFolder('@my', 'Sorted box')
-    const shared = await api('PUT', `/files/folder/${box}/share`, { share: [{ shareTo: (await api('GET', '/people/@self', undefined, bobToken)).json.response.id, access: 1 }] })
+    const shared = await api('PUT', `/files/folder/${box}/share`, {
+      share: [{ shareTo: (await api('GET', '/people/@self', undefined, bobToken)).json.response.id, access: 1 }],
+    })
     assert.equal(shared.status, 200, shared.text)
     await newFolder(box, 'z-folder')
     const bobFolder = await api('POST', `/files/folder/${box}`, { title: 'A-folder' }, bobToken)
@@ -147,7 +155,9 @@ describe('folders, trash and file operations API', () => {
     for (const title of ['notes', 'c.xlsx', 'b.docx']) assert.equal((await upload(box, title, 'x')).status, 201)
     for (const title of ['a.xlsx', 'README.md']) {
       const reply = await call(server.url, 'POST', `/api/2.0/files/${box}/upload?title=${encodeURIComponent(title)}`, {
-        token: bobToken, raw: 'y', headers: { 'Content-Type': 'application/octet-stream' },
+        token: bobToken,
+        raw: 'y',
+        headers: { 'Content-Type': 'application/octet-stream' },
       })
       assert.equal(reply.status, 201, reply.text)
     }
@@ -157,13 +167,48 @@ describe('folders, trash and file operations API', () => {
       return [...reply.json.response.folders, ...reply.json.response.files].map((i: { title: string }) => i.title)
     }
     // A title without a dot has no extension and comes first.
-    assert.deepEqual(await titles('sortBy=Type&sortOrder=ascending'), ['A-folder', 'z-folder', 'notes', 'b.docx', 'README.md', 'a.xlsx', 'c.xlsx'])
-    assert.deepEqual(await titles('sortBy=4&sortOrder=descending'), ['z-folder', 'A-folder', 'c.xlsx', 'a.xlsx', 'README.md', 'b.docx', 'notes'])
+    assert.deepEqual(await titles('sortBy=Type&sortOrder=ascending'), [
+      'A-folder',
+      'z-folder',
+      'notes',
+      'b.docx',
+      'README.md',
+      'a.xlsx',
+      'c.xlsx',
+    ])
+    assert.deepEqual(await titles('sortBy=4&sortOrder=descending'), [
+      'z-folder',
+      'A-folder',
+      'c.xlsx',
+      'a.xlsx',
+      'README.md',
+      'b.docx',
+      'notes',
+    ])
     assert.deepEqual(await titles('sortBy=Type&sortOrder=ascending&startIndex=3&count=2'), ['b.docx', 'README.md'])
     // The admin ("admin") sorts before Bob ("bob"), whatever the titles say.
-    assert.deepEqual(await titles('sortBy=Author&sortOrder=ascending'), ['z-folder', 'A-folder', 'b.docx', 'c.xlsx', 'notes', 'a.xlsx', 'README.md'])
-    assert.deepEqual(await titles('sortBy=3&sortOrder=descending'), ['A-folder', 'z-folder', 'README.md', 'a.xlsx', 'notes', 'c.xlsx', 'b.docx'])
-    assert.deepEqual(await titles('sortBy=Author&sortOrder=ascending&filterType=FilesOnly&startIndex=2&count=2'), ['notes', 'a.xlsx'])
+    assert.deepEqual(await titles('sortBy=Author&sortOrder=ascending'), [
+      'z-folder',
+      'A-folder',
+      'b.docx',
+      'c.xlsx',
+      'notes',
+      'a.xlsx',
+      'README.md',
+    ])
+    assert.deepEqual(await titles('sortBy=3&sortOrder=descending'), [
+      'A-folder',
+      'z-folder',
+      'README.md',
+      'a.xlsx',
+      'notes',
+      'c.xlsx',
+      'b.docx',
+    ])
+    assert.deepEqual(await titles('sortBy=Author&sortOrder=ascending&filterType=FilesOnly&startIndex=2&count=2'), [
+      'notes',
+      'a.xlsx',
+    ])
   })
 
   test('trash lifecycle: delete to trash, origin kept, restore, delete for good, editors refused', async () => {
@@ -198,7 +243,7 @@ describe('folders, trash and file operations API', () => {
     assert.equal(delFolder.json.response.at(-1).operation, 2)
     assert.equal(delFolder.json.response.at(-1).finished, true)
     const innerInfo = await api('GET', `/files/file/${inner}`)
-    assert.equal(innerInfo.json.response.rootFolderType, 3, 'the folder\'s content followed it into the trash')
+    assert.equal(innerInfo.json.response.rootFolderType, 3, "the folder's content followed it into the trash")
     // Moving back out of the trash with fileops/move restores too.
     const moved = await api('PUT', '/files/fileops/move', { destFolderId: home, folderIds: [folderId], fileIds: [] })
     assert.equal(moved.status, 200)
@@ -227,41 +272,74 @@ describe('folders, trash and file operations API', () => {
     await upload(dst, 'same.txt', 'already there')
     const srcId = original.json.response.id
 
-    const skipped = await api('PUT', '/files/fileops/copy', { destFolderId: dst, fileIds: [srcId], conflictResolveType: 0 })
+    const skipped = await api('PUT', '/files/fileops/copy', {
+      destFolderId: dst,
+      fileIds: [srcId],
+      conflictResolveType: 0,
+    })
     assert.equal(skipped.status, 200)
     assert.equal(skipped.json.response.at(-1).operation, 1)
     assert.equal(skipped.json.response.at(-1).files.length, 0)
 
-    const duplicated = await api('PUT', '/files/fileops/copy', { destFolderId: dst, fileIds: [srcId], conflictResolveType: 2 })
+    const duplicated = await api('PUT', '/files/fileops/copy', {
+      destFolderId: dst,
+      fileIds: [srcId],
+      conflictResolveType: 2,
+    })
     const copy = duplicated.json.response.at(-1).files[0]
     assert.equal(copy.title, 'same (2).txt')
     assert.notEqual(copy.id, srcId)
     const copyBytes = await call(server.url, 'GET', `/api/2.0/files/file/${copy.id}/download`, { token })
     assert.equal(copyBytes.text, 'from source')
 
-    const overwritten = await api('PUT', '/files/fileops/copy', { destFolderId: dst, fileIds: [srcId], conflictResolveType: 1 })
+    const overwritten = await api('PUT', '/files/fileops/copy', {
+      destFolderId: dst,
+      fileIds: [srcId],
+      conflictResolveType: 1,
+    })
     const replaced = overwritten.json.response.at(-1).files[0]
     assert.equal(replaced.title, 'same.txt')
     const listing = await api('GET', `/files/${dst}?sortBy=AZ`)
-    assert.deepEqual(listing.json.response.files.map((f: { title: string }) => f.title), ['same (2).txt', 'same.txt'])
-    assert.equal((await call(server.url, 'GET', `/api/2.0/files/file/${replaced.id}/download`, { token })).text, 'from source')
+    assert.deepEqual(
+      listing.json.response.files.map((f: { title: string }) => f.title),
+      ['same (2).txt', 'same.txt'],
+    )
+    assert.equal(
+      (await call(server.url, 'GET', `/api/2.0/files/file/${replaced.id}/download`, { token })).text,
+      'from source',
+    )
 
     // Deleting the original for good never removes the copies' bytes.
     await call(server.url, 'DELETE', `/api/2.0/files/file/${srcId}?immediately=true`, { token })
-    assert.equal((await call(server.url, 'GET', `/api/2.0/files/file/${copy.id}/download`, { token })).text, 'from source')
+    assert.equal(
+      (await call(server.url, 'GET', `/api/2.0/files/file/${copy.id}/download`, { token })).text,
+      'from source',
+    )
 
     // Move: Skip leaves it, Duplicate renames, the id stays.
     const mover = (await upload(src, 'same.txt', 'mover')).json.response.id
-    const skipMove = await api('PUT', '/files/fileops/move', { destFolderId: dst, fileIds: [mover], conflictResolveType: 0 })
+    const skipMove = await api('PUT', '/files/fileops/move', {
+      destFolderId: dst,
+      fileIds: [mover],
+      conflictResolveType: 0,
+    })
     assert.equal(skipMove.json.response.at(-1).files.length, 0)
     assert.equal((await api('GET', `/files/file/${mover}`)).json.response.folderId, src)
-    const dupMove = await api('PUT', '/files/fileops/move', { destFolderId: dst, fileIds: [mover], conflictResolveType: 2 })
+    const dupMove = await api('PUT', '/files/fileops/move', {
+      destFolderId: dst,
+      fileIds: [mover],
+      conflictResolveType: 2,
+    })
     assert.equal(dupMove.json.response.at(-1).operation, 0)
     const movedFile = dupMove.json.response.at(-1).files[0]
     assert.equal(movedFile.id, mover)
     assert.equal(movedFile.folderId, dst)
     assert.equal(movedFile.title, 'same (3).txt')
-    const overMove = await api('PUT', '/files/fileops/move', { destFolderId: src, fileIds: [mover], conflictResolveType: 1 })
+    const overMove = await api('PUT', '/files/fileops/move', {
+      destFolderId: src,
+      fileIds: [mover],
+      conflictResolveType: 1,
+    })
     assert.equal(overMove.json.response.at(-1).files[0].folderId, src)
 
     const ops = await api('GET', '/files/fileops')
@@ -313,7 +391,13 @@ describe('folders, trash and file operations API', () => {
     for (const path of ['/capabilities', '/capabilities.json']) {
       const reply = await call(server.url, 'GET', `/api/2.0${path}`)
       assert.equal(reply.status, 200)
-      assert.deepEqual(reply.json.response, { ldapEnabled: false, oauthEnabled: false, providers: [], ssoLabel: '', ssoUrl: '' })
+      assert.deepEqual(reply.json.response, {
+        ldapEnabled: false,
+        oauthEnabled: false,
+        providers: [],
+        ssoLabel: '',
+        ssoUrl: '',
+      })
     }
     const build = await api('GET', '/settings/version/build.json')
     const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'))

@@ -122,7 +122,7 @@ describe('people API for admins (ONLYOFFICE paths under /api/2.0/people)', () =>
     assert.equal(await hasEmails(), false)
   })
 
-  test('GET /people for a non-admin: every account\'s id and display name, no one else\'s e-mail or user name', async () => {
+  test("GET /people for a non-admin: every account's id and display name, no one else's e-mail or user name", async () => {
     const reply = await call(server.url, 'GET', '/api/2.0/people.json', { token: member })
     assert.equal(reply.status, 200, reply.text)
     const people: Array<Record<string, unknown>> = reply.json.response
@@ -147,7 +147,10 @@ describe('people API for admins (ONLYOFFICE paths under /api/2.0/people)', () =>
   test('PUT /people/:id: nothing to change is 400, an unknown id 404, demoting yourself 403', async () => {
     const empty = await call(server.url, 'PUT', `/api/2.0/people/${memberId}`, { token: admin, body: {} })
     assert.equal(empty.status, 400)
-    const unknown = await call(server.url, 'PUT', '/api/2.0/people/no-such-id', { token: admin, body: { isAdmin: true } })
+    const unknown = await call(server.url, 'PUT', '/api/2.0/people/no-such-id', {
+      token: admin,
+      body: { isAdmin: true },
+    })
     assert.equal(unknown.status, 404)
     const self = await call(server.url, 'PUT', `/api/2.0/people/${adminId}`, { token: admin, body: { isAdmin: false } })
     assert.equal(self.status, 403)
@@ -161,7 +164,10 @@ describe('people API for admins (ONLYOFFICE paths under /api/2.0/people)', () =>
     const first = await signIn(server.url, 'heidi', 'heidi-password')
     const second = await signIn(server.url, 'heidi', 'heidi-password')
 
-    const short = await call(server.url, 'PUT', `/api/2.0/people/${id}/password`, { token: admin, body: { password: 'short' } })
+    const short = await call(server.url, 'PUT', `/api/2.0/people/${id}/password`, {
+      token: admin,
+      body: { password: 'short' },
+    })
     assert.equal(short.status, 400)
     assert.equal((await call(server.url, 'GET', '/api/2.0/people/@self', { token: first })).status, 200)
 

@@ -47,11 +47,11 @@ describe('driver selection', () => {
           sqlite: loaded.some((path) => path.includes('better-sqlite3')),
         }))
       `
-      const child = spawnSync(
-        process.execPath,
-        ['--import', 'tsx', '--input-type=module', '-e', script],
-        { cwd: ROOT, encoding: 'utf8', env: { ...process.env, FOLIO_DATABASE_URL: '' } },
-      )
+      const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, FOLIO_DATABASE_URL: '' },
+      })
       assert.equal(child.status, 0, child.stderr)
       const lastLine = child.stdout.trim().split('\n').at(-1) ?? ''
       const report: { signIn: number; pg: string[]; sqlite: boolean } = JSON.parse(lastLine)
@@ -115,8 +115,7 @@ describe('Folio on PostgreSQL', { skip }, () => {
 
   test('the WOPI lock cycle: Lock, conflict, PutFile, RefreshLock, Unlock', async () => {
     const id = await h.createFile('pg-locks.docx', 'v1')
-    const op = (override: string, lockId: string) =>
-      h.wopi(id, { override, headers: lockHeaders(lockId) })
+    const op = (override: string, lockId: string) => h.wopi(id, { override, headers: lockHeaders(lockId) })
     assert.equal((await op('LOCK', 'L1')).status, 200)
     const conflict = await op('LOCK', 'L2')
     assert.equal(conflict.status, 409)

@@ -15,7 +15,11 @@ export const TINY_PNG = Buffer.from(
 async function upload(url: string, token: string, name: string, bytes: Uint8Array): Promise<string> {
   const form = new FormData()
   form.append('file', new Blob([Buffer.from(bytes)]), name)
-  const response = await fetch(`${url}/api/2.0/files/@my/upload`, { method: 'POST', headers: { Authorization: token }, body: form })
+  const response = await fetch(`${url}/api/2.0/files/@my/upload`, {
+    method: 'POST',
+    headers: { Authorization: token },
+    body: form,
+  })
   const json = await response.json()
   assert.equal(response.status, 201, JSON.stringify(json))
   return String(json.response.id)
@@ -37,7 +41,8 @@ describe('previews (GET files/file/{id}/preview)', { skip: libreOfficeMissing() 
   })
   after(() => server.dispose())
 
-  const get = (id: string, auth = token) => fetch(`${server.url}${previewPath(id)}`, { headers: { Authorization: auth } })
+  const get = (id: string, auth = token) =>
+    fetch(`${server.url}${previewPath(id)}`, { headers: { Authorization: auth } })
 
   test('a docx previews as its PDF rendition, inline, framable by Folio only and not sandboxed', async () => {
     const id = await upload(server.url, token, 'Minutes.docx', docxWithText(['The board approved the budget']))
@@ -93,7 +98,7 @@ describe('previews (GET files/file/{id}/preview)', { skip: libreOfficeMissing() 
   })
 })
 
-describe('a share link\'s page, preview and download (no editor configured)', { skip: libreOfficeMissing() }, () => {
+describe("a share link's page, preview and download (no editor configured)", { skip: libreOfficeMissing() }, () => {
   let server: TestServer
   let token: string
 
@@ -106,7 +111,7 @@ describe('a share link\'s page, preview and download (no editor configured)', { 
   const setLink = async (id: string, share: number) => {
     const reply = await call(server.url, 'PUT', `/api/2.0/files/${id}/sharedlink`, { token, body: { share } })
     assert.equal(reply.status, 200, reply.text)
-    return share === 0 ? '' : new URL(reply.json.response.sharedTo.shareLink).searchParams.get('doc') ?? ''
+    return share === 0 ? '' : (new URL(reply.json.response.sharedTo.shareLink).searchParams.get('doc') ?? '')
   }
 
   test('the page names the document, its owner, size and date, frames its preview and offers the download', async () => {
@@ -144,15 +149,22 @@ describe('a share link\'s page, preview and download (no editor configured)', { 
     assert.match(html, /<pre aria-label="Contents of note\.txt">&lt;script&gt;alert\(1\)&lt;\/script&gt;<\/pre>/)
   })
 
-  test('an unknown key, another file\'s key or a link turned off: a 404 page for the page, preview and download', async () => {
+  test("an unknown key, another file's key or a link turned off: a 404 page for the page, preview and download", async () => {
     const id = await upload(server.url, token, 'Gone.txt', Buffer.from('gone'))
     const other = await upload(server.url, token, 'Other.txt', Buffer.from('other'))
     const key = await setLink(id, 2)
     const otherKey = await setLink(other, 2)
     await setLink(id, 0)
-    for (const [fileId, k] of [[id, key], [id, otherKey], [id, 'made-up'], [id, '']] as const) {
+    for (const [fileId, k] of [
+      [id, key],
+      [id, otherKey],
+      [id, 'made-up'],
+      [id, ''],
+    ] as const) {
       for (const path of ['', '/preview', '/download']) {
-        const reply = await fetch(`${server.url}/s/${fileId}${path}?doc=${encodeURIComponent(k)}`, { headers: { Accept: 'text/html' } })
+        const reply = await fetch(`${server.url}/s/${fileId}${path}?doc=${encodeURIComponent(k)}`, {
+          headers: { Accept: 'text/html' },
+        })
         assert.equal(reply.status, 404, `${path} ${k}`)
         const text = await reply.text()
         assert.match(text, /This document is not here/)
@@ -188,7 +200,7 @@ describe('previews without a converter (FOLIO_CONVERTER=off)', () => {
   })
 })
 
-describe('a share link\'s page with a WOPI client only', () => {
+describe("a share link's page with a WOPI client only", () => {
   let server: TestServer
   let discovery: Awaited<ReturnType<typeof startDiscoveryServer>>
   let token: string
@@ -216,7 +228,9 @@ describe('a share link\'s page with a WOPI client only', () => {
     assert.match(html, /name="access_token"/)
     assert.match(html, new RegExp(new URL(discovery.url).host))
     const accessToken = /name="access_token" value="([^"]+)"/.exec(html)?.[1] ?? ''
-    const info = await (await fetch(`${server.url}/wopi/files/${id}?access_token=${encodeURIComponent(accessToken)}`)).json()
+    const info = await (
+      await fetch(`${server.url}/wopi/files/${id}?access_token=${encodeURIComponent(accessToken)}`)
+    ).json()
     assert.equal(info.UserFriendlyName, 'Gina')
     assert.equal(info.UserCanWrite, false)
     assert.equal((await fetch(`${server.url}/s/${id}/wopi?doc=wrong&name=Gina`)).status, 404)

@@ -46,7 +46,10 @@ describe('a re-upload is a new version', () => {
     assert.equal(again.json.response.version, 2)
     const download = await call(server.url, 'GET', `/api/2.0/files/file/${first.json.response.id}/download`, { token })
     assert.equal(download.text, 'two')
-    assert.deepEqual((await titles(server.url, token)).filter((t) => t.startsWith('plan')), ['plan.txt'])
+    assert.deepEqual(
+      (await titles(server.url, token)).filter((t) => t.startsWith('plan')),
+      ['plan.txt'],
+    )
   })
 
   test('createNewIfExist=true (query) keeps both: "name (2).ext"', async () => {
@@ -112,18 +115,28 @@ describe('a re-upload is a new version', () => {
     const folderId = folder.json.response.id
     const form = new FormData()
     form.append('file', new Blob(['owner']), 'shared.txt')
-    const put = await fetch(`${server.url}/api/2.0/files/${folderId}/upload`, { method: 'POST', headers: { Authorization: token }, body: form })
+    const put = await fetch(`${server.url}/api/2.0/files/${folderId}/upload`, {
+      method: 'POST',
+      headers: { Authorization: token },
+      body: form,
+    })
     const fileId = (await put.json()).response.id
     await call(server.url, 'PUT', `/api/2.0/files/folder/${folderId}/share`, {
-      token, body: { share: [{ shareTo: davesId, access: 1 }] },
+      token,
+      body: { share: [{ shareTo: davesId, access: 1 }] },
     })
     await call(server.url, 'PUT', `/api/2.0/files/file/${fileId}/share`, {
-      token, body: { share: [{ shareTo: davesId, access: 2 }] },
+      token,
+      body: { share: [{ shareTo: davesId, access: 2 }] },
     })
     const daveForm = new FormData()
     daveForm.append('file', new Blob(['dave']), 'shared.txt')
     daveForm.append('createNewIfExist', 'false')
-    const reply = await fetch(`${server.url}/api/2.0/files/${folderId}/upload`, { method: 'POST', headers: { Authorization: dave }, body: daveForm })
+    const reply = await fetch(`${server.url}/api/2.0/files/${folderId}/upload`, {
+      method: 'POST',
+      headers: { Authorization: dave },
+      body: daveForm,
+    })
     assert.equal(reply.status, 201)
     const stored = (await reply.json()).response
     assert.notEqual(stored.id, fileId)

@@ -19,7 +19,11 @@ describe('renditions (download as, kept)', { skip: libreOfficeMissing() }, () =>
   const made = (target: string) => conversions.filter((request) => request.target === target).length
 
   before(async () => {
-    h = await startWopiHarness({ FOLIO_CONVERTER: 'libreoffice', FOLIO_CONVERTER_WORKERS: '1', FOLIO_VERSIONS_KEEP: '1' })
+    h = await startWopiHarness({
+      FOLIO_CONVERTER: 'libreoffice',
+      FOLIO_CONVERTER_WORKERS: '1',
+      FOLIO_VERSIONS_KEEP: '1',
+    })
     // Every conversion the running Folio asks of its converter is counted here.
     const converter = h.server.converter
     const convert = converter.convert.bind(converter)
@@ -58,7 +62,7 @@ describe('renditions (download as, kept)', { skip: libreOfficeMissing() }, () =>
     assert.equal(kept?.size, first.length)
   })
 
-  test('a new version gets its own rendition; the dropped version\'s rendition is collected with it', async () => {
+  test("a new version gets its own rendition; the dropped version's rendition is collected with it", async () => {
     const fileId = await h.createFile('plan.docx', docxWithText(['Plan version one']))
     assert.match(await textOf('pdf', await downloadPdf(fileId)), /Plan version one/)
     const oldBlob = (await h.server.ctx.store.files.findById(fileId))?.blobKey ?? ''
@@ -110,7 +114,9 @@ describe('renditions (download as, kept)', { skip: libreOfficeMissing() }, () =>
     }
     const blobKey = (await h.server.ctx.store.files.findById(fileId))?.blobKey ?? ''
     const pngsOfThis = () =>
-      conversions.filter((request) => request.target === 'png' && request.source.kind === 'blob' && request.source.blobKey === blobKey).length
+      conversions.filter(
+        (request) => request.target === 'png' && request.source.kind === 'blob' && request.source.blobKey === blobKey,
+      ).length
     const first = await thumbnail()
     const { width, height } = pngSize(first)
     assert.ok(width > 16 && height > 16 && width <= 512 && height <= 512, `${width}x${height}`)
@@ -132,7 +138,9 @@ describe('renditions (download as, kept)', { skip: libreOfficeMissing() }, () =>
     await createUser(h.server.ctx, { userName: 'eve', password: 'eve-password-1' })
     const { signIn } = await import('../support/portal-client.js')
     const eve = await signIn(h.server.url, 'eve', 'eve-password-1')
-    const reply = await call(h.server.url, 'GET', `/api/2.0/files/file/${fileId}/download?outputtype=.pdf`, { token: eve })
+    const reply = await call(h.server.url, 'GET', `/api/2.0/files/file/${fileId}/download?outputtype=.pdf`, {
+      token: eve,
+    })
     assert.equal(reply.status, 404)
     // The owner's thumbnail exists; the other user still gets 404.
     const own = await call(h.server.url, 'GET', `/api/2.0/files/file/${fileId}/thumbnail`, { token: h.portalToken })

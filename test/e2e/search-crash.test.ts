@@ -46,7 +46,9 @@ describe('search after a crash', { skip }, () => {
     const token = await signIn(first.url, 'admin', ADMIN_PASSWORD)
     const upload = async (title: string, bytes: Uint8Array) => {
       const reply = await call(first.url, 'POST', `/api/2.0/files/@my/upload?title=${title}`, {
-        token, raw: new Uint8Array(bytes), headers: { 'Content-Type': 'application/octet-stream' },
+        token,
+        raw: new Uint8Array(bytes),
+        headers: { 'Content-Type': 'application/octet-stream' },
       })
       assert.equal(reply.status, 201, reply.text)
       return String(reply.json.response.id)
@@ -55,14 +57,19 @@ describe('search after a crash', { skip }, () => {
     const pdf = await upload('report.pdf', readFileSync(new URL('source-text.pdf', FIXTURES)))
     // The backlog metric counts both jobs (queued right after each save's commit).
     await until('two pending jobs in the metric', async () => {
-      const metrics = await call(first.url, 'GET', '/metrics', { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })
+      const metrics = await call(first.url, 'GET', '/metrics', {
+        headers: { Authorization: `Bearer ${METRICS_TOKEN}` },
+      })
       return /folio_jobs\{kind="index-version",state="pending"\} 2/.test(metrics.text) ? true : undefined
     })
     await folio.stop('SIGKILL')
 
     const db = new Database(join(dataDir, 'folio.db'))
     try {
-      assert.deepEqual(db.prepare("SELECT subject FROM jobs WHERE kind = 'index-version' ORDER BY subject").pluck().all(), [docx, pdf].sort())
+      assert.deepEqual(
+        db.prepare("SELECT subject FROM jobs WHERE kind = 'index-version' ORDER BY subject").pluck().all(),
+        [docx, pdf].sort(),
+      )
       assert.equal(db.prepare('SELECT count(*) FROM search_documents').pluck().get(), 0)
       db.prepare("DELETE FROM jobs WHERE kind = 'index-version' AND subject = ?").run(pdf)
     } finally {
@@ -73,11 +80,15 @@ describe('search after a crash', { skip }, () => {
     folio = second.folio
     const again = await signIn(second.url, 'admin', ADMIN_PASSWORD)
     const found = async (text: string) => {
-      const reply = await call(second.url, 'GET', `/api/2.0/files/@search/${encodeURIComponent(text)}`, { token: again })
+      const reply = await call(second.url, 'GET', `/api/2.0/files/@search/${encodeURIComponent(text)}`, {
+        token: again,
+      })
       assert.equal(reply.status, 200, reply.text)
       return reply.json.response.map((item: { id: string }) => item.id).sort()
     }
-    await until('both documents found', async () => ((await found('wordprocessorword')).length === 2 ? true : undefined))
+    await until('both documents found', async () =>
+      (await found('wordprocessorword')).length === 2 ? true : undefined,
+    )
     assert.deepEqual(await found('wordprocessorword'), [docx, pdf].sort())
     await folio.stop('SIGTERM')
 

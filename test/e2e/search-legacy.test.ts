@@ -15,9 +15,21 @@ const run = promisify(execFile)
 async function madeByLibreOffice(folder: string, source: string, contents: string, target: string): Promise<Buffer> {
   await writeFile(join(folder, source), contents)
   const profile = `file://${join(folder, 'profile')}`
-  await run('soffice', [`-env:UserInstallation=${profile}`, '--headless', '--convert-to', target, '--outdir', folder, join(folder, source)], {
-    timeout: 120_000,
-  })
+  await run(
+    'soffice',
+    [
+      `-env:UserInstallation=${profile}`,
+      '--headless',
+      '--convert-to',
+      target,
+      '--outdir',
+      folder,
+      join(folder, source),
+    ],
+    {
+      timeout: 120_000,
+    },
+  )
   return readFile(join(folder, source.replace(/\.[^.]+$/, `.${target}`)))
 }
 
@@ -39,9 +51,14 @@ describe('content search of legacy formats through the converter', { skip: libre
   })
 
   const foundByContent = async (word: string): Promise<string[]> => {
-    const reply = await call(h.server.url, 'GET', `/api/2.0/files/@my?withsubfolders=true&searchInContent=true&filterValue=${word}`, {
-      token: h.portalToken,
-    })
+    const reply = await call(
+      h.server.url,
+      'GET',
+      `/api/2.0/files/@my?withsubfolders=true&searchInContent=true&filterValue=${word}`,
+      {
+        token: h.portalToken,
+      },
+    )
     assert.equal(reply.status, 200, reply.text)
     return reply.json.response.files.map((file: { id: string }) => file.id)
   }
@@ -59,14 +76,22 @@ describe('content search of legacy formats through the converter', { skip: libre
     await eventuallyFound('marsupialword', fileId)
     // Its name holds no such word: the content was read.
     assert.deepEqual(
-      (await call(h.server.url, 'GET', '/api/2.0/files/@my?withsubfolders=true&filterValue=marsupialword', { token: h.portalToken }))
-        .json.response.files,
+      (
+        await call(h.server.url, 'GET', '/api/2.0/files/@my?withsubfolders=true&filterValue=marsupialword', {
+          token: h.portalToken,
+        })
+      ).json.response.files,
       [],
     )
   })
 
   test('a .doc and an .xls made by LibreOffice are found by the words inside them', async () => {
-    const doc = await madeByLibreOffice(folder, 'letter.rtf', '{\\rtf1\\ansi\\pard Dear wombatword, hello.\\par}', 'doc')
+    const doc = await madeByLibreOffice(
+      folder,
+      'letter.rtf',
+      '{\\rtf1\\ansi\\pard Dear wombatword, hello.\\par}',
+      'doc',
+    )
     const xls = await madeByLibreOffice(folder, 'ledger.csv', 'item,amount\nplatypusword,12\n', 'xls')
     const docId = await h.createFile('letter.doc', doc)
     const xlsId = await h.createFile('ledger.xls', xls)

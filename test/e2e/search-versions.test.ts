@@ -49,7 +49,10 @@ describe('search sees every new version', () => {
     assert.deepEqual(await found('cormorantword'), [])
 
     const copied = await h.api('PUT', '/files/fileops/copy', {
-      destFolderId: '@my', folderIds: [], fileIds: [file.id], conflictResolveType: 2,
+      destFolderId: '@my',
+      folderIds: [],
+      fileIds: [file.id],
+      conflictResolveType: 2,
     })
     assert.equal(copied.status, 200, copied.text)
     await until('the copy is indexed', async () => (await found('albatrossword')).length === 2)

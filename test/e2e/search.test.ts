@@ -101,7 +101,8 @@ describe('search', () => {
     }
     // Both the docx and the odt hold the same words; the pdf too.
     const both = await found(owner, 'Zanzibar office')
-    for (const title of ['report.docx', 'report.odt', 'report.pdf']) assert.ok(both.includes(ids.get(title) ?? ''), title)
+    for (const title of ['report.docx', 'report.odt', 'report.pdf'])
+      assert.ok(both.includes(ids.get(title) ?? ''), title)
     // Script content of a page is not its text.
     assert.deepEqual(await found(owner, 'scriptword'), [])
     // Case and accents do not matter.
@@ -116,16 +117,29 @@ describe('search', () => {
     // Names, immediately, from any folder above.
     const byName = await api(owner, 'GET', `/files/${outer}?withsubfolders=true&filterValue=nebula`)
     assert.equal(byName.status, 200, byName.text)
-    assert.deepEqual(byName.json.response.files.map((f: { id: string }) => f.id), [deep])
+    assert.deepEqual(
+      byName.json.response.files.map((f: { id: string }) => f.id),
+      [deep],
+    )
     assert.deepEqual(byName.json.response.folders, [])
     assert.equal(byName.json.response.current.id, outer)
     const folderByName = await api(owner, 'GET', `/files/@my?withsubfolders=true&filterValue=quasar`)
-    assert.deepEqual(folderByName.json.response.folders.map((f: { id: string }) => f.id), [inner])
+    assert.deepEqual(
+      folderByName.json.response.folders.map((f: { id: string }) => f.id),
+      [inner],
+    )
     // Content only with searchInContent.
     const byWords = await api(owner, 'GET', `/files/${outer}?withsubfolders=true&filterValue=pulsarword`)
     assert.deepEqual(byWords.json.response.files, [])
-    const inContent = await api(owner, 'GET', `/files/${outer}?withsubfolders=true&searchInContent=true&filterValue=pulsarword`)
-    assert.deepEqual(inContent.json.response.files.map((f: { id: string }) => f.id), [deep])
+    const inContent = await api(
+      owner,
+      'GET',
+      `/files/${outer}?withsubfolders=true&searchInContent=true&filterValue=pulsarword`,
+    )
+    assert.deepEqual(
+      inContent.json.response.files.map((f: { id: string }) => f.id),
+      [deep],
+    )
     assert.match(inContent.json.response.files[0].snippet, /pulsarword/)
     // Without withsubfolders the folder's own listing filters as before.
     const plain = await api(owner, 'GET', `/files/${outer}?filterValue=nebula`)
@@ -152,7 +166,9 @@ describe('search', () => {
 
     const share = await api(owner, 'PUT', `/files/folder/${team}/share`, { share: [{ shareTo: bob.id, access: 2 }] })
     assert.equal(share.status, 200, share.text)
-    const shareFile = await api(owner, 'PUT', `/files/file/${single}/share`, { share: [{ shareTo: carol.id, access: 2 }] })
+    const shareFile = await api(owner, 'PUT', `/files/file/${single}/share`, {
+      share: [{ shareTo: carol.id, access: 2 }],
+    })
     assert.equal(shareFile.status, 200, shareFile.text)
     assert.deepEqual(await found(bob.token, 'galleonword'), [doc])
     assert.deepEqual(await found(carol.token, 'galleonword'), [single])
@@ -160,7 +176,10 @@ describe('search', () => {
     assert.equal(item.rootFolderType, 6)
     // By name in the shared folder's subtree.
     const listing = await api(bob.token, 'GET', `/files/${team}?withsubfolders=true&filterValue=minutes`)
-    assert.deepEqual(listing.json.response.files.map((f: { id: string }) => f.id), [doc])
+    assert.deepEqual(
+      listing.json.response.files.map((f: { id: string }) => f.id),
+      [doc],
+    )
 
     const removed = await api(owner, 'PUT', `/files/folder/${team}/share`, { share: [{ shareTo: bob.id, access: 0 }] })
     assert.equal(removed.status, 200, removed.text)
@@ -178,11 +197,21 @@ describe('search', () => {
     assert.equal(deleted.status, 200, deleted.text)
     await until('the delete ended', async () => ((await found(owner, 'trebuchetword')).length === 0 ? true : undefined))
     assert.deepEqual(await found(bob.token, 'trebuchetword'), [])
-    const inTrash = await api(owner, 'GET', '/files/@trash?withsubfolders=true&searchInContent=true&filterValue=trebuchetword')
+    const inTrash = await api(
+      owner,
+      'GET',
+      '/files/@trash?withsubfolders=true&searchInContent=true&filterValue=trebuchetword',
+    )
     assert.equal(inTrash.status, 200, inTrash.text)
-    assert.deepEqual(inTrash.json.response.files.map((f: { id: string }) => f.id), [doc])
+    assert.deepEqual(
+      inTrash.json.response.files.map((f: { id: string }) => f.id),
+      [doc],
+    )
     const byName = await api(owner, 'GET', '/files/@trash?withsubfolders=true&filterValue=old plans')
-    assert.deepEqual(byName.json.response.files.map((f: { id: string }) => f.id), [doc])
+    assert.deepEqual(
+      byName.json.response.files.map((f: { id: string }) => f.id),
+      [doc],
+    )
   })
 
   test("a new version's words replace the old version's", async () => {
@@ -190,10 +219,15 @@ describe('search', () => {
     await foundEventually(owner, 'zeppelinword', doc)
     const token = (await api(owner, 'POST', `/files/file/${doc}/wopi?mode=edit`)).json.response.accessToken
     const wopi = (override: string, headers: Record<string, string>, body?: string) =>
-      call(server.url, 'POST', `/wopi/files/${doc}${body === undefined ? '' : '/contents'}?access_token=${encodeURIComponent(token)}`, {
-        headers: { 'X-WOPI-Override': override, ...headers },
-        ...(body === undefined ? {} : { raw: body }),
-      })
+      call(
+        server.url,
+        'POST',
+        `/wopi/files/${doc}${body === undefined ? '' : '/contents'}?access_token=${encodeURIComponent(token)}`,
+        {
+          headers: { 'X-WOPI-Override': override, ...headers },
+          ...(body === undefined ? {} : { raw: body }),
+        },
+      )
     assert.equal((await wopi('LOCK', { 'X-WOPI-Lock': 'L1' })).status, 200)
     assert.equal((await wopi('PUT', { 'X-WOPI-Lock': 'L1' }, 'second draft mentions dirigibleword')).status, 200)
     await foundEventually(owner, 'dirigibleword', doc)
@@ -203,28 +237,69 @@ describe('search', () => {
   test('a file deleted for good takes its words with it', async () => {
     const doc = await upload(owner, my, 'shortlived.txt', 'ephemeralword')
     await foundEventually(owner, 'ephemeralword', doc)
-    const deleted = await api(owner, 'PUT', '/files/fileops/delete', { fileIds: [doc], folderIds: [], immediately: true })
+    const deleted = await api(owner, 'PUT', '/files/fileops/delete', {
+      fileIds: [doc],
+      folderIds: [],
+      immediately: true,
+    })
     assert.equal(deleted.status, 200, deleted.text)
     await until('the delete ended', async () => ((await found(owner, 'ephemeralword')).length === 0 ? true : undefined))
     assert.equal(await server.ctx.store.search.indexedVersion(doc), undefined)
-    const inTrash = await api(owner, 'GET', '/files/@trash?withsubfolders=true&searchInContent=true&filterValue=ephemeralword')
+    const inTrash = await api(
+      owner,
+      'GET',
+      '/files/@trash?withsubfolders=true&searchInContent=true&filterValue=ephemeralword',
+    )
     assert.deepEqual(inTrash.json.response.files, [])
   })
 
-  test('hostile queries are data: never a 500, never another user\'s documents', async () => {
+  test("hostile queries are data: never a 500, never another user's documents", async () => {
     const secret = await upload(carol.token, '@my', 'carol secret.txt', 'carolsecretword % _ * " \\')
     await foundEventually(carol.token, 'carolsecretword', secret)
     const hostile = [
-      '"', "'", '*', '%', '_', '\\', '"carolsecretword"', 'carolsecretword*', 'carolsecretword OR x', 'NEAR(a b)',
-      "'; DROP TABLE files; --", 'x:*', '(', ')', '&', '|', '!', '\u0000', '\u0000carolsecretword',
-      '\uFFFF', 'a'.repeat(2048), '.json', ' ', '%%', 'é'.repeat(600),
+      '"',
+      "'",
+      '*',
+      '%',
+      '_',
+      '\\',
+      '"carolsecretword"',
+      'carolsecretword*',
+      'carolsecretword OR x',
+      'NEAR(a b)',
+      "'; DROP TABLE files; --",
+      'x:*',
+      '(',
+      ')',
+      '&',
+      '|',
+      '!',
+      '\u0000',
+      '\u0000carolsecretword',
+      '\uFFFF',
+      'a'.repeat(2048),
+      '.json',
+      ' ',
+      '%%',
+      'é'.repeat(600),
     ]
     for (const text of hostile) {
       const reply = await search(owner, text)
-      assert.ok(reply.status === 200 || reply.status === 400, `${JSON.stringify(text.slice(0, 20))}: ${reply.status} ${reply.text.slice(0, 200)}`)
-      if (reply.status === 200) assert.ok(!reply.json.response.some((i: { id: string }) => i.id === secret), text.slice(0, 20))
-      const listing = await api(owner, 'GET', `/files/@my?withsubfolders=true&searchInContent=true&filterValue=${encodeURIComponent(text)}`)
-      assert.ok(listing.status === 200 || listing.status === 400, `listing ${JSON.stringify(text.slice(0, 20))}: ${listing.status}`)
+      assert.ok(
+        reply.status === 200 || reply.status === 400,
+        `${JSON.stringify(text.slice(0, 20))}: ${reply.status} ${reply.text.slice(0, 200)}`,
+      )
+      if (reply.status === 200)
+        assert.ok(!reply.json.response.some((i: { id: string }) => i.id === secret), text.slice(0, 20))
+      const listing = await api(
+        owner,
+        'GET',
+        `/files/@my?withsubfolders=true&searchInContent=true&filterValue=${encodeURIComponent(text)}`,
+      )
+      assert.ok(
+        listing.status === 200 || listing.status === 400,
+        `listing ${JSON.stringify(text.slice(0, 20))}: ${listing.status}`,
+      )
     }
     // Bytes that are not UTF-8 in the path.
     for (const raw of ['%FF', '%C3', '%ED%A0%80', '%00']) {

@@ -20,16 +20,21 @@ describe('share links over WOPI', () => {
 
   async function upload(title: string, text: string): Promise<string> {
     const reply = await call(server.url, 'POST', `/api/2.0/files/@my/upload?title=${encodeURIComponent(title)}`, {
-      token: owner, raw: text, headers: { 'Content-Type': 'application/octet-stream' },
+      token: owner,
+      raw: text,
+      headers: { 'Content-Type': 'application/octet-stream' },
     })
     assert.equal(reply.status, 201, reply.text)
     return reply.json.response.id
   }
 
   async function setLink(fileId: string, share: number): Promise<string> {
-    const reply = await call(server.url, 'PUT', `/api/2.0/files/${fileId}/sharedlink`, { token: owner, body: { share } })
+    const reply = await call(server.url, 'PUT', `/api/2.0/files/${fileId}/sharedlink`, {
+      token: owner,
+      body: { share },
+    })
     assert.equal(reply.status, 200, reply.text)
-    return share === 0 ? '' : new URL(reply.json.response.sharedTo.shareLink).searchParams.get('doc') ?? ''
+    return share === 0 ? '' : (new URL(reply.json.response.sharedTo.shareLink).searchParams.get('doc') ?? '')
   }
 
   const launch = (fileId: string, query: string, headers: Record<string, string> = {}) =>

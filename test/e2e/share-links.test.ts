@@ -32,7 +32,10 @@ describe('share links', () => {
     const key = url.searchParams.get('doc') ?? ''
     assert.ok(key.length >= 32)
     assert.equal(made.json.response.access, 2)
-    assert.deepEqual((await call(h.folio.url, 'GET', `/api/2.0/files/${file.id}/sharedlink`, { token: h.token })).json.response, made.json.response)
+    assert.deepEqual(
+      (await call(h.folio.url, 'GET', `/api/2.0/files/${file.id}/sharedlink`, { token: h.token })).json.response,
+      made.json.response,
+    )
 
     // Read: a viewer, a guest identity kept by a cookie, the name the guest typed.
     const first = await open(file.id, key, '&name=Zed')
@@ -76,7 +79,10 @@ describe('share links', () => {
     assert.equal((await fetch(editing.document.url)).status, 403)
     const refused = await fetch(editing.editorConfig.callbackUrl, { method: 'POST', body: 'not json' })
     assert.equal(refused.status, 403)
-    assert.equal((await call(h.folio.url, 'GET', `/api/2.0/files/${file.id}/sharedlink`, { token: h.token })).json.response, null)
+    assert.equal(
+      (await call(h.folio.url, 'GET', `/api/2.0/files/${file.id}/sharedlink`, { token: h.token })).json.response,
+      null,
+    )
 
     // Made again: a new key; the old one stays dead.
     const remade = await setLink(file.id, 2)
@@ -87,7 +93,10 @@ describe('share links', () => {
   test('bad link input is a 400 that changes nothing', async () => {
     const file = await h.upload('Bad link.docx', 'x')
     for (const share of [3, 7, 9, -1]) assert.equal((await setLink(file.id, share)).status, 400, String(share))
-    assert.equal((await call(h.folio.url, 'GET', `/api/2.0/files/${file.id}/sharedlink`, { token: h.token })).json.response, null)
+    assert.equal(
+      (await call(h.folio.url, 'GET', `/api/2.0/files/${file.id}/sharedlink`, { token: h.token })).json.response,
+      null,
+    )
   })
 
   test('the browser page of a link offers the editor, which asks the guest for a name, then opens it', async () => {
@@ -102,7 +111,11 @@ describe('share links', () => {
     const old = await call(h.folio.url, 'GET', `/s/${file.id}?doc=${encodeURIComponent(key)}&name=Ada`)
     assert.equal(old.status, 302)
     assert.equal(old.headers.get('location'), `/s/${file.id}/editor?doc=${encodeURIComponent(key)}&name=Ada`)
-    const page = await call(h.folio.url, 'GET', `/s/${file.id}/editor?doc=${encodeURIComponent(key)}&name=${encodeURIComponent('Ada <b>')}`)
+    const page = await call(
+      h.folio.url,
+      'GET',
+      `/s/${file.id}/editor?doc=${encodeURIComponent(key)}&name=${encodeURIComponent('Ada <b>')}`,
+    )
     assert.equal(page.status, 200)
     assert.match(page.text, /DocsAPI/)
     assert.match(page.text, /Ada \\u003cb>|Ada \\u003cb\\u003e/)

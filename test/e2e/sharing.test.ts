@@ -28,11 +28,22 @@ describe('sharing files with people', () => {
     assert.equal(reply.status, 200, reply.text)
     return String(reply.json.response.accessToken)
   }
-  const wopi = (fileId: string, token: string, override?: string, headers: Record<string, string> = {}, body?: string) =>
-    call(h.folio.url, override === undefined ? 'GET' : 'POST', `/wopi/files/${fileId}${override === 'PUT' ? '/contents' : ''}?access_token=${encodeURIComponent(token)}`, {
-      headers: override === undefined ? headers : { ...headers, 'X-WOPI-Override': override },
-      ...(body === undefined ? {} : { raw: body }),
-    })
+  const wopi = (
+    fileId: string,
+    token: string,
+    override?: string,
+    headers: Record<string, string> = {},
+    body?: string,
+  ) =>
+    call(
+      h.folio.url,
+      override === undefined ? 'GET' : 'POST',
+      `/wopi/files/${fileId}${override === 'PUT' ? '/contents' : ''}?access_token=${encodeURIComponent(token)}`,
+      {
+        headers: override === undefined ? headers : { ...headers, 'X-WOPI-Override': override },
+        ...(body === undefined ? {} : { raw: body }),
+      },
+    )
 
   before(async () => {
     h = await startHarness()
@@ -45,7 +56,10 @@ describe('sharing files with people', () => {
 
   test('PUT/GET share: the owner first, then each person; None removes; only the owner changes it', async () => {
     const file = await h.upload('Shared.docx', 'hello')
-    const put = await share(file.id, [[bob.id, 2], [carol.id, 6]])
+    const put = await share(file.id, [
+      [bob.id, 2],
+      [carol.id, 6],
+    ])
     assert.equal(put.status, 200, put.text)
     const list = put.json.response
     assert.deepEqual(list[0], {
@@ -57,9 +71,16 @@ describe('sharing files with people', () => {
     assert.deepEqual(
       list
         .slice(1)
-        .map((e: { sharedTo: { id: string; displayName: string }; access: number; isOwner: boolean }) => [e.sharedTo.displayName, e.access, e.isOwner])
+        .map((e: { sharedTo: { id: string; displayName: string }; access: number; isOwner: boolean }) => [
+          e.sharedTo.displayName,
+          e.access,
+          e.isOwner,
+        ])
         .sort(),
-      [['bob (display)', 2], ['carol (display)', 6]].map(([n, a]) => [n, a, false]),
+      [
+        ['bob (display)', 2],
+        ['carol (display)', 6],
+      ].map(([n, a]) => [n, a, false]),
     )
     const got = await as(h.token, 'GET', `/files/file/${file.id}/share`)
     assert.deepEqual(got.json.response, list)
@@ -69,7 +90,10 @@ describe('sharing files with people', () => {
     assert.equal((await as(bob.token, 'GET', `/files/file/${file.id}/share`)).status, 403)
 
     const removed = await share(file.id, [[carol.id, 0]])
-    assert.deepEqual(removed.json.response.map((e: { sharedTo: { id: string } }) => e.sharedTo.id), [h.admin.id, bob.id])
+    assert.deepEqual(
+      removed.json.response.map((e: { sharedTo: { id: string } }) => e.sharedTo.id),
+      [h.admin.id, bob.id],
+    )
     assert.equal((await as(carol.token, 'GET', `/files/file/${file.id}`)).status, 404)
     assert.equal((await as(carol.token, 'GET', `/files/file/${file.id}/share`)).status, 404)
   })
@@ -78,7 +102,14 @@ describe('sharing files with people', () => {
     const file = await h.upload('Bad input.docx', 'x')
     await share(file.id, [[bob.id, 2]])
     const before = (await as(h.token, 'GET', `/files/file/${file.id}/share`)).json.response
-    for (const entries of [[[bob.id, 4]], [[bob.id, 1], ['no-such-user', 2]], [[h.admin.id, 2]]] as Array<Array<[string, number]>>) {
+    for (const entries of [
+      [[bob.id, 4]],
+      [
+        [bob.id, 1],
+        ['no-such-user', 2],
+      ],
+      [[h.admin.id, 2]],
+    ] as Array<Array<[string, number]>>) {
       const reply = await share(file.id, entries)
       assert.equal(reply.status, 400, JSON.stringify(entries))
     }
@@ -119,7 +150,10 @@ describe('sharing files with people', () => {
 
   test('portal per access: Read views and downloads only; ReadWrite also renames; only the owner deletes', async () => {
     const file = await h.upload('Levels.docx', 'levels')
-    await share(file.id, [[bob.id, 2], [carol.id, 1]])
+    await share(file.id, [
+      [bob.id, 2],
+      [carol.id, 1],
+    ])
     assert.equal((await as(bob.token, 'GET', `/files/file/${file.id}`)).status, 200)
     const download = await call(h.folio.url, 'GET', `/api/2.0/files/file/${file.id}/download`, { token: bob.token })
     assert.equal(download.status, 200)
@@ -138,13 +172,23 @@ describe('sharing files with people', () => {
     const erin = await h.createUser('erin')
     const daveToken = await signIn(h.folio.url, 'dave', 'dave-password-1')
     const erinToken = await signIn(h.folio.url, 'erin', 'erin-password-1')
-    await share(file.id, [[bob.id, 1], [carol.id, 6], [dave.id, 5], [erin.id, 2]])
+    await share(file.id, [
+      [bob.id, 1],
+      [carol.id, 6],
+      [dave.id, 5],
+      [erin.id, 2],
+    ])
     const perms = async (token: string) => {
       const reply = await as(token, 'GET', `/files/file/${file.id}/openedit`)
       assert.equal(reply.status, 200, reply.text)
       const config = reply.json.response
       const p = config.document.permissions
-      return { key: config.document.key, user: config.editorConfig.user.id, mode: config.editorConfig.mode, p: [p.edit, p.review, p.comment, p.fillForms] }
+      return {
+        key: config.document.key,
+        user: config.editorConfig.user.id,
+        mode: config.editorConfig.mode,
+        p: [p.edit, p.review, p.comment, p.fillForms],
+      }
     }
     const owner = await perms(h.token)
     const rw = await perms(bob.token)
@@ -162,11 +206,22 @@ describe('sharing files with people', () => {
 
   test('WOPI per access: CheckFileInfo follows the caller; a Read user cannot write with any token', async () => {
     const file = await h.upload('Wopi levels.docx', 'wopi')
-    await share(file.id, [[bob.id, 1], [carol.id, 2]])
+    await share(file.id, [
+      [bob.id, 1],
+      [carol.id, 2],
+    ])
     const bobToken = await wopiToken(bob.token, file.id)
     const bobInfo = (await wopi(file.id, bobToken)).json
     assert.deepEqual(
-      [bobInfo.UserId, bobInfo.UserFriendlyName, bobInfo.UserCanWrite, bobInfo.UserCanRename, bobInfo.ReadOnly, bobInfo.SupportsUpdate, bobInfo.OwnerId],
+      [
+        bobInfo.UserId,
+        bobInfo.UserFriendlyName,
+        bobInfo.UserCanWrite,
+        bobInfo.UserCanRename,
+        bobInfo.ReadOnly,
+        bobInfo.SupportsUpdate,
+        bobInfo.OwnerId,
+      ],
       [bob.id, 'bob (display)', true, true, false, true, h.admin.id],
     )
     // Carol may read: an edit token is refused, a view token reads and cannot write.
@@ -174,10 +229,21 @@ describe('sharing files with people', () => {
     const carolToken = await wopiToken(carol.token, file.id, 'view')
     const carolInfo = (await wopi(file.id, carolToken)).json
     assert.deepEqual(
-      [carolInfo.UserId, carolInfo.UserCanWrite, carolInfo.UserCanRename, carolInfo.ReadOnly, carolInfo.SupportsUpdate, carolInfo.UserCanNotWriteRelative],
+      [
+        carolInfo.UserId,
+        carolInfo.UserCanWrite,
+        carolInfo.UserCanRename,
+        carolInfo.ReadOnly,
+        carolInfo.SupportsUpdate,
+        carolInfo.UserCanNotWriteRelative,
+      ],
       [carol.id, false, false, true, false, true],
     )
-    const contents = await call(h.folio.url, 'GET', `/wopi/files/${file.id}/contents?access_token=${encodeURIComponent(carolToken)}`)
+    const contents = await call(
+      h.folio.url,
+      'GET',
+      `/wopi/files/${file.id}/contents?access_token=${encodeURIComponent(carolToken)}`,
+    )
     assert.equal(contents.text, 'wopi')
     assert.equal((await wopi(file.id, carolToken, 'LOCK', { 'X-WOPI-Lock': 'carol' })).status, 401)
     assert.equal((await wopi(file.id, carolToken, 'PUT', {}, 'carol wrote')).status, 401)
@@ -212,7 +278,10 @@ describe('sharing files with people', () => {
 
   test('co-editing in ONLYOFFICE: two people, one key, each their own user, editors by name, save credited to the last author', async () => {
     const file = await h.upload('Together.docx', 'together v1')
-    await share(file.id, [[bob.id, 1], [carol.id, 6]])
+    await share(file.id, [
+      [bob.id, 1],
+      [carol.id, 6],
+    ])
     const openedit = async (token: string) => {
       const reply = await as(token, 'GET', `/files/file/${file.id}/openedit`)
       assert.equal(reply.status, 200, reply.text)
@@ -280,8 +349,18 @@ describe('sharing files with people', () => {
     const my = await rootFolder(ctx, h.admin.id, 'my')
     const folderId = newId()
     await ctx.store.folders.create({
-      id: folderId, ownerId: h.admin.id, parentId: my.id, title: 'Team folder', rootType: null, createdAt: now,
-      createdBy: h.admin.id, updatedAt: now, updatedBy: h.admin.id, revision: 1, trashedAt: null, originFolderId: null,
+      id: folderId,
+      ownerId: h.admin.id,
+      parentId: my.id,
+      title: 'Team folder',
+      rootType: null,
+      createdAt: now,
+      createdBy: h.admin.id,
+      updatedAt: now,
+      updatedBy: h.admin.id,
+      revision: 1,
+      trashedAt: null,
+      originFolderId: null,
     })
     const uploaded = await h.upload('In the folder.docx', 'inside')
     const record = await ctx.store.files.findById(uploaded.id)
@@ -291,13 +370,26 @@ describe('sharing files with people', () => {
 
     const put = await as(h.token, 'PUT', `/files/folder/${folderId}/share`, { share: [{ shareTo: bob.id, access: 2 }] })
     assert.equal(put.status, 200, put.text)
-    assert.deepEqual(put.json.response.map((e: { sharedTo: { id: string }; access: number }) => [e.sharedTo.id, e.access]), [[h.admin.id, 1], [bob.id, 2]])
+    assert.deepEqual(
+      put.json.response.map((e: { sharedTo: { id: string }; access: number }) => [e.sharedTo.id, e.access]),
+      [
+        [h.admin.id, 1],
+        [bob.id, 2],
+      ],
+    )
     assert.deepEqual((await as(h.token, 'GET', `/files/folder/${folderId}/share`)).json.response, put.json.response)
     assert.equal((await as(bob.token, 'GET', `/files/folder/${folderId}/share`)).status, 404)
-    assert.equal((await as(bob.token, 'PUT', `/files/folder/${folderId}/share`, { share: [{ shareTo: carol.id, access: 1 }] })).status, 404)
+    assert.equal(
+      (await as(bob.token, 'PUT', `/files/folder/${folderId}/share`, { share: [{ shareTo: carol.id, access: 1 }] }))
+        .status,
+      404,
+    )
 
     const shared = (await as(bob.token, 'GET', '/files/@share')).json.response
-    assert.deepEqual(shared.folders.map((f: { id: string; access: number }) => [f.id, f.access]), [[folderId, 2]])
+    assert.deepEqual(
+      shared.folders.map((f: { id: string; access: number }) => [f.id, f.access]),
+      [[folderId, 2]],
+    )
     assert.equal((await as(bob.token, 'GET', `/files/file/${uploaded.id}`)).status, 200)
     assert.equal((await as(bob.token, 'PUT', `/files/file/${uploaded.id}`, { title: 'Nope.docx' })).status, 403)
     await as(h.token, 'PUT', `/files/folder/${folderId}/share`, { share: [{ shareTo: bob.id, access: 0 }] })

@@ -12,14 +12,20 @@ const LIMIT = 5
 const run = promisify(execFile)
 
 /** Sends `count` sign-ins for `userName` at once, spread over `servers`; returns the statuses. */
-async function burst(servers: TestServer[], userName: string, count: number, password = 'wrong-password'): Promise<number[]> {
+async function burst(
+  servers: TestServer[],
+  userName: string,
+  count: number,
+  password = 'wrong-password',
+): Promise<number[]> {
   const replies = await Promise.all(
     Array.from({ length: count }, (_, i) =>
       call(servers[i % servers.length]?.url ?? '', 'POST', '/api/2.0/authentication.json', {
         body: { userName, password },
         // Spread over addresses so only the per-user budget is in play.
         headers: { 'X-Forwarded-For': `10.1.${Math.floor(i / 250)}.${i % 250}` },
-      })),
+      }),
+    ),
   )
   return replies.map((reply) => reply.status)
 }

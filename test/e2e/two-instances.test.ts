@@ -131,7 +131,10 @@ describe('two Folio instances on one PostgreSQL schema and one S3 bucket', { ski
       `SELECT version, count(*)::int AS n FROM "${schema}".schema_migrations GROUP BY version ORDER BY version`,
     )
     assert.ok(rows.length >= 4, JSON.stringify(rows))
-    assert.ok(rows.every((row) => row.n === 1), JSON.stringify(rows))
+    assert.ok(
+      rows.every((row) => row.n === 1),
+      JSON.stringify(rows),
+    )
     const admins = await queryTestDatabase<{ n: number }>(
       `SELECT count(*)::int AS n FROM "${schema}".users WHERE user_name_key = 'admin'`,
     )
@@ -183,7 +186,12 @@ describe('two Folio instances on one PostgreSQL schema and one S3 bucket', { ski
     const before = await wopi(b, id, accessToken, { contents: true, method: 'GET' })
     assert.equal(before.text, 'first')
     assert.equal((await wopi(a, id, accessToken, { override: 'LOCK', lock: 'L-A' })).status, 200)
-    const put = await wopi(a, id, accessToken, { contents: true, override: 'PUT', lock: 'L-A', body: 'second, through A' })
+    const put = await wopi(a, id, accessToken, {
+      contents: true,
+      override: 'PUT',
+      lock: 'L-A',
+      body: 'second, through A',
+    })
     assert.equal(put.status, 200, put.text)
     const after = await wopi(b, id, accessToken, { contents: true, method: 'GET' })
     assert.equal(after.text, 'second, through A')
@@ -192,7 +200,7 @@ describe('two Folio instances on one PostgreSQL schema and one S3 bucket', { ski
     assert.equal((await wopi(b, id, accessToken, { override: 'UNLOCK', lock: 'L-A' })).status, 200)
   })
 
-  test('a status-2 save through A is what B\'s CheckFileInfo and GetFile return at once', async () => {
+  test("a status-2 save through A is what B's CheckFileInfo and GetFile return at once", async () => {
     const id = await upload(a, 'saved-through-a.docx', 'before the editor')
     const opened = await call(a.url, 'GET', `/api/2.0/files/file/${id}/openedit`, { token })
     assert.equal(opened.status, 200, opened.text)
@@ -229,7 +237,10 @@ describe('two Folio instances on one PostgreSQL schema and one S3 bucket', { ski
       })
     const statuses: number[] = []
     for (let i = 0; i < LOGIN_LIMIT; i++) statuses.push((await attempt(i % 2 === 0 ? a : b, i, 'wrong')).status)
-    assert.deepEqual(statuses, Array.from({ length: LOGIN_LIMIT }, () => 401))
+    assert.deepEqual(
+      statuses,
+      Array.from({ length: LOGIN_LIMIT }, () => 401),
+    )
     // Neither instance alone saw the limit, yet both now refuse even the right password.
     assert.equal((await attempt(a, 50, 'the-right-password')).status, 429)
     assert.equal((await attempt(b, 51, 'the-right-password')).status, 429)

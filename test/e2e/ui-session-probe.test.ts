@@ -13,7 +13,9 @@ describe('the web UI session probe', () => {
   after(() => server?.dispose())
 
   const probe = (cookie?: string) =>
-    call(server.url, 'GET', '/ui/session', { headers: { 'X-Folio-Request': '1', ...(cookie ? { Cookie: cookie } : {}) } })
+    call(server.url, 'GET', '/ui/session', {
+      headers: { 'X-Folio-Request': '1', ...(cookie ? { Cookie: cookie } : {}) },
+    })
 
   test('without a cookie, and with an ended or made-up one, it answers 200 signedIn: false', async () => {
     const none = await probe()

@@ -40,7 +40,10 @@ describe('disabling and enabling a user', () => {
     })
     assert.equal(uploaded.status, 201, uploaded.text)
     const bobFile: string = uploaded.json.response.id
-    const made = await call(h.folio.url, 'PUT', `/api/2.0/files/${bobFile}/sharedlink`, { token: bob, body: { share: 2 } })
+    const made = await call(h.folio.url, 'PUT', `/api/2.0/files/${bobFile}/sharedlink`, {
+      token: bob,
+      body: { share: 2 },
+    })
     assert.equal(made.status, 200, made.text)
     const key = new URL(made.json.response.sharedTo.shareLink).searchParams.get('doc') ?? ''
     const minted = await call(h.folio.url, 'POST', `/api/2.0/files/file/${bobFile}/wopi`, { token: bob })
@@ -63,7 +66,10 @@ describe('disabling and enabling a user', () => {
 
     const disabled = await setStatus('Terminated', [bobId])
     assert.equal(disabled.status, 200, disabled.text)
-    assert.deepEqual(disabled.json.response.map((p: { id: string; status: number }) => [p.id, p.status]), [[bobId, 2]])
+    assert.deepEqual(
+      disabled.json.response.map((p: { id: string; status: number }) => [p.id, p.status]),
+      [[bobId, 2]],
+    )
 
     assert.equal((await self(bob)).status, 401, 'the portal session ended')
     assert.equal((await checkFileInfo(bobFile, wopiToken)).status, 401, 'the WOPI token ended')

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
 import { FakeClock } from '../support/folio-server.js'
 import { call } from '../support/portal-client.js'
-import { contentOf, countBlobFiles, lockHeaders, startWopiHarness, versionsOf, type WopiHarness } from './wopi-support.js'
+import {
+  contentOf,
+  countBlobFiles,
+  lockHeaders,
+  startWopiHarness,
+  versionsOf,
+  type WopiHarness,
+} from './wopi-support.js'
 
 const MINUTE = 60_000
 
@@ -51,7 +58,7 @@ describe('version retention with WOPI autosaves', () => {
     // One version for the run; the upload before it is no save and stays.
     assert.deepEqual(await s.versions(), [4, 1])
     assert.equal(await contentOf(h, s.fileId), 'autosave 3')
-    assert.equal(await countBlobFiles(h.server), blobsBefore + 1, 'the replaced autosaves\' bytes are gone')
+    assert.equal(await countBlobFiles(h.server), blobsBefore + 1, "the replaced autosaves' bytes are gone")
     const got = await h.wopi(s.fileId, { contents: true, method: 'GET' })
     assert.equal(got.text, 'autosave 3')
 
@@ -108,7 +115,7 @@ describe('version retention with WOPI autosaves', () => {
     // Version 3 is the last exit save: it stays, the others make room.
     assert.deepEqual(await s.versions(), [6, 5, 3])
     assert.equal(await contentOf(h, s.fileId), 'six')
-    assert.equal(await countBlobFiles(h.server), blobsBefore + 2, 'three versions\' bytes, no more')
+    assert.equal(await countBlobFiles(h.server), blobsBefore + 2, "three versions' bytes, no more")
     const old = await call(h.server.url, 'GET', `/api/2.0/files/file/${s.fileId}/version/3/download`, {
       token: h.portalToken,
     })

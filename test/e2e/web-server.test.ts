@@ -93,7 +93,15 @@ describe('web UI: static front end and security headers', () => {
 
   test('client routes answer index.html; other paths keep their own 404s', async () => {
     const index = await (await fetch(`${server.url}/`)).text()
-    for (const path of ['/sign-in', '/sign-in?next=%2Fpeople', '/people', '/versions/abc123', '/folders/abc123', '/shared', '/trash']) {
+    for (const path of [
+      '/sign-in',
+      '/sign-in?next=%2Fpeople',
+      '/people',
+      '/versions/abc123',
+      '/folders/abc123',
+      '/shared',
+      '/trash',
+    ]) {
       const response = await fetch(server.url + path)
       assert.equal(response.status, 200, path)
       assert.equal(await response.text(), index)
@@ -224,7 +232,10 @@ describe('web UI: cookie session and CSRF guard', () => {
       // FOLIO_CONVERTER is auto: LibreOffice runs where soffice is installed.
       converter: libreOfficeMissing() === false,
     })
-    assert.deepEqual([previews.docx, previews.png, previews.md, previews.pdf, previews.svg], ['converted', 'image', 'text', 'pdf', undefined])
+    assert.deepEqual(
+      [previews.docx, previews.png, previews.md, previews.pdf, previews.svg],
+      ['converted', 'image', 'text', 'pdf', undefined],
+    )
     assert.ok(conversions.docx.includes('pdf'))
   })
 })
@@ -253,7 +264,10 @@ describe('web UI: WOPI host page', () => {
     server = await startTestServer({ FOLIO_WOPI_DISCOVERY_URL: discovery.url })
     cookie = (await uiSignIn(server.url, 'admin', server.adminPassword)).cookie
     const token = await signIn(server.url)
-    const created = await call(server.url, 'POST', '/api/2.0/files/@my/file', { token, body: { title: 'Plan & notes.docx' } })
+    const created = await call(server.url, 'POST', '/api/2.0/files/@my/file', {
+      token,
+      body: { title: 'Plan & notes.docx' },
+    })
     fileId = created.json.response.id
   })
   after(async () => {
@@ -303,7 +317,7 @@ describe('web UI: WOPI host page', () => {
     assert.match(await script.text(), /office_form.*submit\(\)/)
   })
 
-  test('another user\'s or a missing file: 404 page, no token', async () => {
+  test("another user's or a missing file: 404 page, no token", async () => {
     const response = await fetch(`${server.url}/wopi-host/not-a-file?action=edit`, { headers: { Cookie: cookie } })
     assert.equal(response.status, 404)
     const html = await response.text()
@@ -319,7 +333,7 @@ describe('web UI: WOPI host page without a WOPI client', () => {
   })
   after(() => server.dispose())
 
-  test('the host page and the file\'s webUrl say there is no editor, offer the download, and name no setting', async () => {
+  test("the host page and the file's webUrl say there is no editor, offer the download, and name no setting", async () => {
     const { cookie } = await uiSignIn(server.url, 'admin', server.adminPassword)
     const token = await signIn(server.url)
     const created = await call(server.url, 'POST', '/api/2.0/files/@my/file', { token, body: { title: 'A.docx' } })
@@ -343,7 +357,7 @@ describe('web UI: WOPI host page without a WOPI client', () => {
     assert.equal(anonymous.headers.get('location'), `/sign-in?next=${encodeURIComponent(`/editor/${id}`)}`)
   })
 
-  test('an unknown path or a deleted file\'s webUrl answers a page to a browser, JSON to a program', async () => {
+  test("an unknown path or a deleted file's webUrl answers a page to a browser, JSON to a program", async () => {
     const { cookie } = await uiSignIn(server.url, 'admin', server.adminPassword)
     const token = await signIn(server.url)
     const created = await call(server.url, 'POST', '/api/2.0/files/@my/file', { token, body: { title: 'Gone.docx' } })

@@ -47,7 +47,10 @@ describe('Open in the editor with a WOPI client (FOLIO_WOPI_DISCOVERY_URL)', () 
     discovery = await startDiscoveryServer()
     server = await startTestServer({ FOLIO_WOPI_DISCOVERY_URL: discovery.url })
     const token = await signIn(server.url)
-    const created = await call(server.url, 'POST', '/api/2.0/files/@my/file', { token, body: { title: 'Shared plan.docx' } })
+    const created = await call(server.url, 'POST', '/api/2.0/files/@my/file', {
+      token,
+      body: { title: 'Shared plan.docx' },
+    })
     fileId = created.json.response.id
     b = await launchBrowser()
     b.page.setDefaultTimeout(30_000)
@@ -65,7 +68,11 @@ describe('Open in the editor with a WOPI client (FOLIO_WOPI_DISCOVERY_URL)', () 
     await context.route(`${discovery.baseUrl}/hosting/wopi/**`, async (route) => {
       const request = route.request()
       posts.push({ url: request.url(), method: request.method(), body: request.postData() ?? '' })
-      await route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Editor</title><p>editor</p>' })
+      await route.fulfill({
+        status: 200,
+        contentType: 'text/html',
+        body: '<!doctype html><title>Editor</title><p>editor</p>',
+      })
     })
 
     await page.goto(`${server.url}/`)

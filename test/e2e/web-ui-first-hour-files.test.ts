@@ -44,7 +44,10 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
   }
   // The member's password (test 6 changes it).
   const currentMemberPassword = async () =>
-    (await signIn(server.url, 'member', 'member-password-2').then(() => 'member-password-2', () => 'member-password'))
+    await signIn(server.url, 'member', 'member-password-2').then(
+      () => 'member-password-2',
+      () => 'member-password',
+    )
   const signInAs = async (browser: TestBrowser, userName: string, password: string) => {
     await browser.page.goto(`${server.url}/sign-in`)
     await submitSignIn(browser.page, userName, password)
@@ -111,7 +114,9 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
       await held
       await route.continue()
     })
-    await page.locator('input[type=file]').setInputFiles({ name: 'Long upload.txt', mimeType: 'text/plain', buffer: Buffer.from('slow') })
+    await page
+      .locator('input[type=file]')
+      .setInputFiles({ name: 'Long upload.txt', mimeType: 'text/plain', buffer: Buffer.from('slow') })
     await page.locator('.upload[data-state="uploading"]').waitFor()
     assert.equal(await warns(), true, 'leaving during an upload asks first')
     release()
@@ -130,7 +135,8 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
       data.items.add(new File(['dropped'], 'Dropped on the header.txt', { type: 'text/plain' }))
       Object.assign(window, { dropData: data })
       const header = document.querySelector('header')
-      for (const type of ['dragenter', 'dragover']) header?.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }))
+      for (const type of ['dragenter', 'dragover'])
+        header?.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }))
     })
     const target = page.getByText('Drop files to upload them')
     await target.waitFor({ state: 'visible' })
@@ -140,7 +146,9 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
     const prevented = await page.evaluate(() => {
       const data = Reflect.get(window, 'dropData')
       const header = document.querySelector('header')
-      return header?.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true })) === false
+      return (
+        header?.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true })) === false
+      )
     })
     assert.equal(prevented, true, 'the browser does not open the dropped file')
     await fileRow(page, 'Dropped on the header.txt').waitFor()
@@ -153,7 +161,11 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
       const stillPrevented = await page.evaluate(() => {
         const data = new DataTransfer()
         data.items.add(new File(['x'], 'Nowhere.txt', { type: 'text/plain' }))
-        return document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true })) === false
+        return (
+          document.body.dispatchEvent(
+            new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }),
+          ) === false
+        )
       })
       assert.equal(stillPrevented, true, `a drop on ${path} does not open the file`)
     }
@@ -206,7 +218,10 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
     const byMember = await api('GET', '/people/filter?filterValue=colleague%40example', undefined, member)
     assert.deepEqual(byMember.json.response, [], 'others’ addresses are not searched for a member')
     const byName = await api('GET', '/people/filter?filterValue=colleag', undefined, member)
-    assert.deepEqual(byName.json.response.map((p: { displayName: string }) => p.displayName), ['Colleague Person'])
+    assert.deepEqual(
+      byName.json.response.map((p: { displayName: string }) => p.displayName),
+      ['Colleague Person'],
+    )
   })
 
   test('1. a folder deleted while its page is in the history says where it went, with no live controls', async () => {
@@ -292,10 +307,17 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
       const minted = await call(server.url, 'POST', `/api/2.0/files/file/${wopiFileId}/wopi`, { token: member })
       assert.equal(minted.status, 200, minted.text)
       const wopiToken: string = minted.json.response.accessToken
-      const info = await call(server.url, 'GET', `/wopi/files/${wopiFileId}?access_token=${encodeURIComponent(wopiToken)}`)
+      const info = await call(
+        server.url,
+        'GET',
+        `/wopi/files/${wopiFileId}?access_token=${encodeURIComponent(wopiToken)}`,
+      )
       assert.equal(info.status, 200, 'the WOPI token works before the change')
 
-      await m.page.getByRole('banner').getByRole('link', { name: /Member Person/ }).click()
+      await m.page
+        .getByRole('banner')
+        .getByRole('link', { name: /Member Person/ })
+        .click()
       await expectScreen(m.page, 'Your profile')
       const facts = (await m.page.locator('.profile-facts').textContent()) ?? ''
       assert.match(facts, /Member Person/)
@@ -308,7 +330,11 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
       await form.getByLabel('New password again').fill('member-password-2')
       await form.getByRole('button', { name: 'Change password' }).click()
       await form.getByRole('alert').getByText('The current password is not right.').waitFor()
-      assert.equal((await api('GET', '/people/@self', undefined, elsewhere)).status, 200, 'a refused change ends nothing')
+      assert.equal(
+        (await api('GET', '/people/@self', undefined, elsewhere)).status,
+        200,
+        'a refused change ends nothing',
+      )
 
       await form.getByLabel('Current password').fill('member-password')
       await form.getByRole('button', { name: 'Change password' }).click()
@@ -318,7 +344,11 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
       await expectScreen(m.page, 'Your profile')
       assert.equal((await api('GET', '/people/@self', undefined, elsewhere)).status, 401)
       assert.equal((await api('GET', '/people/@self', undefined, member)).status, 401)
-      const checkFileInfo = await call(server.url, 'GET', `/wopi/files/${wopiFileId}?access_token=${encodeURIComponent(wopiToken)}`)
+      const checkFileInfo = await call(
+        server.url,
+        'GET',
+        `/wopi/files/${wopiFileId}?access_token=${encodeURIComponent(wopiToken)}`,
+      )
       assert.equal(checkFileInfo.status, 401, 'the WOPI token ended')
       member = await signIn(server.url, 'member', 'member-password-2')
 
@@ -337,11 +367,21 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
     const self = (await api('GET', '/people/@self', undefined, member)).json.response.id
     const missing = await api('PUT', `/people/${self}/password`, { password: 'member-password-3' }, member)
     assert.equal(missing.status, 400, missing.text)
-    const wrong = await api('PUT', '/people/@self/password', { password: 'member-password-3', currentPassword: 'nope' }, member)
+    const wrong = await api(
+      'PUT',
+      '/people/@self/password',
+      { password: 'member-password-3', currentPassword: 'nope' },
+      member,
+    )
     assert.equal(wrong.status, 403, wrong.text)
     assert.equal(self, memberId)
     const adminId = (await api('GET', '/people/@self')).json.response.id
-    const others = await api('PUT', `/people/${adminId}/password`, { password: 'x-password-123', currentPassword: 'member-password-2' }, member)
+    const others = await api(
+      'PUT',
+      `/people/${adminId}/password`,
+      { password: 'x-password-123', currentPassword: 'member-password-2' },
+      member,
+    )
     assert.equal(others.status, 403, 'a member cannot set an admin’s password')
     assert.equal((await api('GET', '/people/@self', undefined, member)).status, 200, 'nothing was changed')
   })
@@ -359,7 +399,7 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
     const m = await launchBrowser()
     try {
       m.page.setDefaultTimeout(30_000)
-      await signInAs(m, 'member', (await currentMemberPassword()))
+      await signInAs(m, 'member', await currentMemberPassword())
       await m.page.goto(`${server.url}/folders/${team}`)
       await expectScreen(m.page, 'Team room')
       const row = fileRow(m.page, 'Uploaded by member.txt')
@@ -375,13 +415,19 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
       assert.equal(await folderRow(m.page, 'Team room').getByRole('button', { name: 'Delete Team room' }).count(), 0)
       await m.page.goto(`${server.url}/folders/${readOnly}`)
       await fileRow(m.page, 'Look only.txt').waitFor()
-      assert.equal(await fileRow(m.page, 'Look only.txt').getByRole('button', { name: 'Delete Look only.txt' }).count(), 0)
+      assert.equal(
+        await fileRow(m.page, 'Look only.txt').getByRole('button', { name: 'Delete Look only.txt' }).count(),
+        0,
+      )
     } finally {
       await m.close()
     }
     // The API agrees: the deleted file is in the owner's trash; the rest is refused.
     const trash = await api('GET', '/files/@trash')
-    assert.ok(trash.json.response.files.some((f: { id: string }) => f.id === theirs), 'in the owner’s trash')
+    assert.ok(
+      trash.json.response.files.some((f: { id: string }) => f.id === theirs),
+      'in the owner’s trash',
+    )
     const removeInner = await api('DELETE', `/files/folder/${inner}`, undefined, member)
     assert.equal(removeInner.status, 200, removeInner.text)
     const removeRoom = await api('PUT', '/files/fileops/delete', { folderIds: [team], fileIds: [] }, member)
@@ -393,7 +439,10 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
 
   test('3. the owner sees what is shared: a marker per share and per link, and a "Shared by me" filter', async () => {
     const room = await folder('Shared room')
-    assert.equal((await api('PUT', `/files/folder/${room}/share`, { share: [{ shareTo: memberId, access: 2 }] })).status, 200)
+    assert.equal(
+      (await api('PUT', `/files/folder/${room}/share`, { share: [{ shareTo: memberId, access: 2 }] })).status,
+      200,
+    )
     const linked = await upload('@my', 'Linked.txt', 'linked')
     assert.equal((await api('PUT', `/files/file/${linked}/sharedlink`, { share: 2 })).status, 200)
     await upload('@my', 'Private.txt', 'private')

@@ -20,7 +20,10 @@ describe('web UI: the first hour (no editor configured)', () => {
   const signInAs = async (page: Page, userName: string, password: string) => {
     await page.goto(`${server.url}/sign-in`)
     await submitSignIn(page, userName, password)
-    await page.getByRole('heading', { name: /Documents/ }).first().waitFor()
+    await page
+      .getByRole('heading', { name: /Documents/ })
+      .first()
+      .waitFor()
   }
 
   before(async () => {
@@ -33,10 +36,16 @@ describe('web UI: the first hour (no editor configured)', () => {
     bob = await signIn(server.url, 'bob', 'bob-password')
     // Enough folders that a new file, listed after them, starts off-screen.
     for (let i = 0; i < 12; i++) {
-      const made = await call(server.url, 'POST', '/api/2.0/files/folder/@my', { token: bob, body: { title: `Folder ${i}` } })
+      const made = await call(server.url, 'POST', '/api/2.0/files/folder/@my', {
+        token: bob,
+        body: { title: `Folder ${i}` },
+      })
       assert.equal(made.status, 201, made.text)
     }
-    const projects = await call(server.url, 'POST', '/api/2.0/files/folder/@my', { token: admin, body: { title: 'Projects' } })
+    const projects = await call(server.url, 'POST', '/api/2.0/files/folder/@my', {
+      token: admin,
+      body: { title: 'Projects' },
+    })
     projectsId = projects.json.response.id
     b = await launchBrowser()
     b.page.setDefaultTimeout(20_000)
@@ -74,7 +83,14 @@ describe('web UI: the first hour (no editor configured)', () => {
     const { page } = b
     const shared = await call(server.url, 'PUT', `/api/2.0/files/folder/${projectsId}/share`, {
       token: admin,
-      body: { share: [{ shareTo: (await call(server.url, 'GET', '/api/2.0/people/@self', { token: bob })).json.response.id, access: 1 }] },
+      body: {
+        share: [
+          {
+            shareTo: (await call(server.url, 'GET', '/api/2.0/people/@self', { token: bob })).json.response.id,
+            access: 1,
+          },
+        ],
+      },
     })
     assert.equal(shared.status, 200, shared.text)
     for (const width of [DESKTOP, PHONE]) {
@@ -139,14 +155,18 @@ describe('web UI: the first hour (no editor configured)', () => {
   test('notices float over the page: nothing moves and the buttons under them stay clickable', async () => {
     const { page } = b
     // Bob is signed in in the browser.
-    const made = await call(server.url, 'POST', '/api/2.0/files/@my/file', { token: bob, body: { title: 'Agenda.docx' } })
+    const made = await call(server.url, 'POST', '/api/2.0/files/@my/file', {
+      token: bob,
+      body: { title: 'Agenda.docx' },
+    })
     assert.equal(made.status, 201, made.text)
     for (const size of [DESKTOP, PHONE]) {
       await page.setViewportSize(size)
       await page.goto(`${server.url}/`)
       await expectScreen(page, 'Documents')
       // The list's place on the page (not on the screen: clicking a row may scroll).
-      const listTop = () => page.evaluate(() => (document.querySelector('table.files')?.getBoundingClientRect().top ?? 0) + window.scrollY)
+      const listTop = () =>
+        page.evaluate(() => (document.querySelector('table.files')?.getBoundingClientRect().top ?? 0) + window.scrollY)
       // Any notice will do: a rename announces one.
       const row = fileRow(page, 'Agenda.docx')
       await row.waitFor()
@@ -158,7 +178,10 @@ describe('web UI: the first hour (no editor configured)', () => {
       await page.locator('.notice').first().waitFor()
       assert.equal(await listTop(), before, 'the list did not move down')
       const notice = await page.locator('.notices').boundingBox()
-      assert.ok(notice && (notice.y + notice.height >= size.height - 40 || notice.y <= 40), `in a corner: ${JSON.stringify(notice)}`)
+      assert.ok(
+        notice && (notice.y + notice.height >= size.height - 40 || notice.y <= 40),
+        `in a corner: ${JSON.stringify(notice)}`,
+      )
       await b.screenshot(`first-hour-notice-${size.width}`)
       // The list's buttons still take clicks (a trial click fails when something covers them).
       await page.getByRole('checkbox', { name: 'Select all' }).click({ trial: true, timeout: 3000 })
@@ -178,7 +201,10 @@ describe('web UI: New document with an editor opens the new file in it', () => {
   let b: TestBrowser
 
   before(async () => {
-    server = await startTestServer({ FOLIO_DOCS_URL: 'http://127.0.0.1:9/', FOLIO_DOCS_JWT_SECRET: 'a-secret-for-the-test-0123456789' })
+    server = await startTestServer({
+      FOLIO_DOCS_URL: 'http://127.0.0.1:9/',
+      FOLIO_DOCS_JWT_SECRET: 'a-secret-for-the-test-0123456789',
+    })
     b = await launchBrowser()
     b.page.setDefaultTimeout(20_000)
   })

@@ -81,7 +81,9 @@ describe('Folders, moving and the trash in the web UI', () => {
     ids.drafts = decodeURIComponent(new URL(page.url()).pathname.split('/')[2] ?? '')
 
     const crumbs = page.getByRole('navigation', { name: 'Breadcrumbs' })
-    await page.waitForFunction(() => document.querySelector('nav.breadcrumbs')?.textContent === 'DocumentsProjectsDrafts')
+    await page.waitForFunction(
+      () => document.querySelector('nav.breadcrumbs')?.textContent === 'DocumentsProjectsDrafts',
+    )
     await b.screenshot('folder-breadcrumbs')
     await crumbs.getByRole('link', { name: 'Projects' }).click()
     await expectScreen(page, 'Projects')
@@ -130,7 +132,8 @@ describe('Folders, moving and the trash in the web UI', () => {
     })
     const polls: string[] = []
     const onRequest = (request: { method(): string; url(): string }) => {
-      if (request.method() === 'GET' && new URL(request.url()).pathname === '/api/2.0/files/fileops') polls.push(request.url())
+      if (request.method() === 'GET' && new URL(request.url()).pathname === '/api/2.0/files/fileops')
+        polls.push(request.url())
     }
     page.on('request', onRequest)
     await fileRow(page, 'Memo.txt').dragTo(folderRow(page, 'Projects'))
@@ -147,7 +150,12 @@ describe('Folders, moving and the trash in the web UI', () => {
     const folderZip = await folderDownload
     assert.equal(folderZip.suggestedFilename(), 'Projects.zip')
     const inFolder = await readZip(await readFile(await folderZip.path()))
-    assert.deepEqual([...inFolder.keys()].sort(), ['Projects/', 'Projects/Drafts/', 'Projects/Drafts/Plan.txt', 'Projects/Memo.txt'])
+    assert.deepEqual([...inFolder.keys()].sort(), [
+      'Projects/',
+      'Projects/Drafts/',
+      'Projects/Drafts/Plan.txt',
+      'Projects/Memo.txt',
+    ])
     assert.equal(inFolder.get('Projects/Drafts/Plan.txt')?.toString(), 'the plan')
 
     await fileRow(page, 'Notes.txt').getByRole('checkbox', { name: 'Select Notes.txt' }).check()
@@ -158,7 +166,13 @@ describe('Folders, moving and the trash in the web UI', () => {
     const selectionZip = await selectionDownload
     assert.equal(selectionZip.suggestedFilename(), 'Documents.zip')
     const inSelection = await readZip(await readFile(await selectionZip.path()))
-    assert.deepEqual([...inSelection.keys()].sort(), ['Notes.txt', 'Projects/', 'Projects/Drafts/', 'Projects/Drafts/Plan.txt', 'Projects/Memo.txt'])
+    assert.deepEqual([...inSelection.keys()].sort(), [
+      'Notes.txt',
+      'Projects/',
+      'Projects/Drafts/',
+      'Projects/Drafts/Plan.txt',
+      'Projects/Memo.txt',
+    ])
     assert.equal(inSelection.get('Notes.txt')?.toString(), 'some notes')
     await fileRow(page, 'Notes.txt').getByRole('checkbox', { name: 'Select Notes.txt' }).uncheck()
     await folderRow(page, 'Projects').getByRole('checkbox', { name: 'Select Projects' }).uncheck()
@@ -188,7 +202,12 @@ describe('Folders, moving and the trash in the web UI', () => {
     assert.match((await fileRow(page, 'Notes.txt').textContent()) ?? '', /Deleted for good on /)
     // A trashed folder is not opened, and a trashed file has no editor or share button.
     assert.equal(await folderRow(page, 'Projects').getByRole('link').count(), 0)
-    assert.equal(await fileRow(page, 'Notes.txt').getByRole('button', { name: /^Share/ }).count(), 0)
+    assert.equal(
+      await fileRow(page, 'Notes.txt')
+        .getByRole('button', { name: /^Share/ })
+        .count(),
+      0,
+    )
     await assertAllControlsNamed(page, 'trash')
     await b.screenshot('trash')
 

@@ -15,18 +15,26 @@ const HOSTILE_TEXT = 'line one\n<img src=x onerror="document.title=\'pwned\'"> &
 async function upload(url: string, token: string, name: string, bytes: Uint8Array): Promise<string> {
   const form = new FormData()
   form.append('file', new Blob([Buffer.from(bytes)]), name)
-  const response = await fetch(`${url}/api/2.0/files/@my/upload`, { method: 'POST', headers: { Authorization: token }, body: form })
+  const response = await fetch(`${url}/api/2.0/files/@my/upload`, {
+    method: 'POST',
+    headers: { Authorization: token },
+    body: form,
+  })
   const json = await response.json()
   assert.equal(response.status, 201, JSON.stringify(json))
   return String(json.response.id)
 }
 
-const isPreviewOf = (id: string) => (response: Response) => new URL(response.url()).pathname === `/api/2.0/files/file/${id}/preview`
+const isPreviewOf = (id: string) => (response: Response) =>
+  new URL(response.url()).pathname === `/api/2.0/files/file/${id}/preview`
 
 async function signInThroughPage(page: Page, server: TestServer): Promise<void> {
   await page.goto(`${server.url}/sign-in`)
   await submitSignIn(page, 'admin', server.adminPassword)
-  await page.getByRole('heading', { name: /Documents/ }).first().waitFor()
+  await page
+    .getByRole('heading', { name: /Documents/ })
+    .first()
+    .waitFor()
 }
 
 describe('web UI: the preview page (LibreOffice converts)', { skip: libreOfficeMissing() }, () => {
@@ -74,7 +82,10 @@ describe('web UI: the preview page (LibreOffice converts)', { skip: libreOfficeM
     assert.match((await downloadAs.getAttribute('href')) ?? '', /\/download\?outputtype=\.pdf$/)
     const options = await page.getByRole('combobox', { name: 'Download as format' }).locator('option').allTextContents()
     assert.deepEqual(options, ['.pdf', '.odt', '.txt', '.rtf'])
-    assert.equal(await page.getByRole('link', { name: 'Download', exact: true }).getAttribute('download'), 'Budget memo.docx')
+    assert.equal(
+      await page.getByRole('link', { name: 'Download', exact: true }).getAttribute('download'),
+      'Budget memo.docx',
+    )
     assert.equal(await page.getByRole('link', { name: 'Versions' }).getAttribute('href'), `/versions/${docId}`)
     assert.equal(await page.getByRole('link', { name: /Open in editor/ }).count(), 0, 'no editor is configured')
     await b.screenshot('preview-docx')
@@ -110,17 +121,20 @@ describe('web UI: the preview page (LibreOffice converts)', { skip: libreOfficeM
     assert.deepEqual(unexpectedErrors(b.errors), [])
   })
 
-  test('the grid view shows each document\'s first page, lazily, and an icon where there is none', async () => {
+  test("the grid view shows each document's first page, lazily, and an icon where there is none", async () => {
     const { page } = b
     await page.goto(`${server.url}/`)
     await fileRow(page, 'Budget memo.docx').waitFor()
-    const thumbnail = page.waitForResponse((response) => new URL(response.url()).pathname === `/api/2.0/files/file/${docId}/thumbnail`)
+    const thumbnail = page.waitForResponse(
+      (response) => new URL(response.url()).pathname === `/api/2.0/files/file/${docId}/thumbnail`,
+    )
     await page.getByRole('button', { name: 'Grid' }).click()
     assert.equal(await page.getByRole('button', { name: 'Grid' }).getAttribute('aria-pressed'), 'true')
     const grid = page.getByRole('list', { name: 'Items' })
     await grid.waitFor()
     assert.equal(await page.locator('table.files').isVisible(), false)
-    const card = (title: string) => grid.locator('li.card').filter({ has: page.getByRole('link', { name: title, exact: true }) })
+    const card = (title: string) =>
+      grid.locator('li.card').filter({ has: page.getByRole('link', { name: title, exact: true }) })
     const image = card('Budget memo.docx').locator('img.thumbnail')
     assert.equal(await image.getAttribute('loading'), 'lazy')
     const response = await thumbnail
@@ -134,7 +148,10 @@ describe('web UI: the preview page (LibreOffice converts)', { skip: libreOfficeM
     await card('Broken.docx').locator('svg.file-icon').waitFor()
     assert.equal(await card('Broken.docx').locator('img').count(), 0)
     assert.equal(await card('bundle.zip').locator('img').count(), 0)
-    assert.equal(await card('Logo.png').locator('img.thumbnail').getAttribute('src'), `/api/2.0/files/file/${imageId}/preview`)
+    assert.equal(
+      await card('Logo.png').locator('img.thumbnail').getAttribute('src'),
+      `/api/2.0/files/file/${imageId}/preview`,
+    )
     await b.screenshot('grid-view')
     await page.setViewportSize(PHONE)
     try {
@@ -189,7 +206,10 @@ describe('a share link opened signed out, with no editor configured', { skip: li
     assert.match(await textOf('pdf', await again.body()), /The offer stands until May/)
     assert.equal(await page.getByText('Open in editor').count(), 0)
     assert.equal(await page.locator('input[name="name"]').count(), 0)
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download' }).click()])
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download' }).click(),
+    ])
     assert.equal(download.suggestedFilename(), 'Offer.docx')
     assert.deepEqual(unexpectedErrors(b.errors), [])
     await b.screenshot('share-link-page')
@@ -244,7 +264,11 @@ describe('web UI: the preview page without a converter', () => {
     await page.locator('pre.preview-text').filter({ hasText: '# Read me' }).waitFor()
     await page.goBack()
     await fileRow(page, 'Plan.docx').waitFor()
-    assert.equal(await page.getByRole('button', { name: 'Grid' }).count(), 0, 'no grid of thumbnails without a converter')
+    assert.equal(
+      await page.getByRole('button', { name: 'Grid' }).count(),
+      0,
+      'no grid of thumbnails without a converter',
+    )
     assert.deepEqual(unexpectedErrors(b.errors), [])
   })
 })

@@ -36,7 +36,10 @@ describe('web UI: the rough edges a person meets first (no editor configured)', 
   const signInAs = async (page: Page, userName: string, password: string) => {
     await page.goto(`${server.url}/sign-in`)
     await submitSignIn(page, userName, password)
-    await page.getByRole('heading', { name: /Documents/ }).first().waitFor()
+    await page
+      .getByRole('heading', { name: /Documents/ })
+      .first()
+      .waitFor()
   }
 
   before(async () => {
@@ -81,7 +84,10 @@ describe('web UI: the rough edges a person meets first (no editor configured)', 
     await name.click()
     await page.locator('pre.preview-text').filter({ hasText: 'a memo' }).waitFor()
     assert.equal(await page.getByRole('link', { name: /Open in editor/ }).count(), 0)
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download', exact: true }).click()])
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download', exact: true }).click(),
+    ])
     assert.equal(download.suggestedFilename(), 'memo.txt')
     await page.getByRole('button', { name: 'Sign out' }).click()
 
@@ -95,7 +101,7 @@ describe('web UI: the rough edges a person meets first (no editor configured)', 
     assert.deepEqual(unexpectedErrors(b.errors), [])
   })
 
-  test('a notice leaves the list\'s buttons clickable, wraps names between words and stays on its screen', async () => {
+  test("a notice leaves the list's buttons clickable, wraps names between words and stays on its screen", async () => {
     const { page } = b
     await page.setViewportSize(PHONE)
     try {
@@ -135,7 +141,9 @@ describe('web UI: the rough edges a person meets first (no editor configured)', 
       await b.screenshot('notice-phone')
       assert.equal(await overflowsSideways(page), false)
 
-      await fileRow(page, longName).getByRole('link', { name: `Versions of ${longName}` }).click()
+      await fileRow(page, longName)
+        .getByRole('link', { name: `Versions of ${longName}` })
+        .click()
       await page.getByRole('heading', { name: /Versions of/ }).waitFor()
       assert.equal(await page.locator('.notice').count(), 0, 'the notice stayed on the documents screen')
     } finally {
@@ -157,7 +165,9 @@ describe('web UI: the rough edges a person meets first (no editor configured)', 
       })
       assert.equal(put.status, 200, put.text)
     }
-    await call(server.url, 'POST', `/wopi/files/${docId}?${query}`, { headers: { ...lock, 'X-WOPI-Override': 'UNLOCK' } })
+    await call(server.url, 'POST', `/wopi/files/${docId}?${query}`, {
+      headers: { ...lock, 'X-WOPI-Override': 'UNLOCK' },
+    })
     await page.setViewportSize(PHONE)
     try {
       await page.goto(`${server.url}/versions/${docId}`)
@@ -171,9 +181,14 @@ describe('web UI: the rough edges a person meets first (no editor configured)', 
       assert.ok(withSeconds.length >= 2, texts.join(' / '))
       const minutes = texts.map((text) => /\d{1,2}:\d{2}/.exec(text)?.[0])
       texts.forEach((text, i) => {
-        if (!withSeconds.includes(text)) assert.equal(minutes.filter((m) => m === minutes[i]).length, 1, texts.join(' / '))
+        if (!withSeconds.includes(text))
+          assert.equal(minutes.filter((m) => m === minutes[i]).length, 1, texts.join(' / '))
       })
-      assert.equal(await overflowsSideways(page), false, `the versions table fits 390 px: ${await widerThanScreen(page)}`)
+      assert.equal(
+        await overflowsSideways(page),
+        false,
+        `the versions table fits 390 px: ${await widerThanScreen(page)}`,
+      )
       for (const button of await page.locator('.version-list button, .version-list a').all()) {
         const box = await button.boundingBox()
         assert.ok(box && box.x >= 0 && box.x + box.width <= PHONE.width, 'every button is on screen')
@@ -191,7 +206,11 @@ describe('web UI: the rough edges a person meets first (no editor configured)', 
       await page.goto(`${server.url}/people`)
       const toggle = page.getByRole('checkbox', { name: 'member is an admin' })
       await toggle.waitFor()
-      assert.equal(await overflowsSideways(page), false, `no sideways scrolling at 390 px: ${await widerThanScreen(page)}`)
+      assert.equal(
+        await overflowsSideways(page),
+        false,
+        `no sideways scrolling at 390 px: ${await widerThanScreen(page)}`,
+      )
       await b.screenshot('people-phone')
 
       await toggle.click()
@@ -205,7 +224,10 @@ describe('web UI: the rough edges a person meets first (no editor configured)', 
       assert.equal(people.json.response.find((p: { userName: string }) => p.userName === 'member').isAdmin, false)
 
       await toggle.click()
-      await page.getByRole('dialog', { name: 'Make member an admin?' }).getByRole('button', { name: 'Make admin' }).click()
+      await page
+        .getByRole('dialog', { name: 'Make member an admin?' })
+        .getByRole('button', { name: 'Make admin' })
+        .click()
       await page.waitForFunction(() => {
         const box = document.querySelector<HTMLInputElement>('input[aria-label="member is an admin"]')
         return box?.checked === true
@@ -226,7 +248,9 @@ describe('web UI: the rough edges a person meets first (no editor configured)', 
   test('an admin disables a person from the People page (asked first) and enables them again', async () => {
     const { page } = b
     const memberSignIn = () =>
-      call(server.url, 'POST', '/api/2.0/authentication.json', { body: { userName: 'member', password: 'member-password' } })
+      call(server.url, 'POST', '/api/2.0/authentication.json', {
+        body: { userName: 'member', password: 'member-password' },
+      })
     const session = (await memberSignIn()).json.response.token
     await page.goto(`${server.url}/people`)
     const row = page.getByRole('row').filter({ has: page.getByText('member', { exact: true }) })
@@ -264,7 +288,10 @@ describe('web UI: the rough edges a person meets first (no editor configured)', 
       assert.doesNotMatch((await page.locator('body').textContent()) ?? '', /FOLIO_|statusCode|"message"/)
       await b.screenshot(`error-page-${name}`)
       await page.getByRole('link', { name: 'Back to your documents' }).click()
-      await page.getByRole('heading', { name: /Documents/ }).first().waitFor()
+      await page
+        .getByRole('heading', { name: /Documents/ })
+        .first()
+        .waitFor()
     }
   })
 })

@@ -18,9 +18,18 @@ describe('the documents screen with 10,000 files', () => {
     // Metadata only (the list never reads contents): fast enough to make 10,000.
     const now = Date.now()
     const myRoot = await server.ctx.store.folders.ensureRoot({
-      id: newId(), ownerId: admin.id, parentId: null, title: 'My documents', rootType: 'my',
-      createdAt: 0, createdBy: admin.id, updatedAt: 0, updatedBy: admin.id, revision: 1,
-      trashedAt: null, originFolderId: null,
+      id: newId(),
+      ownerId: admin.id,
+      parentId: null,
+      title: 'My documents',
+      rootType: 'my',
+      createdAt: 0,
+      createdBy: admin.id,
+      updatedAt: 0,
+      updatedBy: admin.id,
+      revision: 1,
+      trashedAt: null,
+      originFolderId: null,
     })
     for (let i = 0; i < FILES; i++) {
       const id = newId()
@@ -73,7 +82,9 @@ describe('the documents screen with 10,000 files', () => {
 
     await page.getByRole('button', { name: 'Size', exact: true }).click()
     await page.getByText('1–100 of 10,000').waitFor()
-    await page.waitForFunction(() => document.querySelector('table.files tbody .file-name')?.textContent === 'File 09999.docx')
+    await page.waitForFunction(
+      () => document.querySelector('table.files tbody .file-name')?.textContent === 'File 09999.docx',
+    )
 
     await page.getByRole('searchbox', { name: 'Filter by name' }).fill('File 0424')
     await page.getByText('1–10 of 10').waitFor()

@@ -23,7 +23,9 @@ describe('Search in the web UI', () => {
     call(server.url, method, `/api/2.0${path}`, { token, ...(body === undefined ? {} : { body }) })
   const upload = async (folder: string, title: string, text: string) => {
     const reply = await call(server.url, 'POST', `/api/2.0/files/${folder}/upload?title=${encodeURIComponent(title)}`, {
-      token, headers: { 'Content-Type': 'application/octet-stream' }, raw: text,
+      token,
+      headers: { 'Content-Type': 'application/octet-stream' },
+      raw: text,
     })
     assert.equal(reply.status, 201, reply.text)
     return reply.json.response.id as string

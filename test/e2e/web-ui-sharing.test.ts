@@ -4,13 +4,7 @@ import type { Page } from 'playwright-core'
 import { launchBrowser, type TestBrowser } from '../support/browser.js'
 import type { EditorConfig, EditorSession } from '../support/docs-server-simulator.js'
 import { startHarness, type Harness } from '../support/onlyoffice-harness.js'
-import {
-  assertAllControlsNamed,
-  expectScreen,
-  fileRow,
-  folderRow,
-  submitSignIn,
-} from '../support/web-ui.js'
+import { assertAllControlsNamed, expectScreen, fileRow, folderRow, submitSignIn } from '../support/web-ui.js'
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
 const BRIEF_BYTES = 'the brief, version one'
@@ -27,7 +21,9 @@ async function editorConfigOf(editor: Page): Promise<EditorConfig> {
 async function openFromList(page: Page, title: string): Promise<Page> {
   const popup = page.waitForEvent('popup')
   // The name opens the preview page; the row's editor button opens the editor.
-  await fileRow(page, title).getByRole('link', { name: `Open ${title} in the editor` }).click()
+  await fileRow(page, title)
+    .getByRole('link', { name: `Open ${title} in the editor` })
+    .click()
   const editor = await popup
   await editor.waitForLoadState('domcontentloaded')
   return editor
@@ -94,11 +90,16 @@ describe('Working together in the web UI: two people, the Docs simulator and a l
     await folderRow(page, 'Team').getByRole('link', { name: 'Team' }).click()
     await expectScreen(page, 'Team')
     // Inside one's own folder the main navigation still marks "Documents".
-    await page.getByRole('navigation', { name: 'Main' }).locator('[aria-current="page"]', { hasText: 'Documents' }).waitFor()
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .locator('[aria-current="page"]', { hasText: 'Documents' })
+      .waitFor()
 
     const chooser = page.waitForEvent('filechooser')
     await page.getByRole('button', { name: 'Upload files' }).click()
-    await (await chooser).setFiles([
+    await (
+      await chooser
+    ).setFiles([
       { name: 'Brief.docx', mimeType: DOCX, buffer: Buffer.from(BRIEF_BYTES) },
       { name: 'Notes.txt', mimeType: 'text/plain', buffer: Buffer.from('notes') },
     ])
@@ -165,7 +166,7 @@ describe('Working together in the web UI: two people, the Docs simulator and a l
     await expectScreen(page, 'Team')
     const crumbs = page.getByRole('navigation', { name: 'Breadcrumbs' })
     await crumbs.getByRole('link', { name: 'Shared with me' }).waitFor()
-    assert.equal(await crumbs.getByRole('link', { name: 'Documents' }).count(), 0, 'nothing of the owner\'s tree above')
+    assert.equal(await crumbs.getByRole('link', { name: 'Documents' }).count(), 0, "nothing of the owner's tree above")
     // The main navigation marks the section the folder is in, not the reader's own documents.
     const main = page.getByRole('navigation', { name: 'Main' })
     await main.locator('[aria-current="page"]', { hasText: 'Shared with me' }).waitFor()
@@ -196,8 +197,14 @@ describe('Working together in the web UI: two people, the Docs simulator and a l
     await create.getByRole('button', { name: 'Create folder' }).click()
     await folderRow(page, 'From Bea').waitFor()
     const inDrafts = (await h.api('GET', `/files/${drafts}`)).json.response.folders
-    assert.deepEqual(inDrafts.map((f: { title: string }) => f.title), ['From Bea'])
-    assert.equal((await h.api('PUT', `/files/folder/${drafts}/share`, { share: [{ shareTo: beaId, access: 0 }] })).status, 200)
+    assert.deepEqual(
+      inDrafts.map((f: { title: string }) => f.title),
+      ['From Bea'],
+    )
+    assert.equal(
+      (await h.api('PUT', `/files/folder/${drafts}/share`, { share: [{ shareTo: beaId, access: 0 }] })).status,
+      200,
+    )
 
     // Back into the folder A shared for reading, where B opens the document next.
     await page.getByRole('navigation', { name: 'Breadcrumbs' }).getByRole('link', { name: 'Shared with me' }).click()
@@ -244,16 +251,22 @@ describe('Working together in the web UI: two people, the Docs simulator and a l
     for (const session of sessions.splice(0)) await session.disconnect()
   })
 
-  test('A removes B; B\'s next action is refused and the page says so', async () => {
+  test("A removes B; B's next action is refused and the page says so", async () => {
     const { page } = ann
     const dialog = await shareDialog(page, 'Brief.docx', 'file')
     await dialog.getByRole('button', { name: `Remove access for ${beaName}` }).click()
-    await dialog.getByRole('list', { name: 'Who has access' }).getByText(beaName, { exact: true }).waitFor({ state: 'detached' })
+    await dialog
+      .getByRole('list', { name: 'Who has access' })
+      .getByText(beaName, { exact: true })
+      .waitFor({ state: 'detached' })
     await dialog.getByRole('button', { name: 'Done' }).click()
     await page.getByRole('navigation', { name: 'Breadcrumbs' }).getByRole('link', { name: 'Documents' }).click()
     const folderDialog = await shareDialog(page, 'Team', 'folder')
     await folderDialog.getByRole('button', { name: `Remove access for ${beaName}` }).click()
-    await folderDialog.getByRole('list', { name: 'Who has access' }).getByText(beaName, { exact: true }).waitFor({ state: 'detached' })
+    await folderDialog
+      .getByRole('list', { name: 'Who has access' })
+      .getByText(beaName, { exact: true })
+      .waitFor({ state: 'detached' })
     await folderDialog.getByRole('button', { name: 'Done' }).click()
 
     // B's screen still lists the document; renaming it is refused, in words.

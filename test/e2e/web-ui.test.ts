@@ -118,7 +118,9 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
     const second = payload(900_000, 2)
     const chooser = page.waitForEvent('filechooser')
     await page.getByRole('button', { name: 'Upload files' }).click()
-    await (await chooser).setFiles([
+    await (
+      await chooser
+    ).setFiles([
       { name: 'Board report.docx', mimeType: DOCX, buffer: first },
       { name: 'Budget 2027.xlsx', mimeType: 'application/octet-stream', buffer: second },
     ])
@@ -170,7 +172,9 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
     await throttleUploads(page, 200_000)
     const chooser = page.waitForEvent('filechooser')
     await page.getByRole('button', { name: 'Upload files' }).click()
-    await (await chooser).setFiles([
+    await (
+      await chooser
+    ).setFiles([
       { name: 'Slow video notes.txt', mimeType: 'text/plain', buffer: payload(3_000_000, 3) },
       { name: 'Huge scan.pdf', mimeType: 'application/pdf', buffer: payload(9 * 1024 * 1024, 4) },
     ])
@@ -236,7 +240,10 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
       (el) => el instanceof HTMLInputElement && document.activeElement === el && el.selectionEnd !== el.selectionStart,
       await input.elementHandle(),
     )
-    assert.equal(await input.evaluate((el: HTMLInputElement) => el.value.slice(el.selectionStart ?? 0, el.selectionEnd ?? 0)), 'Quarterly plan')
+    assert.equal(
+      await input.evaluate((el: HTMLInputElement) => el.value.slice(el.selectionStart ?? 0, el.selectionEnd ?? 0)),
+      'Quarterly plan',
+    )
     // A taken name is refused with a clear message; the row stays in rename mode.
     await input.fill('Board report.docx')
     await input.press('Enter')
@@ -261,15 +268,19 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
     const shows = (titles: string[]) =>
       page.waitForFunction(
         (expected) =>
-          [...document.querySelectorAll('table.files tbody .name-text .file-name')].map((e) => e.textContent).join('|') ===
-          expected.join('|'),
+          [...document.querySelectorAll('table.files tbody .name-text .file-name')]
+            .map((e) => e.textContent)
+            .join('|') === expected.join('|'),
         titles,
       )
 
     await page.getByRole('button', { name: 'Name', exact: true }).click()
     await page.waitForFunction(() => document.querySelector('th.col-name')?.getAttribute('aria-sort') === 'ascending')
     const ascending = await order('sortBy=AZ&sortOrder=ascending')
-    assert.deepEqual(ascending, [...ascending].sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'base' })))
+    assert.deepEqual(
+      ascending,
+      [...ascending].sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'base' })),
+    )
     await shows(ascending)
     await page.getByRole('button', { name: 'Name', exact: true }).click()
     await page.waitForFunction(() => document.querySelector('th.col-name')?.getAttribute('aria-sort') === 'descending')
@@ -287,7 +298,9 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
     await page.getByText('No file name contains “no such file”.').waitFor()
     await page.getByRole('searchbox', { name: 'Filter by name' }).fill('')
     await page.getByRole('button', { name: 'Modified', exact: true }).click()
-    await page.waitForFunction(() => document.querySelector('th.col-modified')?.getAttribute('aria-sort') === 'descending')
+    await page.waitForFunction(
+      () => document.querySelector('th.col-modified')?.getAttribute('aria-sort') === 'descending',
+    )
     await fileRow(page, 'Board report.docx').waitFor()
   })
 
@@ -301,10 +314,13 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
     const session = await h.openEditor(plan.id)
     const budget = (await h.api('GET', '/files/@my?filterValue=Budget')).json.response.files[0]
     const launch = await h.api('POST', `/files/file/${budget.id}/wopi`)
-    const lock = await fetch(`${h.folio.url}/wopi/files/${budget.id}?access_token=${encodeURIComponent(launch.json.response.accessToken)}`, {
-      method: 'POST',
-      headers: { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'ui-test-lock' },
-    })
+    const lock = await fetch(
+      `${h.folio.url}/wopi/files/${budget.id}?access_token=${encodeURIComponent(launch.json.response.accessToken)}`,
+      {
+        method: 'POST',
+        headers: { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'ui-test-lock' },
+      },
+    )
     assert.equal(lock.status, 200)
     await page.reload()
     await fileRow(page, 'Annual plan.docx').getByText('Editing now: admin').waitFor()
@@ -333,7 +349,11 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
     await assertAllControlsNamed(page, 'release lock confirmation')
     await confirm.getByRole('button', { name: 'Cancel' }).click()
     await confirm.waitFor({ state: 'detached' })
-    assert.equal((await h.api('GET', `/files/file/${budget.id}/lock`)).json.response.locked, true, 'cancel keeps the lock')
+    assert.equal(
+      (await h.api('GET', `/files/file/${budget.id}/lock`)).json.response.locked,
+      true,
+      'cancel keeps the lock',
+    )
     await budgetRow.getByRole('button', { name: 'Release the lock on Budget 2027.xlsx' }).click()
     await confirm.getByRole('button', { name: 'Release lock' }).click()
     await budgetRow.getByText('Locked').waitFor({ state: 'detached' })
@@ -357,7 +377,9 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
     await page.getByRole('link', { name: 'Download version 1' }).click()
     const saved = await (await download).path()
     const downloadedV1 = await readFile(saved)
-    const viaApi = await fetch(`${h.folio.url}/api/2.0/files/file/${plan.id}/version/1/download`, { headers: { Authorization: h.token } })
+    const viaApi = await fetch(`${h.folio.url}/api/2.0/files/file/${plan.id}/version/1/download`, {
+      headers: { Authorization: h.token },
+    })
     assert.deepEqual(downloadedV1, Buffer.from(await viaApi.arrayBuffer()))
 
     await page.getByRole('button', { name: 'Restore version 1' }).click()
@@ -365,9 +387,15 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
     await confirm.getByRole('button', { name: 'Restore' }).click()
     await waitFor(async () => ((await rows.count()) === 3 ? true : undefined))
     assert.match((await rows.nth(0).textContent()) ?? '', /^3current.*Restored/)
-    const current = await fetch(`${h.folio.url}/api/2.0/files/file/${plan.id}/download`, { headers: { Authorization: h.token } })
+    const current = await fetch(`${h.folio.url}/api/2.0/files/file/${plan.id}/download`, {
+      headers: { Authorization: h.token },
+    })
     assert.deepEqual(Buffer.from(await current.arrayBuffer()), downloadedV1)
-    assert.equal(await page.getByRole('button', { name: 'Restore version 3' }).count(), 0, 'the current version has no Restore')
+    assert.equal(
+      await page.getByRole('button', { name: 'Restore version 3' }).count(),
+      0,
+      'the current version has no Restore',
+    )
 
     await page.getByRole('link', { name: '← Back to Documents' }).click()
     await page.getByRole('heading', { name: 'Documents', level: 1 }).waitFor()
@@ -387,7 +415,10 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
     await page.getByRole('heading', { name: 'Versions of Annual plan.docx' }).waitFor()
     const rows = page.locator('table.version-list tbody tr')
     await waitFor(async () => ((await rows.count()) === 5 ? true : undefined))
-    assert.match((await rows.nth(0).textContent()) ?? '', /^5current.*Saved when the editor closed.*conflict: made from version 3/)
+    assert.match(
+      (await rows.nth(0).textContent()) ?? '',
+      /^5current.*Saved when the editor closed.*conflict: made from version 3/,
+    )
     assert.doesNotMatch((await rows.nth(1).textContent()) ?? '', /conflict/)
     await page.getByRole('link', { name: '← Back to Documents' }).click()
     await page.getByRole('heading', { name: 'Documents', level: 1 }).waitFor()
@@ -396,7 +427,9 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
   test('file names are text, never HTML: an <img onerror> name runs nothing', async () => {
     const chooser = page.waitForEvent('filechooser')
     await page.getByRole('button', { name: 'Upload files' }).click()
-    await (await chooser).setFiles([
+    await (
+      await chooser
+    ).setFiles([
       { name: XSS_NAME, mimeType: DOCX, buffer: Buffer.from('x') },
       { name: HTML_LOOKING_NAME, mimeType: DOCX, buffer: Buffer.from('y') },
     ])
@@ -464,7 +497,9 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
     await reset.getByLabel('New password').fill('bob-password-2')
     await reset.getByRole('button', { name: 'Set password' }).click()
     await reset.waitFor({ state: 'detached' })
-    const signedIn = await call(h.folio.url, 'POST', '/api/2.0/authentication.json', { body: { userName: 'bob', password: 'bob-password-2' } })
+    const signedIn = await call(h.folio.url, 'POST', '/api/2.0/authentication.json', {
+      body: { userName: 'bob', password: 'bob-password-2' },
+    })
     assert.equal(signedIn.status, 201)
 
     await bob.getByRole('button', { name: 'Remove bob' }).click()
@@ -503,7 +538,9 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
     assert.equal(new URL(page.url()).pathname, '/sign-in')
     const after = (await page.context().cookies(h.folio.url)).find((c) => c.name === 'folio_session')
     assert.equal(after, undefined)
-    const replay = await call(h.folio.url, 'GET', '/api/2.0/people/@self', { headers: { Cookie: `folio_session=${before.value}` } })
+    const replay = await call(h.folio.url, 'GET', '/api/2.0/people/@self', {
+      headers: { Cookie: `folio_session=${before.value}` },
+    })
     assert.equal(replay.status, 401)
     // A bookmarked screen asks to sign in and comes back after.
     await page.goto(`${h.folio.url}/people`)
@@ -516,6 +553,9 @@ describe('web interface in headless Chromium (with ONLYOFFICE Docs simulated)', 
     assert.deepEqual(unexpectedErrors(b.errors), [])
     assert.deepEqual(b.dialogs, [])
     // The editor page asked for api.js at the (unreachable, made-up) Docs address: refused by the test's guard.
-    assert.ok(b.blocked.every((url) => url.startsWith('http://docs.public.test/')), b.blocked.join('\n'))
+    assert.ok(
+      b.blocked.every((url) => url.startsWith('http://docs.public.test/')),
+      b.blocked.join('\n'),
+    )
   })
 })

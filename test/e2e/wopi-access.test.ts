@@ -221,36 +221,35 @@ describe('WOPI DeleteFile and PutUserInfo', () => {
     assert.equal(portal.status, 404)
   })
 
-  test('a Lock that lands between DeleteFile\'s read and its delete makes it 409; the file stays',
-    async () => {
-      const id = await h.createFile('delete-race.docx', 'x')
-      const token = await h.tokenFor(id)
-      const files = h.server.ctx.store.files
-      const original = files.delete
-      let lockedInBetween = false
-      files.delete = async (fileId: string, expectedRevision?: number) => {
-        if (fileId === id && !lockedInBetween) {
-          lockedInBetween = true
-          const locked = await h.wopi(id, { override: 'LOCK', token, headers: lockHeaders('late') })
-          assert.equal(locked.status, 200)
-        }
-        return original.call(files, fileId, expectedRevision)
+  test("a Lock that lands between DeleteFile's read and its delete makes it 409; the file stays", async () => {
+    const id = await h.createFile('delete-race.docx', 'x')
+    const token = await h.tokenFor(id)
+    const files = h.server.ctx.store.files
+    const original = files.delete
+    let lockedInBetween = false
+    files.delete = async (fileId: string, expectedRevision?: number) => {
+      if (fileId === id && !lockedInBetween) {
+        lockedInBetween = true
+        const locked = await h.wopi(id, { override: 'LOCK', token, headers: lockHeaders('late') })
+        assert.equal(locked.status, 200)
       }
-      try {
-        const refused = await h.wopi(id, { override: 'DELETE', token })
-        assert.equal(refused.status, 409)
-        assert.equal(refused.headers.get('x-wopi-lock'), 'late')
-      } finally {
-        files.delete = original
-      }
-      assert.ok(lockedInBetween)
-      const info = await h.wopi(id, { method: 'GET', token })
-      assert.equal(info.status, 200, 'the file is still there')
-      const lock = await h.wopi(id, { override: 'GET_LOCK', token })
-      assert.equal(lock.headers.get('x-wopi-lock'), 'late')
-    })
+      return original.call(files, fileId, expectedRevision)
+    }
+    try {
+      const refused = await h.wopi(id, { override: 'DELETE', token })
+      assert.equal(refused.status, 409)
+      assert.equal(refused.headers.get('x-wopi-lock'), 'late')
+    } finally {
+      files.delete = original
+    }
+    assert.ok(lockedInBetween)
+    const info = await h.wopi(id, { method: 'GET', token })
+    assert.equal(info.status, 200, 'the file is still there')
+    const lock = await h.wopi(id, { override: 'GET_LOCK', token })
+    assert.equal(lock.headers.get('x-wopi-lock'), 'late')
+  })
 
-  test('the owner\'s portal delete removes a WOPI-locked file (the editor then gets 404)', async () => {
+  test("the owner's portal delete removes a WOPI-locked file (the editor then gets 404)", async () => {
     const id = await h.createFile('portal-delete-locked.docx', 'x')
     const token = await h.tokenFor(id)
     await h.wopi(id, { override: 'LOCK', token, headers: lockHeaders('editing') })

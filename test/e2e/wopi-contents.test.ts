@@ -46,9 +46,16 @@ describe('WOPI CheckFileInfo, GetFile and PutFile', () => {
       assert.equal(typeof info[name], 'string', name)
     }
     const flags = [
-      'SupportsLocks', 'SupportsGetLock', 'SupportsExtendedLockLength', 'SupportsUpdate',
-      'SupportsRename', 'SupportsDeleteFile', 'UserCanWrite', 'UserCanRename',
-      'UserCanNotWriteRelative', 'ReadOnly',
+      'SupportsLocks',
+      'SupportsGetLock',
+      'SupportsExtendedLockLength',
+      'SupportsUpdate',
+      'SupportsRename',
+      'SupportsDeleteFile',
+      'UserCanWrite',
+      'UserCanRename',
+      'UserCanNotWriteRelative',
+      'ReadOnly',
     ]
     for (const name of flags) assert.equal(typeof info[name], 'boolean', name)
     assert.ok(Number.isInteger(info.Size))
@@ -123,10 +130,7 @@ describe('WOPI CheckFileInfo, GetFile and PutFile', () => {
     assert.equal((await put(id, json, { 'Content-Type': 'application/json' })).status, 200)
     assert.equal(await contentOf(h, id), json)
     const form = 'a=1&b=%20two&c=+&empty='
-    assert.equal(
-      (await put(id, form, { 'Content-Type': 'application/x-www-form-urlencoded' })).status,
-      200,
-    )
+    assert.equal((await put(id, form, { 'Content-Type': 'application/x-www-form-urlencoded' })).status, 200)
     assert.equal(await contentOf(h, id), form)
     const binary = Buffer.from([0x7b, 0x00, 0xff, 0x3d, 0x26])
     assert.equal((await put(id, binary, { 'Content-Type': 'application/x-www-form-urlencoded' })).status, 200)
@@ -180,15 +184,12 @@ describe('WOPI CheckFileInfo, GetFile and PutFile', () => {
       },
     })
     const token = await h.tokenFor(id)
-    const status = await fetch(
-      `${h.server.url}/wopi/files/${id}/contents?access_token=${encodeURIComponent(token)}`,
-      {
-        method: 'POST',
-        headers: { 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'L' },
-        body,
-        duplex: 'half',
-      } as RequestInit,
-    ).then(
+    const status = await fetch(`${h.server.url}/wopi/files/${id}/contents?access_token=${encodeURIComponent(token)}`, {
+      method: 'POST',
+      headers: { 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'L' },
+      body,
+      duplex: 'half',
+    } as RequestInit).then(
       (response) => response.status,
       () => 0,
     )

@@ -315,9 +315,7 @@ describe('WOPI locks: outcomes the lock table leaves open (decided)', () => {
     const id = await h.createFile('race.docx', 'x')
     const token = await h.tokenFor(id)
     const replies = await Promise.all(
-      Array.from({ length: 50 }, (_, i) =>
-        h.wopi(id, { token, override: 'LOCK', headers: lockHeaders(`racer-${i}`) }),
-      ),
+      Array.from({ length: 50 }, (_, i) => h.wopi(id, { token, override: 'LOCK', headers: lockHeaders(`racer-${i}`) })),
     )
     const winners = replies.filter((r) => r.status === 200)
     assert.equal(winners.length, 1)
@@ -440,7 +438,7 @@ describe('locks stuck after a browser was closed', () => {
     assert.equal(anonymous.status, 401)
   })
 
-  test('a ReadWrite sharee may not see or release the owner\'s lock: 403, and the lock stays', async () => {
+  test("a ReadWrite sharee may not see or release the owner's lock: 403, and the lock stays", async () => {
     const id = await h.createFile('shared-lock.docx', 'x')
     assert.equal((await h.wopi(id, { override: 'LOCK', headers: lockHeaders('owner-tab') })).status, 200)
     const ivy = await createUser(h.server.ctx, { userName: 'ivy', password: 'ivy-password-1' })

@@ -31,7 +31,11 @@ describe('WOPI PutRelativeFile', () => {
 
   test('suggested full name in UTF-7 (Cyrillic, as ONLYOFFICE Docs encodes it) creates that file', async () => {
     const id = await h.createFile('Report.docx', 'original')
-    const reply = await saveAs(id, { 'X-WOPI-SuggestedTarget': '+BB0EPgQyBEsEOQAgBDQEPgQ6BEMEPAQ1BD0EQg-.docx' }, 'copy bytes')
+    const reply = await saveAs(
+      id,
+      { 'X-WOPI-SuggestedTarget': '+BB0EPgQyBEsEOQAgBDQEPgQ6BEMEPAQ1BD0EQg-.docx' },
+      'copy bytes',
+    )
     assert.equal(reply.status, 200)
     assert.equal(reply.json.Name, 'Новый документ.docx')
     const url = new URL(reply.json.Url)
@@ -111,7 +115,10 @@ describe('WOPI PutRelativeFile', () => {
     assert.equal(refused.status, 409)
     assert.equal(decodeUtf7(refused.headers.get('x-wopi-validrelativetarget') ?? ''), 'Target (2).docx')
     assert.equal(refused.headers.get('x-wopi-lock'), '')
-    const notTrue = await saveAs(id, { 'X-WOPI-RelativeTarget': 'Target.docx', 'X-WOPI-OverwriteRelativeTarget': 'false' })
+    const notTrue = await saveAs(id, {
+      'X-WOPI-RelativeTarget': 'Target.docx',
+      'X-WOPI-OverwriteRelativeTarget': 'false',
+    })
     assert.equal(notTrue.status, 409)
     assert.equal(await contentOf(h, targetId), 'old target')
 

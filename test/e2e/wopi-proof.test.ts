@@ -7,11 +7,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { FakeClock } from '../support/folio-server.js'
-import {
-  OnlyofficeWopiClient,
-  buildDiscoveryXml,
-  startDiscoveryServer,
-} from '../support/onlyoffice-wopi-client.js'
+import { OnlyofficeWopiClient, buildDiscoveryXml, startDiscoveryServer } from '../support/onlyoffice-wopi-client.js'
 import { call } from '../support/portal-client.js'
 import { startWopiHarness, type WopiHarness } from './wopi-support.js'
 
@@ -297,8 +293,15 @@ describe('finding 12: proofs are checked over the full URL the client requested'
     const stranger = proofHeadersFor(rsa(), token, direct.server.ctx.config.internalUrl + path, Date.now())
     assert.equal((await get(direct, path, stranger)).status, 500)
     const lines = logged.filter((line) => line.includes('WOPI proof rejected'))
-    assert.ok(lines.some((line) => line.includes('"reason":"mismatch"')), lines.join('\n'))
-    assert.equal(logged.some((line) => line.includes(token)), false, 'the token is never logged')
+    assert.ok(
+      lines.some((line) => line.includes('"reason":"mismatch"')),
+      lines.join('\n'),
+    )
+    assert.equal(
+      logged.some((line) => line.includes(token)),
+      false,
+      'the token is never logged',
+    )
   })
 
   test('behind a trusted proxy, the scheme and host the client saw (X-Forwarded-*) are accepted', async () => {

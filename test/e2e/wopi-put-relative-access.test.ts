@@ -34,17 +34,24 @@ describe('WOPI PutRelativeFile decides access on the folder and the file it writ
   }
 
   async function upload(folderId: string, title: string, text: string): Promise<string> {
-    const reply = await call(h.server.url, 'POST', `/api/2.0/files/${folderId}/upload?title=${encodeURIComponent(title)}`, {
-      token: h.portalToken,
-      raw: text,
-      headers: { 'Content-Type': 'application/octet-stream' },
-    })
+    const reply = await call(
+      h.server.url,
+      'POST',
+      `/api/2.0/files/${folderId}/upload?title=${encodeURIComponent(title)}`,
+      {
+        token: h.portalToken,
+        raw: text,
+        headers: { 'Content-Type': 'application/octet-stream' },
+      },
+    )
     assert.equal(reply.status, 201, reply.text)
     return reply.json.response.id
   }
 
   async function share(kind: 'file' | 'folder', id: string, access: number): Promise<void> {
-    const reply = await api(h.portalToken, 'PUT', `/files/${kind}/${id}/share`, { share: [{ shareTo: bob.id, access }] })
+    const reply = await api(h.portalToken, 'PUT', `/files/${kind}/${id}/share`, {
+      share: [{ shareTo: bob.id, access }],
+    })
     assert.equal(reply.status, 200, reply.text)
   }
 
@@ -80,7 +87,7 @@ describe('WOPI PutRelativeFile decides access on the folder and the file it writ
     assert.equal(await contentOf(h, salary), 'salaries')
     assert.equal((await recordOf(h, salary)).version, 1)
     assert.equal(reply.json.Name, 'salary.xlsx')
-    assert.equal(await folderOf(reply), bobMy, 'he may not create in the owner\'s folder: his own documents')
+    assert.equal(await folderOf(reply), bobMy, "he may not create in the owner's folder: his own documents")
 
     // The 409 leak: without overwrite, the unseen name answers as a free one does.
     const again = await putRelative(shared, 'bonus.xlsx', false)
@@ -90,7 +97,11 @@ describe('WOPI PutRelativeFile decides access on the folder and the file it writ
     assert.equal(again.headers.get('x-wopi-validrelativetarget'), null)
     assert.equal(await folderOf(free), bobMy, 'nothing is created in a folder he may not create in')
     const listing = await api(h.portalToken, 'GET', `/files/${team}`)
-    assert.deepEqual(listing.json.response.files.map((f: { title: string }) => f.title).sort(), ['bonus.xlsx', 'salary.xlsx', 'shared.docx'])
+    assert.deepEqual(listing.json.response.files.map((f: { title: string }) => f.title).sort(), [
+      'bonus.xlsx',
+      'salary.xlsx',
+      'shared.docx',
+    ])
   })
 
   test('inside a ReadWrite folder: Read-only and Restrict entries are never replaced; free names land there', async () => {
@@ -125,7 +136,7 @@ describe('WOPI PutRelativeFile decides access on the folder and the file it writ
     assert.equal(await folderOf(freeName), team, 'he may create in the shared folder: beside the original')
   })
 
-  test('CheckFileInfo\'s UserCanNotWriteRelative is false for a sharee with edit, true with a view token', async () => {
+  test("CheckFileInfo's UserCanNotWriteRelative is false for a sharee with edit, true with a view token", async () => {
     const team = await folder('Info')
     const doc = await upload(team, 'info.docx', 'x')
     await share('file', doc, 1)
@@ -136,7 +147,7 @@ describe('WOPI PutRelativeFile decides access on the folder and the file it writ
     assert.equal(viewInfo.json.UserCanNotWriteRelative, true)
   })
 
-  test('a suggestion or a 409\'s ValidRelativeTarget never skips over a name he cannot see', async () => {
+  test("a suggestion or a 409's ValidRelativeTarget never skips over a name he cannot see", async () => {
     const team = await folder('Reports')
     const doc = await upload(team, 'Report.docx', 'report')
     const hidden = await upload(team, 'Report (2).docx', 'hidden second')

@@ -131,7 +131,12 @@ describe('the WOPI route table', () => {
     const headText =
       `POST /wopi/files/${fileId}?access_token=${encodeURIComponent(token)} HTTP/1.1\r\nHost: x\r\n` +
       'X-WOPI-Override: PUT_USER_INFO\r\nContent-Length: 1000\r\n\r\n'
-    const reply = await slowRequest(h.server.url, headText, Array.from({ length: 40 }, () => 'a'), 100)
+    const reply = await slowRequest(
+      h.server.url,
+      headText,
+      Array.from({ length: 40 }, () => 'a'),
+      100,
+    )
     assert.match(reply, /^HTTP\/1\.1 408 /, reply)
   })
 
@@ -143,7 +148,12 @@ describe('the WOPI route table', () => {
       'Connection: close\r\nX-WOPI-Override: PUT\r\nX-WOPI-Lock: L-slow\r\nContent-Type: text/plain\r\n' +
       'Content-Length: 800\r\n\r\n'
     // 8 chunks 250 ms apart: 2 s in all, never 1 s without a byte.
-    const reply = await slowRequest(h.server.url, headText, Array.from({ length: 8 }, () => 'y'.repeat(100)), 250)
+    const reply = await slowRequest(
+      h.server.url,
+      headText,
+      Array.from({ length: 8 }, () => 'y'.repeat(100)),
+      250,
+    )
     assert.match(reply, /^HTTP\/1\.1 200 /, reply)
     assert.equal(await contentOf(h, fileId), 'y'.repeat(800))
     const unlock = await h.wopi(fileId, { override: 'UNLOCK', headers: { 'X-WOPI-Lock': 'L-slow' } })

@@ -47,16 +47,11 @@ export async function startWopiHarness(
       return portalToken
     },
     async createFile(title, bytes = '') {
-      const reply = await call(
-        server.url,
-        'POST',
-        `/api/2.0/files/@my/upload?title=${encodeURIComponent(title)}`,
-        {
-          token: portalToken,
-          raw: typeof bytes === 'string' ? bytes : new Uint8Array(bytes),
-          headers: { 'Content-Type': 'application/octet-stream' },
-        },
-      )
+      const reply = await call(server.url, 'POST', `/api/2.0/files/@my/upload?title=${encodeURIComponent(title)}`, {
+        token: portalToken,
+        raw: typeof bytes === 'string' ? bytes : new Uint8Array(bytes),
+        headers: { 'Content-Type': 'application/octet-stream' },
+      })
       if (reply.status !== 201) throw new Error(`upload failed: ${reply.status} ${reply.text}`)
       return reply.json.response.id
     },

@@ -10,8 +10,7 @@
  */
 
 export type Kind =
-  | 'string' | 'string?' | 'boolean' | 'int' | 'list' | 'object' | 'object?'
-  | 'gson-string' | 'gson-int' | 'gson-date'
+  'string' | 'string?' | 'boolean' | 'int' | 'list' | 'object' | 'object?' | 'gson-string' | 'gson-int' | 'gson-date'
 
 export type Model = Record<string, Kind>
 
@@ -19,17 +18,27 @@ const GSON_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/
 
 function fits(kind: Kind, value: unknown): boolean {
   switch (kind) {
-    case 'string': return typeof value === 'string'
-    case 'string?': return value === null || typeof value === 'string'
-    case 'boolean': return typeof value === 'boolean'
-    case 'int': return typeof value === 'number' && Number.isInteger(value)
-    case 'list': return Array.isArray(value)
-    case 'object': return typeof value === 'object' && value !== null && !Array.isArray(value)
-    case 'object?': return value === null || (typeof value === 'object' && !Array.isArray(value))
+    case 'string':
+      return typeof value === 'string'
+    case 'string?':
+      return value === null || typeof value === 'string'
+    case 'boolean':
+      return typeof value === 'boolean'
+    case 'int':
+      return typeof value === 'number' && Number.isInteger(value)
+    case 'list':
+      return Array.isArray(value)
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value)
+    case 'object?':
+      return value === null || (typeof value === 'object' && !Array.isArray(value))
     // Gson reads a number into a String field, and a numeric string into an int one.
-    case 'gson-string': return value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
-    case 'gson-int': return typeof value === 'number' || (typeof value === 'string' && /^-?\d+$/.test(value))
-    case 'gson-date': return typeof value === 'string' && GSON_DATE.test(value)
+    case 'gson-string':
+      return value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    case 'gson-int':
+      return typeof value === 'number' || (typeof value === 'string' && /^-?\d+$/.test(value))
+    case 'gson-date':
+      return typeof value === 'string' && GSON_DATE.test(value)
   }
 }
 
@@ -47,25 +56,39 @@ export function misfits(value: unknown, model: Model, where = 'response'): strin
 
 /** Like misfits, and the fields the app cannot do without must be there. */
 export function misfitsRequiring(value: unknown, model: Model, required: string[], where = 'response'): string[] {
-  const missing = typeof value === 'object' && value !== null
-    ? required.filter((field) => !Object.hasOwn(value, field)).map((field) => `${where}.${field} is missing`)
-    : []
+  const missing =
+    typeof value === 'object' && value !== null
+      ? required.filter((field) => !Object.hasOwn(value, field)).map((field) => `${where}.${field} is missing`)
+      : []
   return [...missing, ...misfits(value, model, where)]
 }
 
 // ------------------------------------------------------------------ Android (kotlinx)
 
 /** app/documents/core/model/login/Capabilities.kt */
-export const ANDROID_CAPABILITIES: Model = { ldapEnabled: 'boolean', ssoUrl: 'string', ssoLabel: 'string', providers: 'list' }
+export const ANDROID_CAPABILITIES: Model = {
+  ldapEnabled: 'boolean',
+  ssoUrl: 'string',
+  ssoLabel: 'string',
+  providers: 'list',
+}
 
 /** app/documents/core/model/login/Token.kt */
 export const ANDROID_TOKEN: Model = {
-  token: 'string?', expires: 'string', sms: 'boolean', phoneNoise: 'string', tfa: 'boolean', tfaKey: 'string',
+  token: 'string?',
+  expires: 'string',
+  sms: 'boolean',
+  phoneNoise: 'string',
+  tfa: 'boolean',
+  tfaKey: 'string',
 }
 
 /** app/documents/core/model/login/Settings.kt (settings/version/build) */
 export const ANDROID_VERSIONS: Model = {
-  communityServer: 'string?', documentServer: 'string?', mailServer: 'string?', docSpace: 'string?',
+  communityServer: 'string?',
+  documentServer: 'string?',
+  mailServer: 'string?',
+  docSpace: 'string?',
 }
 
 /** app/documents/core/model/login/AllSettings.kt (settings) */
@@ -73,13 +96,41 @@ export const ANDROID_ALL_SETTINGS: Model = { personal: 'boolean', docSpace: 'boo
 
 /** app/documents/core/model/login/User.kt */
 export const ANDROID_USER: Model = {
-  id: 'string', userName: 'string', isVisitor: 'boolean', firstName: 'string', lastName: 'string',
-  email: 'string?', birthday: 'string', sex: 'string', status: 'int', activationStatus: 'int',
-  terminated: 'string?', department: 'string', workFrom: 'string', location: 'string', notes: 'string',
-  displayName: 'string', title: 'string', contacts: 'list', groups: 'list', avatarMedium: 'string',
-  avatarMax: 'string', avatar: 'string', isOnline: 'boolean', isAdmin: 'boolean', isRoomAdmin: 'boolean',
-  isGuest: 'boolean', isLDAP: 'boolean', listAdminModules: 'list', isOwner: 'boolean', cultureName: 'string',
-  isSSO: 'boolean', avatarSmall: 'string', hasAvatar: 'boolean', profileUrl: 'string', mobilePhone: 'string',
+  id: 'string',
+  userName: 'string',
+  isVisitor: 'boolean',
+  firstName: 'string',
+  lastName: 'string',
+  email: 'string?',
+  birthday: 'string',
+  sex: 'string',
+  status: 'int',
+  activationStatus: 'int',
+  terminated: 'string?',
+  department: 'string',
+  workFrom: 'string',
+  location: 'string',
+  notes: 'string',
+  displayName: 'string',
+  title: 'string',
+  contacts: 'list',
+  groups: 'list',
+  avatarMedium: 'string',
+  avatarMax: 'string',
+  avatar: 'string',
+  isOnline: 'boolean',
+  isAdmin: 'boolean',
+  isRoomAdmin: 'boolean',
+  isGuest: 'boolean',
+  isLDAP: 'boolean',
+  listAdminModules: 'list',
+  isOwner: 'boolean',
+  cultureName: 'string',
+  isSSO: 'boolean',
+  avatarSmall: 'string',
+  hasAvatar: 'boolean',
+  profileUrl: 'string',
+  mobilePhone: 'string',
   shared: 'boolean',
 }
 
@@ -87,35 +138,67 @@ export const ANDROID_USER: Model = {
 
 /** .../manager/models/explorer/Item.kt: what every file and folder has. */
 const ANDROID_ITEM: Model = {
-  id: 'gson-string', title: 'gson-string', access: 'gson-int', shared: 'boolean', rootFolderType: 'gson-string',
-  created: 'gson-date', updated: 'gson-date', createdBy: 'object', updatedBy: 'object',
+  id: 'gson-string',
+  title: 'gson-string',
+  access: 'gson-int',
+  shared: 'boolean',
+  rootFolderType: 'gson-string',
+  created: 'gson-date',
+  updated: 'gson-date',
+  createdBy: 'object',
+  updatedBy: 'object',
 }
 
 /** .../manager/models/explorer/CloudFile.kt */
 export const ANDROID_FILE: Model = {
   ...ANDROID_ITEM,
-  folderId: 'gson-string', version: 'gson-int', versionGroup: 'gson-string', contentLength: 'gson-string',
-  pureContentLength: 'gson-int', fileStatus: 'gson-int', viewUrl: 'gson-string', webUrl: 'gson-string',
-  fileType: 'gson-string', fileExst: 'gson-string', comment: 'gson-string', thumbnailUrl: 'gson-string',
-  locked: 'boolean', denyDownload: 'boolean',
+  folderId: 'gson-string',
+  version: 'gson-int',
+  versionGroup: 'gson-string',
+  contentLength: 'gson-string',
+  pureContentLength: 'gson-int',
+  fileStatus: 'gson-int',
+  viewUrl: 'gson-string',
+  webUrl: 'gson-string',
+  fileType: 'gson-string',
+  fileExst: 'gson-string',
+  comment: 'gson-string',
+  thumbnailUrl: 'gson-string',
+  locked: 'boolean',
+  denyDownload: 'boolean',
 }
 
 /** .../manager/models/explorer/CloudFolder.kt */
 export const ANDROID_FOLDER: Model = {
   ...ANDROID_ITEM,
-  parentId: 'gson-string', filesCount: 'gson-int', foldersCount: 'gson-int', isShareable: 'boolean',
+  parentId: 'gson-string',
+  filesCount: 'gson-int',
+  foldersCount: 'gson-int',
+  isShareable: 'boolean',
 }
 
 /** .../manager/models/explorer/Explorer.kt */
 export const ANDROID_EXPLORER: Model = {
-  files: 'list', folders: 'list', current: 'object', pathParts: 'list', startIndex: 'gson-int',
-  count: 'gson-int', total: 'gson-int',
+  files: 'list',
+  folders: 'list',
+  current: 'object',
+  pathParts: 'list',
+  startIndex: 'gson-int',
+  count: 'gson-int',
+  total: 'gson-int',
 }
 
 /** .../manager/models/explorer/Operation.kt */
 export const ANDROID_OPERATION: Model = {
-  id: 'gson-string', operation: 'gson-int', progress: 'gson-int', error: 'gson-string',
-  processed: 'gson-string', finished: 'boolean', url: 'gson-string', files: 'list', folders: 'list',
+  id: 'gson-string',
+  operation: 'gson-int',
+  progress: 'gson-int',
+  error: 'gson-string',
+  processed: 'gson-string',
+  finished: 'boolean',
+  url: 'gson-string',
+  files: 'list',
+  folders: 'list',
 }
 
 /** Every problem of a folder listing, its current folder and each item. */
@@ -134,28 +217,64 @@ export function androidExplorerMisfits(explorer: unknown): string[] {
 
 /** Onlyoffice/Model/OnlyofficeDocumentConfig.swift: OnlyofficeDocumentConfig */
 export const IOS_CONFIG: Model = {
-  document: 'object', editorConfig: 'object', token: 'string', documentType: 'string', type: 'string',
-  startFilling: 'boolean', fillingSessionId: 'string', url: 'string', size: 'int', updated: 'int',
-  fileId: 'string', canShareable: 'boolean', editorType: 'int',
+  document: 'object',
+  editorConfig: 'object',
+  token: 'string',
+  documentType: 'string',
+  type: 'string',
+  startFilling: 'boolean',
+  fillingSessionId: 'string',
+  url: 'string',
+  size: 'int',
+  updated: 'int',
+  fileId: 'string',
+  canShareable: 'boolean',
+  editorType: 'int',
 }
 
 /** ... OnlyofficeDocument */
 export const IOS_DOCUMENT: Model = {
-  info: 'object', permissions: 'object', referenceData: 'object', fileType: 'string', key: 'string',
-  title: 'string', url: 'string', supportShare: 'boolean', favorite: 'boolean', denyDownload: 'boolean',
+  info: 'object',
+  permissions: 'object',
+  referenceData: 'object',
+  fileType: 'string',
+  key: 'string',
+  title: 'string',
+  url: 'string',
+  supportShare: 'boolean',
+  favorite: 'boolean',
+  denyDownload: 'boolean',
 }
 
 /** ... OnlyofficeDocumentPermissions */
 export const IOS_PERMISSIONS: Model = {
-  changeHistory: 'boolean', chat: 'boolean', comment: 'boolean', download: 'boolean', edit: 'boolean',
-  copy: 'boolean', fillForms: 'boolean', print: 'boolean', modifyFilter: 'boolean', rename: 'boolean',
-  review: 'boolean', commentGroups: 'object', deleteCommentAuthorOnly: 'boolean', editCommentAuthorOnly: 'boolean',
-  modifyContentControl: 'boolean', protect: 'boolean', reviewGroups: 'list', userInfoGroups: 'list',
+  changeHistory: 'boolean',
+  chat: 'boolean',
+  comment: 'boolean',
+  download: 'boolean',
+  edit: 'boolean',
+  copy: 'boolean',
+  fillForms: 'boolean',
+  print: 'boolean',
+  modifyFilter: 'boolean',
+  rename: 'boolean',
+  review: 'boolean',
+  commentGroups: 'object',
+  deleteCommentAuthorOnly: 'boolean',
+  editCommentAuthorOnly: 'boolean',
+  modifyContentControl: 'boolean',
+  protect: 'boolean',
+  reviewGroups: 'list',
+  userInfoGroups: 'list',
 }
 
 /** ... OnlyofficeDocumentEditorConfig and OnlyofficeDocumentUser */
 export const IOS_EDITOR_CONFIG: Model = {
-  customization: 'object', user: 'object', callbackUrl: 'string', lang: 'string', mode: 'string',
+  customization: 'object',
+  user: 'object',
+  callbackUrl: 'string',
+  lang: 'string',
+  mode: 'string',
 }
 export const IOS_USER: Model = { id: 'string', name: 'string', image: 'string', roles: 'list' }
 

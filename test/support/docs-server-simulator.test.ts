@@ -159,9 +159,7 @@ async function postCommand(
   body: Record<string, unknown>,
   sign = true,
 ): Promise<Record<string, unknown>> {
-  const payload = sign
-    ? { token: await new SignJWT(body).setProtectedHeader({ alg: 'HS256' }).sign(SECRET_KEY) }
-    : body
+  const payload = sign ? { token: await new SignJWT(body).setProtectedHeader({ alg: 'HS256' }).sign(SECRET_KEY) } : body
   const res = await fetch(`${sim.url}/command`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
@@ -366,8 +364,7 @@ describe('docs-server simulator (JWT on)', () => {
     ]
     for (const [status, reply, ok] of cases) {
       const key = newKey()
-      receiver.respond = (body) =>
-        body.status === 2 ? { status, body: reply } : { status: 200, body: '{"error":0}' }
+      receiver.respond = (body) => (body.status === 2 ? { status, body: reply } : { status: 200, body: '{"error":0}' })
       try {
         const session = await sim.openEditor(await buildConfig(receiver, key, ALICE), ALICE)
         session.edit(EDITED)
@@ -483,10 +480,7 @@ describe('docs-server simulator (JWT on)', () => {
 
   test('Save button: status 6 forcesavetype 1 with action type 2, sent to the clicker', async () => {
     const key = newKey()
-    const session = await sim.openEditor(
-      await buildConfig(receiver, key, ALICE, { forcesave: true }),
-      ALICE,
-    )
+    const session = await sim.openEditor(await buildConfig(receiver, key, ALICE, { forcesave: true }), ALICE)
     assert.equal(await session.clickSave(), undefined, 'nothing to save yet')
     session.edit(EDITED)
     const sent = await session.clickSave()
@@ -540,10 +534,7 @@ describe('docs-server simulator (JWT on)', () => {
         (err: unknown) => err instanceof EditorOpenError && err.code === code,
       )
     }
-    await refused(
-      await buildConfig(receiver, newKey(), ALICE, { omitCallbackInToken: true }),
-      'JWT_ERROR',
-    )
+    await refused(await buildConfig(receiver, newKey(), ALICE, { omitCallbackInToken: true }), 'JWT_ERROR')
     await refused(await buildConfig(receiver, 'bad/key', ALICE), 'INVALID_CONFIG')
     await refused(await buildConfig(receiver, newKey(), ALICE, { sign: false }), 'JWT_ERROR')
     const forged = await buildConfig(receiver, newKey(), ALICE, { sign: false })
@@ -577,16 +568,16 @@ describe('docs-server simulator (JWT on)', () => {
   })
 
   test('sendCallback forges bodies signed with a wrong secret', async () => {
-    const sent = await sim.sendCallback(
-      `${receiver.url}/forged`,
-      { key: 'k', status: 2 },
-      { sign: 'wrong-secret' },
-    )
+    const sent = await sim.sendCallback(`${receiver.url}/forged`, { key: 'k', status: 2 }, { sign: 'wrong-secret' })
     assert.equal(sent.httpStatus, 200)
-    await assert.rejects(jwtVerify(String(sent.body.token), SECRET_KEY), { code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' })
+    await assert.rejects(jwtVerify(String(sent.body.token), SECRET_KEY), {
+      code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+    })
     const forged = receiver.received.at(-1)
     assert.ok(forged)
-    await assert.rejects(jwtVerify(bearer(forged.headers), SECRET_KEY), { code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' })
+    await assert.rejects(jwtVerify(bearer(forged.headers), SECRET_KEY), {
+      code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+    })
   })
 })
 

@@ -287,11 +287,7 @@ export interface DocsSimulator {
   readonly requests: ServedRequest[]
   readonly elsewhereHits: string[]
   /** Opens an editor tab from a config; throws EditorOpenError like DS's error screens. */
-  openEditor(
-    config: EditorConfig,
-    user?: EditorUser,
-    options?: { serveMode?: ServeMode },
-  ): Promise<EditorSession>
+  openEditor(config: EditorConfig, user?: EditorUser, options?: { serveMode?: ServeMode }): Promise<EditorSession>
   /** Posts an arbitrary (forged) callback body; recorded in `callbacks`. */
   sendCallback(
     callbackUrl: string,
@@ -363,9 +359,7 @@ const CMD_UNKNOWN = 5
 const CMD_TOKEN = 6
 const CMD_TOKEN_EXPIRED = 7
 
-const userSchema = z
-  .object({ id: z.union([z.string(), z.number()]).optional(), name: z.string().optional() })
-  .loose()
+const userSchema = z.object({ id: z.union([z.string(), z.number()]).optional(), name: z.string().optional() }).loose()
 const configSchema = z
   .object({
     documentType: z.string().optional(),
@@ -546,7 +540,10 @@ class Simulator implements DocsSimulator {
   private readonly forgottenFiles = new Map<string, { bytes: Uint8Array; ext: string }>()
   /** storage path (e.g. `data/<key>_<n>/output.docx`) → bytes and owning key. */
   private readonly cache = new Map<string, { bytes: Uint8Array; key: string }>()
-  private readonly conversionJobs = new Map<string, { done: boolean; error: number; path?: string; outputtype: string }>()
+  private readonly conversionJobs = new Map<
+    string,
+    { done: boolean; error: number; path?: string; outputtype: string }
+  >()
   private readonly convertEngine: ((input: ConversionInput) => Promise<Uint8Array>) | undefined
   private readonly pending = new Set<Promise<unknown>>()
   private readonly waiters = new Set<(sent: SentCallback) => void>()
@@ -672,16 +669,12 @@ class Simulator implements DocsSimulator {
       this.knownKeys.set(open.key, {})
     }
     if (open.callbackUrl) {
-      await this.track(
-        this.sendStatus(doc.key, open.callbackUrl, { type: 1, userid: open.user.id }, undefined),
-      )
+      await this.track(this.sendStatus(doc.key, open.callbackUrl, { type: 1, userid: open.user.id }, undefined))
     }
     return session
   }
 
-  private async loadDocument(
-    open: ResolvedOpen,
-  ): Promise<LoadedDocument> {
+  private async loadDocument(open: ResolvedOpen): Promise<LoadedDocument> {
     const existing = this.docs.get(open.key)
     if (existing) return { doc: existing, warnings: [], downloaded: existing.content }
     const inFlight = this.opening.get(open.key)
@@ -814,11 +807,7 @@ class Simulator implements DocsSimulator {
     else if (!decoded.document.url) missing = 'document.url'
     else if (plain.editorConfig?.callbackUrl && !decoded.editorConfig?.callbackUrl) {
       missing = 'editorConfig.callbackUrl'
-    } else if (
-      plain.editorConfig?.mode &&
-      plain.editorConfig.mode !== 'view' &&
-      !decoded.editorConfig?.mode
-    ) {
+    } else if (plain.editorConfig?.mode && plain.editorConfig.mode !== 'view' && !decoded.editorConfig?.mode) {
       missing = 'editorConfig.mode'
     }
     if (missing) {
@@ -1232,38 +1221,38 @@ class Simulator implements DocsSimulator {
         reject(err instanceof TransportError ? err : new TransportError(errorCode(err), String(err)))
       }
       const onResponse = (res: IncomingMessage): void => {
-          const declared = Number(res.headers['content-length'])
-          if (Number.isFinite(declared) && declared > init.maxBytes) {
+        const declared = Number(res.headers['content-length'])
+        if (Number.isFinite(declared) && declared > init.maxBytes) {
+          res.destroy()
+          fail(new TransportError('EMSGSIZE', `EMSGSIZE: Error response: content-length:${declared}`))
+          return
+        }
+        const chunks: Buffer[] = []
+        let size = 0
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length
+          if (size > init.maxBytes) {
             res.destroy()
-            fail(new TransportError('EMSGSIZE', `EMSGSIZE: Error response: content-length:${declared}`))
+            fail(new TransportError('EMSGSIZE', 'EMSGSIZE: the body exceeds the download limit'))
             return
           }
-          const chunks: Buffer[] = []
-          let size = 0
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length
-            if (size > init.maxBytes) {
-              res.destroy()
-              fail(new TransportError('EMSGSIZE', 'EMSGSIZE: the body exceeds the download limit'))
-              return
+          chunks.push(chunk)
+        })
+        res.on('error', fail)
+        res.on('end', () => {
+          if (settled) return
+          try {
+            const body = decodeBody(Buffer.concat(chunks), res.headers['content-encoding'])
+            if (body.length > init.maxBytes) {
+              throw new TransportError('EMSGSIZE', 'EMSGSIZE: the body exceeds the download limit')
             }
-            chunks.push(chunk)
-          })
-          res.on('error', fail)
-          res.on('end', () => {
-            if (settled) return
-            try {
-              const body = decodeBody(Buffer.concat(chunks), res.headers['content-encoding'])
-              if (body.length > init.maxBytes) {
-                throw new TransportError('EMSGSIZE', 'EMSGSIZE: the body exceeds the download limit')
-              }
-              settled = true
-              clearTimeout(timer)
-              resolve({ status: res.statusCode ?? 0, headers: res.headers, body })
-            } catch (err) {
-              fail(err)
-            }
-          })
+            settled = true
+            clearTimeout(timer)
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body })
+          } catch (err) {
+            fail(err)
+          }
+        })
       }
       const options = { method: init.method, headers: init.headers }
       const req =
@@ -1290,9 +1279,7 @@ class Simulator implements DocsSimulator {
   private async verifyJwt(
     token: string,
   ): Promise<
-    | { kind: 'ok'; claims: Record<string, unknown> }
-    | { kind: 'expired' }
-    | { kind: 'invalid'; reason: string }
+    { kind: 'ok'; claims: Record<string, unknown> } | { kind: 'expired' } | { kind: 'invalid'; reason: string }
   > {
     if (this.secret === undefined) return { kind: 'invalid', reason: 'no secret' }
     try {
@@ -1328,7 +1315,11 @@ class Simulator implements DocsSimulator {
     if (path === '/converter' || path.toLowerCase() === '/convertservice.ashx') {
       const answer = await this.handleConverter(req, body)
       const json = (req.headers.accept ?? '').includes('application/json')
-      reply(200, { 'Content-Type': json ? 'application/json' : 'text/xml' }, json ? JSON.stringify(answer) : conversionXml(answer))
+      reply(
+        200,
+        { 'Content-Type': json ? 'application/json' : 'text/xml' },
+        json ? JSON.stringify(answer) : conversionXml(answer),
+      )
       return
     }
     if (path.startsWith(CACHE_PREFIX) && (method === 'GET' || method === 'HEAD')) {
@@ -1438,9 +1429,12 @@ class Simulator implements DocsSimulator {
     }
     const { key, url, filetype, outputtype } = params
     if (
-      typeof key !== 'string' || !KEY_PATTERN.test(key) ||
-      typeof url !== 'string' || !isHttpUrl(url) ||
-      typeof filetype !== 'string' || typeof outputtype !== 'string'
+      typeof key !== 'string' ||
+      !KEY_PATTERN.test(key) ||
+      typeof url !== 'string' ||
+      !isHttpUrl(url) ||
+      typeof filetype !== 'string' ||
+      typeof outputtype !== 'string'
     ) {
       return record({ error: -7 })
     }
@@ -1510,9 +1504,7 @@ class Simulator implements DocsSimulator {
     } catch {
       received = undefined
     }
-    let params: Record<string, unknown> = isRecord(received)
-      ? { ...received }
-      : Object.fromEntries(url.searchParams)
+    let params: Record<string, unknown> = isRecord(received) ? { ...received } : Object.fromEntries(url.searchParams)
     let authError = CMD_OK
     if (this.secret !== undefined) {
       const bodyToken = params.token
@@ -1554,11 +1546,7 @@ class Simulator implements DocsSimulator {
     return JSON.stringify(output)
   }
 
-  private async runCommand(
-    c: string,
-    params: Record<string, unknown>,
-    output: Record<string, unknown>,
-  ): Promise<void> {
+  private async runCommand(c: string, params: Record<string, unknown>, output: Record<string, unknown>): Promise<void> {
     const key = typeof params.key === 'string' ? params.key : ''
     const doc = this.docs.get(key)
     switch (c) {
@@ -1688,7 +1676,10 @@ function closeServer(server: Server): Promise<void> {
 function conversionXml(answer: Record<string, unknown>): string {
   const head = '<?xml version="1.0" encoding="utf-8"?><FileResult>'
   if (typeof answer.error === 'number') return `${head}<Error>${answer.error}</Error></FileResult>`
-  const escape = (value: unknown) => String(value ?? '').replace(/&/g, '&amp;').replace(/</g, '&lt;')
+  const escape = (value: unknown) =>
+    String(value ?? '')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
   return (
     `${head}<FileUrl>${escape(answer.fileUrl)}</FileUrl><FileType>${escape(answer.fileType)}</FileType>` +
     `<Percent>${escape(answer.percent)}</Percent><EndConvert>${answer.endConvert === true ? 'True' : 'False'}</EndConvert></FileResult>`

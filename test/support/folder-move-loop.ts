@@ -3,7 +3,8 @@
 import { openSqliteStore } from '../../src/drivers/metadata-sqlite/index.js'
 
 const [path, folderId, first, second] = process.argv.slice(2)
-if (!path || !folderId || !first || !second) throw new Error('usage: folder-move-loop <db> <folder> <parent1> <parent2>')
+if (!path || !folderId || !first || !second)
+  throw new Error('usage: folder-move-loop <db> <folder> <parent1> <parent2>')
 const store = await openSqliteStore({ path })
 for (let n = 0; ; n++) {
   const folder = await store.folders.findById(folderId)

@@ -31,7 +31,9 @@ function replacePart(files: Record<string, Uint8Array>, path: string, change: (x
 
 /** A .docx whose body is these paragraphs. */
 export function docxWithText(paragraphs: string[]): Buffer {
-  const body = paragraphs.map((text) => `<w:p><w:r><w:t xml:space="preserve">${escapeXml(text)}</w:t></w:r></w:p>`).join('')
+  const body = paragraphs
+    .map((text) => `<w:p><w:r><w:t xml:space="preserve">${escapeXml(text)}</w:t></w:r></w:p>`)
+    .join('')
   return editPackage('docx', (files) =>
     replacePart(files, 'word/document.xml', (xml) => xml.replace('<w:body><w:p/>', `<w:body>${body}`)),
   )
@@ -43,7 +45,9 @@ export function xlsxWithText(cells: string[]): Buffer {
     .map((text, i) => `<row r="${i + 1}"><c r="A${i + 1}" t="inlineStr"><is><t>${escapeXml(text)}</t></is></c></row>`)
     .join('')
   return editPackage('xlsx', (files) =>
-    replacePart(files, 'xl/worksheets/sheet1.xml', (xml) => xml.replace('<sheetData/>', `<sheetData>${rows}</sheetData>`)),
+    replacePart(files, 'xl/worksheets/sheet1.xml', (xml) =>
+      xml.replace('<sheetData/>', `<sheetData>${rows}</sheetData>`),
+    ),
   )
 }
 
@@ -54,7 +58,8 @@ export function pptxWithText(title: string, subtitle: string): Buffer {
       const [before, ...rest] = xml.split('<a:p><a:endParaRPr/></a:p>')
       const texts = [title, subtitle]
       return rest.reduce(
-        (out, part, i) => `${out}<a:p><a:r><a:rPr lang="en-US"/><a:t>${escapeXml(texts[i] ?? '')}</a:t></a:r></a:p>${part}`,
+        (out, part, i) =>
+          `${out}<a:p><a:r><a:rPr lang="en-US"/><a:t>${escapeXml(texts[i] ?? '')}</a:t></a:r></a:p>${part}`,
         before ?? '',
       )
     }),
@@ -76,9 +81,8 @@ export function docxLinkingImage(text: string, imageUrl: string): Buffer {
  */
 export function docxWithPicture(text: string, picture: { link: string } | { embedded: Buffer }): Buffer {
   const blip = 'link' in picture ? '<a:blip r:link="rIdPicture"/>' : '<a:blip r:embed="rIdPicture"/>'
-  const target = 'link' in picture
-    ? `Target="${escapeXml(picture.link)}" TargetMode="External"`
-    : 'Target="media/picture.png"'
+  const target =
+    'link' in picture ? `Target="${escapeXml(picture.link)}" TargetMode="External"` : 'Target="media/picture.png"'
   const drawing =
     '<w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing">' +
     '<wp:extent cx="952500" cy="952500"/><wp:docPr id="1" name="Linked picture"/>' +
@@ -104,7 +108,9 @@ export function docxWithPicture(text: string, picture: { link: string } | { embe
     if ('embedded' in picture) {
       files['word/media/picture.png'] = new Uint8Array(picture.embedded)
       replacePart(files, '[Content_Types].xml', (xml) =>
-        xml.includes('Extension="png"') ? `${xml} ` : xml.replace('<Default ', '<Default Extension="png" ContentType="image/png"/><Default '),
+        xml.includes('Extension="png"')
+          ? `${xml} `
+          : xml.replace('<Default ', '<Default Extension="png" ContentType="image/png"/><Default '),
       )
     }
   })
@@ -134,7 +140,8 @@ export function docxBomb(inflatedBytes: number): Promise<Buffer> {
     }
     const entry = new ZipDeflate('word/document.xml', { level: 9 })
     zip.add(entry)
-    const head = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' +
+    const head =
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' +
       '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>'
     entry.push(strToU8(head))
     const step = new Uint8Array(1024 * 1024).fill(0x41)

@@ -173,11 +173,21 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async configFor(fileId, user) {
       const file = await folio.ctx.store.files.findById(fileId)
       if (!file) throw new Error('no such file')
-      const config = await editorConfigFor(folio.adapters, file, user, 'edit', file.ownerId === user.id ? 'owner' : 'readwrite')
+      const config = await editorConfigFor(
+        folio.adapters,
+        file,
+        user,
+        'edit',
+        file.ownerId === user.id ? 'owner' : 'readwrite',
+      )
       return JSON.parse(JSON.stringify(config))
     },
     createUser(userName) {
-      return createUser(folio.ctx, { userName, password: `${userName}-password-1`, displayName: `${userName} (display)` })
+      return createUser(folio.ctx, {
+        userName,
+        password: `${userName}-password-1`,
+        displayName: `${userName} (display)`,
+      })
     },
     async contents(fileId) {
       const reply = await call(folio.url, 'GET', `/api/2.0/files/file/${fileId}/download`, { token })

@@ -8,12 +8,7 @@ import {
   startDiscoveryServer,
   type OnlyofficeWopiClientOptions,
 } from './onlyoffice-wopi-client.js'
-import {
-  buildProofUrl,
-  parseDiscovery,
-  proofTimestampToMs,
-  verifyProof,
-} from '../../src/protocols/wopi/proof-keys.js'
+import { buildProofUrl, parseDiscovery, proofTimestampToMs, verifyProof } from '../../src/protocols/wopi/proof-keys.js'
 
 /** One request as the throwaway host saw it. */
 interface Seen {
@@ -127,10 +122,7 @@ const baseInfo = {
 }
 
 /** A host that answers like a well-behaved WOPI server. */
-function host(
-  fileInfo: Record<string, unknown>,
-  overrides: Partial<Record<string, Responder>> = {},
-): Responder {
+function host(fileInfo: Record<string, unknown>, overrides: Partial<Record<string, Responder>> = {}): Responder {
   const json = (body: unknown): Reply => ({
     status: 200,
     headers: { 'Content-Type': 'application/json' },
@@ -308,10 +300,7 @@ describe('OnlyofficeWopiClient sends what Document Server sends', () => {
     assert.deepEqual(saveAs?.body, CONTENTS)
     assert.equal(header(convert, 'x-wopi-suggestedtarget'), '.xlsx')
     assert.equal(header(convert, 'x-wopi-fileconversion'), 'true')
-    assert.equal(
-      header(convert, 'content-type'),
-      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-    )
+    assert.equal(header(convert, 'content-type'), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
     assert.equal(header(rename, 'x-wopi-override'), 'RENAME_FILE')
     assert.equal(header(rename, 'x-wopi-lock'), 'L')
     assert.equal(header(rename, 'x-wopi-requestedname'), 'a+-b+ACA-c+AH4-')
@@ -457,9 +446,7 @@ describe('openForEditing follows B2', () => {
   test('GetFile is tried 3 times before the open fails', async () => {
     respond = host(baseInfo, {
       GET: (request) =>
-        request.url.includes('/contents')
-          ? { status: 500 }
-          : { status: 200, body: JSON.stringify(baseInfo) },
+        request.url.includes('/contents') ? { status: 500 } : { status: 200, body: JSON.stringify(baseInfo) },
     })
     const client = newClient()
     const outcome = await client.openForEditing()
@@ -535,9 +522,7 @@ describe('startDiscoveryServer', () => {
       const parsed = parseDiscovery(xml)
       assert.ok(parsed.proofKey?.current.equals(createPublicKey(current.privateKey)))
       assert.ok(parsed.proofKey?.old?.equals(createPublicKey(old.privateKey)))
-      const edit = parsed.actions.find(
-        (x) => x.app === 'Word' && x.ext === 'docx' && x.name === 'edit',
-      )
+      const edit = parsed.actions.find((x) => x.app === 'Word' && x.ext === 'docx' && x.name === 'edit')
       assert.equal(edit?.requires, 'locks,update')
       const prefix = `${discovery.baseUrl}/hosting/wopi/word/edit?<rs=DC_LLCC&>`
       assert.ok(edit?.urlsrc.startsWith(prefix))

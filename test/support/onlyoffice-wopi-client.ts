@@ -74,14 +74,7 @@ export interface OnlyofficeWopiClientOptions {
 }
 
 export type WopiOperation =
-  | 'CheckFileInfo'
-  | 'GetFile'
-  | 'Lock'
-  | 'RefreshLock'
-  | 'Unlock'
-  | 'PutFile'
-  | 'PutRelativeFile'
-  | 'RenameFile'
+  'CheckFileInfo' | 'GetFile' | 'Lock' | 'RefreshLock' | 'Unlock' | 'PutFile' | 'PutRelativeFile' | 'RenameFile'
 
 /** One reply as DS would see it. */
 export interface WopiReply<Body = unknown> {
@@ -402,9 +395,7 @@ export class OnlyofficeWopiClient {
    * What DS does when a user opens the host page's action URL (B2), up to the
    * converter's GetFile. `action: 'view'` is the view action (never locks).
    */
-  async openForEditing(
-    options: { action?: 'edit' | 'view'; sessionContext?: string } = {},
-  ): Promise<OpenOutcome> {
+  async openForEditing(options: { action?: 'edit' | 'view'; sessionContext?: string } = {}): Promise<OpenOutcome> {
     const checked = await this.checkFileInfo(options.sessionContext)
     const fileInfo = checked.ok && isRecord(checked.body) ? { ...checked.body } : undefined
     if (fileInfo === undefined) return this.#failed('CheckFileInfo', checked)
@@ -448,10 +439,7 @@ export class OnlyofficeWopiClient {
         viewReason = 'lock-failed'
       }
     }
-    const docId =
-      mode === 'edit'
-        ? onlyofficeDocId(fileId)
-        : onlyofficeDocId(`view.${fileId}.${viewVersion(fileInfo)}`)
+    const docId = mode === 'edit' ? onlyofficeDocId(fileId) : onlyofficeDocId(`view.${fileId}.${viewVersion(fileInfo)}`)
     this.#mode = mode
     this.#lockId = lockId
 
@@ -627,11 +615,7 @@ export class OnlyofficeWopiClient {
     return sign('RSA-SHA256', data, privateKey).toString('base64')
   }
 
-  async #download(
-    operation: WopiOperation,
-    url: string,
-    headers: Record<string, string>,
-  ): Promise<WopiReply<Buffer>> {
+  async #download(operation: WopiOperation, url: string, headers: Record<string, string>): Promise<WopiReply<Buffer>> {
     const reply = await this.#send(operation, 'GET', url, headers, undefined)
     return { ...reply, body: reply.raw }
   }
@@ -730,8 +714,7 @@ export class OnlyofficeWopiClient {
             fail(`bad content-encoding: ${String(error)}`, 0, responseHeaders)
             return
           }
-          const ok =
-            method === 'GET' ? status === 200 || status === 206 : status === 200 || status === 204
+          const ok = method === 'GET' ? status === 200 || status === 206 : status === 200 || status === 204
           const reply = { operation, status, ok, headers: responseHeaders, raw }
           finish({ ...reply, body: parseMaybeJson(raw) })
         })
@@ -775,11 +758,7 @@ function publicParts(key: KeyObject): { modulus: string; exponent: string; value
 }
 
 function escapeAttribute(value: string): string {
-  return value
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 }
 
 /** Document types and extensions in the shape of DS's discovery (a subset of its formats). */

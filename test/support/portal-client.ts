@@ -35,11 +35,7 @@ export async function call(
 }
 
 /** Signs in and returns the portal token. */
-export async function signIn(
-  baseUrl: string,
-  userName = 'admin',
-  password = ADMIN_PASSWORD,
-): Promise<string> {
+export async function signIn(baseUrl: string, userName = 'admin', password = ADMIN_PASSWORD): Promise<string> {
   const reply = await call(baseUrl, 'POST', '/api/2.0/authentication.json', {
     body: { userName, password },
   })

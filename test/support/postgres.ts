@@ -4,8 +4,7 @@ import { redactDatabaseUrl } from '../../src/drivers/metadata-postgres/connectio
 import { folioS3Env, removeBucket, s3TestClient, s3TestSettings, uniqueBucketName } from './s3-test-server.js'
 
 /** The database tests use: FOLIO_TEST_DATABASE_URL, else `test` on the local server. */
-export const TEST_DATABASE_URL =
-  process.env.FOLIO_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+export const TEST_DATABASE_URL = process.env.FOLIO_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 
 /**
  * Whether PostgreSQL tests can run: undefined when the test database answers, else the
@@ -28,9 +27,10 @@ export async function postgresSkipReason(): Promise<string | undefined> {
       await client.end().catch(() => undefined)
     }
   }
-  const reason = `PostgreSQL is not reachable at ${redactDatabaseUrl(TEST_DATABASE_URL)} `
-    + `(${failure instanceof Error ? failure.message : String(failure)}); `
-    + 'start it or set FOLIO_TEST_DATABASE_URL'
+  const reason =
+    `PostgreSQL is not reachable at ${redactDatabaseUrl(TEST_DATABASE_URL)} ` +
+    `(${failure instanceof Error ? failure.message : String(failure)}); ` +
+    'start it or set FOLIO_TEST_DATABASE_URL'
   if (process.env.CI === 'true') throw new Error(`${reason} (required under CI=true)`)
   return reason
 }

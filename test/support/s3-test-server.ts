@@ -33,9 +33,7 @@ export function s3TestSettings(env: NodeJS.ProcessEnv = process.env): S3TestSett
  * The settings when the server answers, else why the S3 tests cannot run. Under CI=true
  * the caller must fail rather than skip on that reason (see `s3SkipReason`).
  */
-export async function findS3TestServer(): Promise<
-  { settings: S3TestSettings } | { unreachable: string }
-> {
+export async function findS3TestServer(): Promise<{ settings: S3TestSettings } | { unreachable: string }> {
   const settings = s3TestSettings()
   // A loaded machine can keep the server from answering for seconds: only one that stays
   // silent through several generous attempts counts as missing.
@@ -101,9 +99,7 @@ export async function openUploads(client: S3Client, bucket: string, prefix = '')
 export async function removeBucket(client: S3Client, bucket: string): Promise<void> {
   const page = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket }))
   for (const upload of page.Uploads ?? []) {
-    await client.send(
-      new AbortMultipartUploadCommand({ Bucket: bucket, Key: upload.Key, UploadId: upload.UploadId }),
-    )
+    await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: upload.Key, UploadId: upload.UploadId }))
   }
   for await (const listing of paginateListObjectsV2({ client }, { Bucket: bucket })) {
     for (const object of listing.Contents ?? []) {

@@ -119,6 +119,8 @@ export async function overflowsSideways(page: Page): Promise<boolean> {
 export function unexpectedErrors(errors: string[]): string[] {
   return errors.filter(
     (message) =>
-      !/^Failed to load resource: (the server responded with a status of 4\d\d|net::ERR_BLOCKED_BY_CLIENT)/.test(message),
+      !/^Failed to load resource: (the server responded with a status of 4\d\d|net::ERR_BLOCKED_BY_CLIENT)/.test(
+        message,
+      ),
   )
 }

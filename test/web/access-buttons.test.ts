@@ -30,7 +30,11 @@ test('Delete (to the trash) shows where Folio allows it: the owner, and full acc
   const parents: Array<[number | undefined, AccessLevel]> = [[undefined, 'none'], ...CASES]
   for (const [share, level] of CASES) {
     for (const [parentShare, parentLevel] of parents) {
-      assert.equal(allowed(share, parentShare).trash, allowsTrashing(level, parentLevel), `trash for ${share} in ${parentShare}`)
+      assert.equal(
+        allowed(share, parentShare).trash,
+        allowsTrashing(level, parentLevel),
+        `trash for ${share} in ${parentShare}`,
+      )
     }
   }
   // What it means, plainly: full access deletes inside a shared folder, never a lone shared item.

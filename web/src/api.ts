@@ -267,8 +267,7 @@ export const searchEverything = (text: string) =>
   call<Array<(FileItem | FolderItem) & { snippet?: string }>>('GET', `/files/@search/${encodeURIComponent(text)}`)
 
 /** The folders from the section's root down to `id`. */
-export const folderPath = (id: string) =>
-  call<FolderItem[]>('GET', `/files/folder/${encodeURIComponent(id)}/path`)
+export const folderPath = (id: string) => call<FolderItem[]>('GET', `/files/folder/${encodeURIComponent(id)}/path`)
 export const createFolder = (parent: string, title: string) =>
   call<FolderItem>('POST', `/files/folder/${folderSegment(parent)}`, { title })
 export const renameFolder = (id: string, title: string) =>
@@ -353,8 +352,7 @@ export const getShareLink = (fileId: string) =>
 export const setShareLink = (fileId: string, access: number) =>
   call<ShareLink | null>('PUT', `/files/file/${encodeURIComponent(fileId)}/sharedlink`, { share: access })
 /** People a signed-in user may share with (no e-mail addresses of others). */
-export const findPeople = (filterValue: string) =>
-  call<Person[]>('GET', '/people/filter' + query({ filterValue }))
+export const findPeople = (filterValue: string) => call<Person[]>('GET', '/people/filter' + query({ filterValue }))
 
 export const getFile = (id: string) => call<FileItem>('GET', `/files/file/${encodeURIComponent(id)}`)
 export const createFile = (title: string, folder = '@my') =>
@@ -364,8 +362,7 @@ export const renameFile = (id: string, title: string) =>
 /** Releases a file's WOPI lock whoever holds it (the owner, or an admin). */
 export const releaseLock = (id: string) =>
   call<{ released: boolean }>('DELETE', `/files/file/${encodeURIComponent(id)}/lock`)
-export const listVersions = (id: string) =>
-  call<VersionItem[]>('GET', `/files/file/${encodeURIComponent(id)}/history`)
+export const listVersions = (id: string) => call<VersionItem[]>('GET', `/files/file/${encodeURIComponent(id)}/history`)
 export const restoreVersion = (id: string, version: number) =>
   call<unknown>('POST', `/files/file/${encodeURIComponent(id)}/restore`, { version })
 
@@ -381,7 +378,8 @@ export const archiveUrl = (items: { folderIds: string[]; fileIds: string[] }) =>
 /** The preview of a file's current version, shown by the browser itself (inline). */
 export const previewUrl = (id: string) => `${API}/files/file/${encodeURIComponent(id)}/preview`
 /** The file converted to `target` ('pdf'): ONLYOFFICE's download as. */
-export const downloadAsUrl = (id: string, target: string) => `${downloadUrl(id)}?outputtype=.${encodeURIComponent(target)}`
+export const downloadAsUrl = (id: string, target: string) =>
+  `${downloadUrl(id)}?outputtype=.${encodeURIComponent(target)}`
 /** An image of the file's first page (made by the converter). */
 export const thumbnailUrl = (id: string) => `${API}/files/file/${encodeURIComponent(id)}/thumbnail`
 export const versionDownloadUrl = (id: string, version: number) =>

@@ -18,7 +18,14 @@ type Session =
   | { state: 'signed-out' }
   | { state: 'signed-in'; profile: api.Profile; capabilities: api.Capabilities }
 
-const NO_CAPABILITIES: api.Capabilities = { onlyofficeEditor: false, wopiEditor: false, maxFileSize: Infinity, converter: false, previews: {}, conversions: {} }
+const NO_CAPABILITIES: api.Capabilities = {
+  onlyofficeEditor: false,
+  wopiEditor: false,
+  maxFileSize: Infinity,
+  converter: false,
+  previews: {},
+  conversions: {},
+}
 
 function here(): string {
   return location.pathname + location.search
@@ -101,7 +108,12 @@ export function App() {
               </Link>
             ) : null}
           </nav>
-          <Link href="/profile" class="who" title={`Your profile (${session.profile.userName})`} aria-current={route.name === 'profile' ? 'page' : undefined}>
+          <Link
+            href="/profile"
+            class="who"
+            title={`Your profile (${session.profile.userName})`}
+            aria-current={route.name === 'profile' ? 'page' : undefined}
+          >
             <Icon name="user" />
             <span class="who-name">{session.profile.displayName}</span>
           </Link>
@@ -127,7 +139,14 @@ export function App() {
 function SignedIn(props: { route: ReturnType<typeof useRoute>; profile: api.Profile; capabilities: api.Capabilities }) {
   const { route } = props
   if (route.name === 'documents') {
-    return <DocumentsScreen folder={route.folder} capabilities={props.capabilities} isAdmin={props.profile.isAdmin} selfId={props.profile.id} />
+    return (
+      <DocumentsScreen
+        folder={route.folder}
+        capabilities={props.capabilities}
+        isAdmin={props.profile.isAdmin}
+        selfId={props.profile.id}
+      />
+    )
   }
   if (route.name === 'versions') return <VersionsScreen fileId={route.fileId} />
   if (route.name === 'preview') return <PreviewScreen fileId={route.fileId} capabilities={props.capabilities} />

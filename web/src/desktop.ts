@@ -20,13 +20,16 @@ function desktopEditor(): DesktopEditor | undefined {
 
 /** Tells the Desktop Editors (when this page runs inside them) who signed in. */
 export function tellDesktopSignedIn(profile: Profile): void {
-  desktopEditor()?.execCommand('portal:login', JSON.stringify({
-    displayName: profile.displayName,
-    email: profile.email,
-    domain: location.origin,
-    provider: 'onlyoffice',
-    userId: profile.id,
-  }))
+  desktopEditor()?.execCommand(
+    'portal:login',
+    JSON.stringify({
+      displayName: profile.displayName,
+      email: profile.email,
+      domain: location.origin,
+      provider: 'onlyoffice',
+      userId: profile.id,
+    }),
+  )
 }
 
 /** Tells the Desktop Editors (when this page runs inside them) that the user signed out. */

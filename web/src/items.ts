@@ -33,8 +33,14 @@ export function droppedItems(event: DragEvent): Items | undefined {
   try {
     const parsed: unknown = JSON.parse(text)
     if (typeof parsed !== 'object' || parsed === null) return undefined
-    const fileIds = 'fileIds' in parsed && Array.isArray(parsed.fileIds) ? parsed.fileIds.filter((v): v is string => typeof v === 'string') : []
-    const folderIds = 'folderIds' in parsed && Array.isArray(parsed.folderIds) ? parsed.folderIds.filter((v): v is string => typeof v === 'string') : []
+    const fileIds =
+      'fileIds' in parsed && Array.isArray(parsed.fileIds)
+        ? parsed.fileIds.filter((v): v is string => typeof v === 'string')
+        : []
+    const folderIds =
+      'folderIds' in parsed && Array.isArray(parsed.folderIds)
+        ? parsed.folderIds.filter((v): v is string => typeof v === 'string')
+        : []
     return { fileIds, folderIds }
   } catch {
     return undefined

@@ -141,9 +141,7 @@ export class UploadQueue {
       const error = errorOf(request.status, request.getResponseHeader('Retry-After'), request.responseText)
       finish({ state: 'failed', error: uploadErrorMessage(error, this.maxFileSize()) })
     })
-    request.addEventListener('error', () =>
-      finish({ state: 'failed', error: 'The connection was lost. Try again.' }),
-    )
+    request.addEventListener('error', () => finish({ state: 'failed', error: 'The connection was lost. Try again.' }))
     request.addEventListener('abort', () => finish({ state: 'cancelled' }))
     const form = new FormData()
     form.append('file', file, file.name)

@@ -16,7 +16,15 @@ import {
 import { hashSessionToken, newSessionToken } from '../../core/tokens/session-token.js'
 import type { UserRecord } from '../../ports/metadata-store.js'
 import { dropEditorsOf } from '../editor-notices.js'
-import { actorOf, principalActor, recordAudit, SYSTEM_ACTOR, CONSOLE_ACTOR, userSubject, type AuditActor } from '../audit.js'
+import {
+  actorOf,
+  principalActor,
+  recordAudit,
+  SYSTEM_ACTOR,
+  CONSOLE_ACTOR,
+  userSubject,
+  type AuditActor,
+} from '../audit.js'
 import type { Principal } from '../access.js'
 import type { AppContext } from '../context.js'
 
@@ -184,11 +192,7 @@ export async function signIn(
 }
 
 /** Lifts the sign-in lock-out of a user name (an admin's way out). Throws NOT_FOUND. */
-export async function unlockUser(
-  ctx: AppContext,
-  userName: string,
-  actor: AuditActor = CONSOLE_ACTOR,
-): Promise<void> {
+export async function unlockUser(ctx: AppContext, userName: string, actor: AuditActor = CONSOLE_ACTOR): Promise<void> {
   const user = await requireUser(ctx, userName)
   await ctx.store.throttle.clear(userThrottleKey(user.userName))
   await recordAudit(ctx, 'user-unlocked', actor, userSubject(user))
@@ -268,11 +272,7 @@ function endsTokens(user: UserRecord, isAdmin: boolean | undefined): boolean {
 }
 
 /** Removes an account and its sessions. */
-export async function removeUser(
-  ctx: AppContext,
-  userName: string,
-  actor: AuditActor = CONSOLE_ACTOR,
-): Promise<void> {
+export async function removeUser(ctx: AppContext, userName: string, actor: AuditActor = CONSOLE_ACTOR): Promise<void> {
   const user = await requireUser(ctx, userName)
   await ctx.store.users.remove(user.id)
   await recordAudit(ctx, 'user-removed', actor, userSubject(user))
@@ -300,12 +300,7 @@ export function assertAdmin(user: UserRecord): void {
  * Sets a new password for the user with this id, ends every session and WOPI access token
  * of theirs and lifts their sign-in lock-out.
  */
-export async function setPassword(
-  ctx: AppContext,
-  userId: string,
-  password: string,
-  actor: AuditActor,
-): Promise<void> {
+export async function setPassword(ctx: AppContext, userId: string, password: string, actor: AuditActor): Promise<void> {
   const problem = passwordProblem(password)
   if (problem) throw new DomainError('INVALID_INPUT', problem)
   const user = await requireUserById(ctx, userId)

@@ -90,7 +90,10 @@ export interface ConversionDependencies {
 export function targetOf(outputType: string): ConversionTarget {
   const normalized = normalizeExtension(outputType)
   if (normalized === undefined || !isConversionTarget(normalized)) {
-    throw new DomainError('CONVERSION_UNSUPPORTED', `Folio cannot convert to ${JSON.stringify(outputType.slice(0, 20))}`)
+    throw new DomainError(
+      'CONVERSION_UNSUPPORTED',
+      `Folio cannot convert to ${JSON.stringify(outputType.slice(0, 20))}`,
+    )
   }
   return normalized
 }
@@ -105,7 +108,10 @@ export function createConversionService(deps: ConversionDependencies): Conversio
       const file = await deps.fileFor(by, fileId)
       const format = previewFormatOf(extensionOf(file.title))
       if (format === undefined) {
-        throw new DomainError('CONVERSION_UNSUPPORTED', `Folio shows no preview of a .${extensionOf(file.title) || 'file without an extension'}; download it instead`)
+        throw new DomainError(
+          'CONVERSION_UNSUPPORTED',
+          `Folio shows no preview of a .${extensionOf(file.title) || 'file without an extension'}; download it instead`,
+        )
       }
       if (format.kind !== 'converted') return { kind: format.kind, contentType: format.contentType, file }
       return { kind: 'converted', contentType: format.contentType, converted: await convertCurrent(by, fileId, 'pdf') }

@@ -31,13 +31,19 @@ export interface OpenRendition {
 export function createRenditions(deps: RenditionDeps) {
   const making = new Map<string, Promise<RenditionRecord>>()
 
-  async function make(source: { blobKey: string; extension: string }, target: ConversionTarget): Promise<RenditionRecord> {
+  async function make(
+    source: { blobKey: string; extension: string },
+    target: ConversionTarget,
+  ): Promise<RenditionRecord> {
     const converted = await deps.converter.convert({
       source: { kind: 'blob', blobKey: source.blobKey, extension: source.extension },
       target,
       maxOutputBytes: deps.maxOutputBytes,
     })
-    const stored = await deps.blobs.put(converted.stream(), { maxBytes: deps.maxOutputBytes, expectedSize: converted.size })
+    const stored = await deps.blobs.put(converted.stream(), {
+      maxBytes: deps.maxOutputBytes,
+      expectedSize: converted.size,
+    })
     const kept = await deps.renditions.add({
       sourceBlobKey: source.blobKey,
       target,
@@ -51,7 +57,10 @@ export function createRenditions(deps: RenditionDeps) {
     return kept
   }
 
-  async function recorded(source: { blobKey: string; extension: string }, target: ConversionTarget): Promise<RenditionRecord> {
+  async function recorded(
+    source: { blobKey: string; extension: string },
+    target: ConversionTarget,
+  ): Promise<RenditionRecord> {
     const existing = await deps.renditions.get(source.blobKey, target)
     if (existing) return existing
     const id = `${source.blobKey}\n${target}`

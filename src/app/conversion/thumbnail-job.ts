@@ -30,7 +30,10 @@ export const makeThumbnailJob: JobKind = {
   async run(ctx, subject) {
     const file = await ctx.store.files.findById(subject)
     if (file === undefined || ctx.converter === undefined || !wantsThumbnail(ctx, file.title)) return
-    const { stream } = await renditionsOf(ctx).open({ blobKey: file.blobKey, extension: extensionOf(file.title) }, 'png')
+    const { stream } = await renditionsOf(ctx).open(
+      { blobKey: file.blobKey, extension: extensionOf(file.title) },
+      'png',
+    )
     stream.destroy()
   },
   isPermanent: (error) =>
@@ -47,7 +50,7 @@ export async function enqueueThumbnail(ctx: AppContext, fileId: string): Promise
   try {
     await enqueueJob(ctx, MAKE_THUMBNAIL, fileId)
   } catch (error) {
-    ctx.logger.warn({ fileId, err: error }, 'conversion: could not ask for the new version\'s thumbnail')
+    ctx.logger.warn({ fileId, err: error }, "conversion: could not ask for the new version's thumbnail")
   }
 }
 
@@ -56,14 +59,23 @@ export async function enqueueThumbnail(ctx: AppContext, fileId: string): Promise
  * number: a kept 'png' rendition of the current contents is 1; a format without a first
  * page, or no converter, is 2; a thumbnail job failed for good is 3; anything else is 0.
  */
-export async function thumbnailStatuses(ctx: AppContext, files: readonly FileRecord[]): Promise<Map<string, ThumbnailStatus>> {
+export async function thumbnailStatuses(
+  ctx: AppContext,
+  files: readonly FileRecord[],
+): Promise<Map<string, ThumbnailStatus>> {
   const statuses = new Map<string, ThumbnailStatus>()
   const wanted = files.filter((file) => wantsThumbnail(ctx, file.title))
   for (const file of files) statuses.set(file.id, 2)
   if (wanted.length === 0) return statuses
   const [made, jobs] = await Promise.all([
-    ctx.store.renditions.presentAmong(wanted.map((file) => file.blobKey), 'png'),
-    ctx.store.jobs.find(MAKE_THUMBNAIL, wanted.map((file) => file.id)),
+    ctx.store.renditions.presentAmong(
+      wanted.map((file) => file.blobKey),
+      'png',
+    ),
+    ctx.store.jobs.find(
+      MAKE_THUMBNAIL,
+      wanted.map((file) => file.id),
+    ),
   ])
   const failed = new Set(jobs.filter((job) => job.state === 'failed').map((job) => job.subject))
   for (const file of wanted) statuses.set(file.id, made.has(file.blobKey) ? 1 : failed.has(file.id) ? 3 : 0)

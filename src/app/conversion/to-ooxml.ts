@@ -59,7 +59,10 @@ async function checked(ctx: AppContext, by: Principal, fileId: string) {
   const file = await fileFor(ctx, by, fileId, 'download')
   const twin = ooxmlTwinOf(extensionOf(file.title))
   if (twin === undefined) {
-    throw new DomainError('CONVERSION_UNSUPPORTED', `a .${extensionOf(file.title) || 'file without an extension'} has no OOXML format to convert to`)
+    throw new DomainError(
+      'CONVERSION_UNSUPPORTED',
+      `a .${extensionOf(file.title) || 'file without an extension'} has no OOXML format to convert to`,
+    )
   }
   const folder = await writableFolder(ctx, by, file.folderId)
   return { file, twin, folder }
@@ -78,7 +81,10 @@ export async function startOoxmlConversion(
 ): Promise<OoxmlConversionView | undefined> {
   const { file } = await checked(ctx, by, fileId)
   if (!converterRuns(ctx)) {
-    throw new DomainError('CONVERTER_OFF', 'document conversion is off; set FOLIO_CONVERTER=libreoffice (with LibreOffice installed) or configure ONLYOFFICE Docs')
+    throw new DomainError(
+      'CONVERTER_OFF',
+      'document conversion is off; set FOLIO_CONVERTER=libreoffice (with LibreOffice installed) or configure ONLYOFFICE Docs',
+    )
   }
   const current = await stateOf(ctx, file.id, by.user.id)
   const sameVersion = current !== undefined && current.sourceVersion === file.version
@@ -91,14 +97,24 @@ export async function startOoxmlConversion(
 }
 
 /** Where the user's conversion of the file stands; undefined when none was started. */
-export async function ooxmlConversionStatus(ctx: AppContext, by: Principal, fileId: string): Promise<OoxmlConversionView | undefined> {
+export async function ooxmlConversionStatus(
+  ctx: AppContext,
+  by: Principal,
+  fileId: string,
+): Promise<OoxmlConversionView | undefined> {
   const file = await fileFor(ctx, by, fileId, 'read')
   const state = await stateOf(ctx, file.id, by.user.id)
   if (state === undefined) return undefined
   if (state.state === 'waiting' || state.state === 'running') {
     // A job that failed for good (the converter unreachable too long) leaves its state waiting.
     const [job] = await ctx.store.jobs.find(CONVERT_TO_OOXML, [subjectOf(file.id, by.user.id)])
-    if (job?.state === 'failed') return { ...state, state: 'failed', error: 'the conversion could not be run; try again later', sourceFileId: file.id }
+    if (job?.state === 'failed')
+      return {
+        ...state,
+        state: 'failed',
+        error: 'the conversion could not be run; try again later',
+        sourceFileId: file.id,
+      }
   }
   const result = state.resultFileId === undefined ? undefined : await ctx.store.files.findById(state.resultFileId)
   return { ...state, sourceFileId: file.id, ...(result ? { result } : {}) }
@@ -126,7 +142,10 @@ export async function convertToOoxml(ctx: AppContext, subject: string): Promise<
       target: twin,
       maxOutputBytes: ctx.config.maxFileSize,
     })
-    const blob = await ctx.blobs.put(converted.stream(), { maxBytes: ctx.config.maxFileSize, expectedSize: converted.size })
+    const blob = await ctx.blobs.put(converted.stream(), {
+      maxBytes: ctx.config.maxFileSize,
+      expectedSize: converted.size,
+    })
     const created = await createFileFromBlob(ctx, {
       ownerId: folder.ownerId,
       folderId: folder.id,
@@ -139,7 +158,11 @@ export async function convertToOoxml(ctx: AppContext, subject: string): Promise<
     await save(ctx, fileId, userId, { state: 'done', sourceVersion: file.version, resultFileId: created.id })
   } catch (error) {
     if (isDomainError(error) && error.code !== 'CONVERTER_BUSY') {
-      await save(ctx, fileId, userId, { state: 'failed', sourceVersion: state.sourceVersion, error: error.message.slice(0, 300) })
+      await save(ctx, fileId, userId, {
+        state: 'failed',
+        sourceVersion: state.sourceVersion,
+        error: error.message.slice(0, 300),
+      })
       return
     }
     throw error

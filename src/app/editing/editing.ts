@@ -12,14 +12,7 @@ import type { AppContext } from '../context.js'
 import { dropStaleEditors } from '../editor-notices.js'
 import { GUEST_ID_PREFIX, linkAccess } from '../sharing/sharing.js'
 import { assertNoWopiSession } from '../lock-policy.js'
-import {
-  commitNewVersion,
-  createFileFromBlob,
-  getFile,
-  getVersion,
-  openBlob,
-  storeBody,
-} from '../files/files.js'
+import { commitNewVersion, createFileFromBlob, getFile, getVersion, openBlob, storeBody } from '../files/files.js'
 
 /**
  * Use cases behind the ONLYOFFICE Docs editing callback
@@ -44,11 +37,7 @@ export async function recordEditors(
 }
 
 /** Status 4 (and the end of 2 and 3): nobody edits that session any more. */
-export async function endEditingSession(
-  ctx: AppContext,
-  fileId: string,
-  documentKey: string,
-): Promise<void> {
+export async function endEditingSession(ctx: AppContext, fileId: string, documentKey: string): Promise<void> {
   await ctx.store.editing.endSession(fileId, documentKey, ctx.clock.now())
 }
 
@@ -68,10 +57,7 @@ export async function recordSaveError(
 }
 
 /** Editing states of a page of files, read in one query; files without one are absent. */
-export async function editingStates(
-  ctx: AppContext,
-  fileIds: string[],
-): Promise<Map<string, EditingState>> {
+export async function editingStates(ctx: AppContext, fileIds: string[]): Promise<Map<string, EditingState>> {
   const states = await ctx.store.editing.getMany(fileIds)
   return new Map(states.map((state) => [state.fileId, state]))
 }
@@ -80,11 +66,7 @@ export async function editingStates(
  * The Folio user a save is credited to: the first of Docs' `users` (the last author)
  * when it names a Folio user, else `fallback` (the user the callback URL was issued to).
  */
-export async function resolveAuthor(
-  ctx: AppContext,
-  users: string[],
-  fallback: string,
-): Promise<string> {
+export async function resolveAuthor(ctx: AppContext, users: string[], fallback: string): Promise<string> {
   const first = users[0]
   if (first !== undefined && first !== fallback && (await ctx.store.users.findById(first))) {
     return first
@@ -142,11 +124,7 @@ async function fetchInto(ctx: AppContext, fetch: BodyFetcher, url: string): Prom
  * racing each other still make one version: the loser finds the winner's id on its
  * next look.
  */
-export async function saveFromEditor(
-  ctx: AppContext,
-  save: EditorSave,
-  fetch: BodyFetcher,
-): Promise<SaveOutcome> {
+export async function saveFromEditor(ctx: AppContext, save: EditorSave, fetch: BodyFetcher): Promise<SaveOutcome> {
   const saveId = saveIdentity({
     status: save.status,
     key: save.documentKey,

@@ -28,11 +28,16 @@ function requireUser(by: Principal): void {
 }
 
 /** Takes (or refreshes) the caller's device-editing lock; LOCK_MISMATCH while someone else holds one. */
-export async function startLocalEdit(ctx: AppContext, by: Principal, fileId: string): Promise<{ file: FileRecord; key: string }> {
+export async function startLocalEdit(
+  ctx: AppContext,
+  by: Principal,
+  fileId: string,
+): Promise<{ file: FileRecord; key: string }> {
   requireUser(by)
   const file = await fileFor(ctx, by, fileId, 'edit')
   // A trashed file opens in no editor until it is restored.
-  if (await isInTrash(ctx, file)) throw new DomainError('INVALID_INPUT', 'the file is in the trash: restore it to edit it')
+  if (await isInTrash(ctx, file))
+    throw new DomainError('INVALID_INPUT', 'the file is in the trash: restore it to edit it')
   const key = localEditKey(file.id, by.user.id)
   return { file: await lockFile(ctx, by, file, key), key }
 }
@@ -52,7 +57,9 @@ export async function trackLocalEdit(
   requireUser(by)
   const file = await fileFor(ctx, by, fileId, 'edit')
   if (key !== localEditKey(file.id, by.user.id)) {
-    throw new DomainError('INVALID_INPUT', 'docKeyForTrack is not the key startedit gave you', { field: 'docKeyForTrack' })
+    throw new DomainError('INVALID_INPUT', 'docKeyForTrack is not the key startedit gave you', {
+      field: 'docKeyForTrack',
+    })
   }
   const view = currentLock(file.lock, ctx.clock.now())
   if (!finish) {

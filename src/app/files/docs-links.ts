@@ -54,7 +54,7 @@ export async function readByDocsLink(
     // A removed user's links end with them.
     if (!read.user) throw ended('its user no longer exists')
     // A password change (or anything else that bumps the generation) ends them too.
-    if ((claims.generation ?? 0) !== read.user.tokenGeneration) throw ended('its user\'s sign-in changed')
+    if ((claims.generation ?? 0) !== read.user.tokenGeneration) throw ended("its user's sign-in changed")
     // The share that let the user read the file must still do so.
     if (userAccessFrom(file, read.user.id, read) === 'none') throw ended('no access to the file')
   }

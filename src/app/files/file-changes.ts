@@ -128,11 +128,7 @@ export interface NewContentsInput {
  * body is read (a doomed upload is refused at once) and again on the fresh row inside the
  * commit. A failed save leaves the previous contents and version as they were.
  */
-export async function storeNewContents(
-  ctx: AppContext,
-  fileId: string,
-  input: NewContentsInput,
-): Promise<FileRecord> {
+export async function storeNewContents(ctx: AppContext, fileId: string, input: NewContentsInput): Promise<FileRecord> {
   const { body } = input
   let file: FileRecord
   const claim = input.claim ?? NO_LOCK_CLAIM
@@ -181,11 +177,7 @@ export interface PutRelativeInput {
  * (NAME_TAKEN with a suggestedName and the target's lock when taken, unless overwriting,
  * which adds a version to the existing file and is refused while that file is locked).
  */
-export async function putRelative(
-  ctx: AppContext,
-  source: FileRecord,
-  input: PutRelativeInput,
-): Promise<FileRecord> {
+export async function putRelative(ctx: AppContext, source: FileRecord, input: PutRelativeInput): Promise<FileRecord> {
   await authorize(ctx, input.by, 'edit', source)
   // A link opens one file: a guest makes no new files beside it in the owner's folder.
   if (input.by.kind === 'link') throw new DomainError('FORBIDDEN', 'a share link does not allow saving a copy')

@@ -72,7 +72,7 @@ export async function createFileFromBlob(ctx: AppContext, input: NewFileInput): 
       const version = versionOf(file.id, 1, input.blob, input.source, userId, now, input.meta ?? {})
       await ctx.store.files.create(file, version)
       void enqueueIndexing(ctx, file.id)
-    void enqueueThumbnail(ctx, file.id)
+      void enqueueThumbnail(ctx, file.id)
       void enqueueThumbnail(ctx, file.id)
       return file
     }
@@ -112,11 +112,7 @@ export async function withFreeName<T>(
 }
 
 /** The first name of `wanted`'s series the folder does not hold, if any (for suggestions). */
-export async function firstFreeName(
-  ctx: AppContext,
-  folderId: string,
-  wanted: string,
-): Promise<string | undefined> {
+export async function firstFreeName(ctx: AppContext, folderId: string, wanted: string): Promise<string | undefined> {
   for (const candidate of candidateNames(wanted)) {
     if (!(await ctx.store.files.titleExists(folderId, candidate))) return candidate
   }
@@ -149,9 +145,7 @@ function versionOf(
 export function storeBody(ctx: AppContext, body: Readable, expectedSize?: number): Promise<StoredBlob> {
   if (expectedSize !== undefined && expectedSize > ctx.config.maxFileSize) {
     body.resume()
-    return Promise.reject(
-      new DomainError('PAYLOAD_TOO_LARGE', `file is larger than ${ctx.config.maxFileSize} bytes`),
-    )
+    return Promise.reject(new DomainError('PAYLOAD_TOO_LARGE', `file is larger than ${ctx.config.maxFileSize} bytes`))
   }
   return ctx.blobs.put(body, { maxBytes: ctx.config.maxFileSize, expectedSize })
 }
@@ -178,7 +172,12 @@ export async function uploadFile(
   }
   const blob = await storeBody(ctx, body, expectedSize)
   return createFileFromBlob(ctx, {
-    ownerId, title, blob, source: 'upload', ...(folderId ? { folderId } : {}), ...(userId ? { userId } : {}),
+    ownerId,
+    title,
+    blob,
+    source: 'upload',
+    ...(folderId ? { folderId } : {}),
+    ...(userId ? { userId } : {}),
   })
 }
 
@@ -199,7 +198,12 @@ export async function createBlankFile(
     maxBytes: ctx.config.maxFileSize,
   })
   return createFileFromBlob(ctx, {
-    ownerId, title, blob, source: 'create', ...(folderId ? { folderId } : {}), ...(userId ? { userId } : {}),
+    ownerId,
+    title,
+    blob,
+    source: 'create',
+    ...(folderId ? { folderId } : {}),
+    ...(userId ? { userId } : {}),
   })
 }
 
@@ -295,11 +299,7 @@ export interface NewVersionInput {
  * the new head land in one transaction, guarded by the row's revision. If the
  * commit is refused or fails, the blob is deleted and the old version stays.
  */
-export async function commitNewVersion(
-  ctx: AppContext,
-  fileId: string,
-  input: NewVersionInput,
-): Promise<FileRecord> {
+export async function commitNewVersion(ctx: AppContext, fileId: string, input: NewVersionInput): Promise<FileRecord> {
   let dropped: VersionRecord[] = []
   let committed: FileRecord
   try {
@@ -358,11 +358,7 @@ export interface DeleteFileOptions {
  * is read again and `precondition` decides again, so it never deletes a file it would
  * have refused. NOT_FOUND when the file does not exist (or went meanwhile).
  */
-export async function deleteFile(
-  ctx: AppContext,
-  fileId: string,
-  options: DeleteFileOptions = {},
-): Promise<void> {
+export async function deleteFile(ctx: AppContext, fileId: string, options: DeleteFileOptions = {}): Promise<void> {
   await compareAndSet(async () => {
     const file = await getFile(ctx, fileId)
     options.precondition?.(file)
@@ -385,13 +381,18 @@ export async function deleteBlobsOf(ctx: AppContext, blobKeys: string[]): Promis
   // Metadata is gone first, so a crash here leaves unreferenced blobs, never a dangling record.
   const inUse = await ctx.store.files.blobKeysInUse(blobKeys)
   await Promise.all(
-    [...new Set(blobKeys)].filter((key) => !inUse.has(key)).map((key) =>
-      ctx.blobs.delete(key).catch((error: unknown) => {
-        ctx.logger.warn({ err: error, blobKey: key }, 'could not delete blob of a deleted file')
-      }),
-    ),
+    [...new Set(blobKeys)]
+      .filter((key) => !inUse.has(key))
+      .map((key) =>
+        ctx.blobs.delete(key).catch((error: unknown) => {
+          ctx.logger.warn({ err: error, blobKey: key }, 'could not delete blob of a deleted file')
+        }),
+      ),
   )
-  await dropRenditionsOf(ctx, blobKeys.filter((key) => !inUse.has(key)))
+  await dropRenditionsOf(
+    ctx,
+    blobKeys.filter((key) => !inUse.has(key)),
+  )
 }
 
 /** One page of the files of a user's 'my' root and the total count. */
@@ -405,11 +406,7 @@ export async function listFiles(
 }
 
 /** A stored version, or NOT_FOUND. */
-export async function getVersion(
-  ctx: AppContext,
-  fileId: string,
-  version: number,
-): Promise<VersionRecord> {
+export async function getVersion(ctx: AppContext, fileId: string, version: number): Promise<VersionRecord> {
   const record = await ctx.store.files.getVersion(fileId, version)
   if (!record) throw new DomainError('NOT_FOUND', `version ${version} not found`)
   return record

@@ -37,7 +37,13 @@ export interface FilesService {
     createNewIfExist?: boolean,
   ): Promise<FileRecord>
   /** Stores an upload's bytes for `folder`; `settleUpload` then places it (see re-upload.ts). */
-  stageUpload(by: Principal, title: string, body: Readable, expectedSize?: number, folder?: FolderRef): Promise<reUpload.StagedUpload>
+  stageUpload(
+    by: Principal,
+    title: string,
+    body: Readable,
+    expectedSize?: number,
+    folder?: FolderRef,
+  ): Promise<reUpload.StagedUpload>
   /** A new version of the same-named file or a new file, as `createNewIfExist` (or the user's setting) says. */
   settleUpload(staged: reUpload.StagedUpload, createNewIfExist?: boolean): Promise<FileRecord>
   /** Drops a staged upload whose request failed. */
@@ -74,7 +80,13 @@ export interface FilesService {
 
 export function createFilesService(ctx: AppContext, tokens: Tokens): FilesService {
   const get = (by: Principal, fileId: string, action: FileAction = 'read') => fileFor(ctx, by, fileId, action)
-  const stageUpload = async (by: Principal, title: string, body: Readable, size: number | undefined, folder: FolderRef) => {
+  const stageUpload = async (
+    by: Principal,
+    title: string,
+    body: Readable,
+    size: number | undefined,
+    folder: FolderRef,
+  ) => {
     let target: Awaited<ReturnType<typeof writableFolder>>
     try {
       target = await writableFolder(ctx, by, folder)

@@ -6,13 +6,7 @@ import type { FileRecord } from '../../core/entities.js'
 import type { FilePatch } from '../../ports/metadata-store.js'
 import { openTestContext } from '../../../test/support/app-context.js'
 import type { AppContext } from '../context.js'
-import {
-  commitNewVersion,
-  createFileFromBlob,
-  getFile,
-  mutateFile,
-  type NewVersionInput,
-} from './files.js'
+import { commitNewVersion, createFileFromBlob, getFile, mutateFile, type NewVersionInput } from './files.js'
 
 const HOUR = 60 * 60 * 1000
 
@@ -35,8 +29,7 @@ describe('mutateFile and commitNewVersion starting from a record the caller read
   })
   after(() => dispose())
 
-  const storeText = (text: string) =>
-    ctx.blobs.put(Readable.from([Buffer.from(text)]), { maxBytes: 1024 })
+  const storeText = (text: string) => ctx.blobs.put(Readable.from([Buffer.from(text)]), { maxBytes: 1024 })
 
   const create = async (title: string) => {
     const blob = await storeText(title)

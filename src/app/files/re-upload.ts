@@ -101,6 +101,11 @@ export async function settleUpload(
     return storeNewContents(ctx, existing.id, { by, body: blob, source: 'upload', current: existing })
   }
   return createFileFromBlob(ctx, {
-    ownerId: folder.ownerId, folderId: folder.id, title, blob, source: 'upload', userId: by.user.id,
+    ownerId: folder.ownerId,
+    folderId: folder.id,
+    title,
+    blob,
+    source: 'upload',
+    userId: by.user.id,
   })
 }

@@ -41,8 +41,7 @@ export async function planRetention(
       : await ctx.store.files.listVersions(file.id)
   const head = existing.at(-1)
   const numbers = new Set(versionsToDrop(existing, incoming, policy))
-  const meta =
-    head !== undefined && squashes(head, incoming, policy) ? { [SQUASH_STARTED_AT]: runStartedAt(head) } : {}
+  const meta = head !== undefined && squashes(head, incoming, policy) ? { [SQUASH_STARTED_AT]: runStartedAt(head) } : {}
   return { drop: existing.filter((v) => numbers.has(v.version)), meta }
 }
 
@@ -62,7 +61,10 @@ export async function freeDroppedVersions(ctx: AppContext, dropped: readonly Ver
   const contents = dropped.map((v) => v.blobKey)
   const inUse = await ctx.store.files.blobKeysInUse(contents)
   const keys = [...new Set([...contents.filter((key) => !inUse.has(key)), ...dropped.flatMap(attachedBlobKeys)])]
-  await dropRenditionsOf(ctx, contents.filter((key) => !inUse.has(key)))
+  await dropRenditionsOf(
+    ctx,
+    contents.filter((key) => !inUse.has(key)),
+  )
   await Promise.all(
     keys.map((key) =>
       ctx.blobs.delete(key).catch((error: unknown) => {

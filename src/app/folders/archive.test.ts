@@ -51,14 +51,25 @@ describe('downloads of several items (app/folders/archive.ts)', () => {
           const i = start + k
           return ctx.store.files.create(
             { ...template, id: `many-${i}`, title: `file-${i}.txt`, createdAt: now, updatedAt: now },
-            { fileId: `many-${i}`, version: 1, size: template.size, sha256: template.sha256, blobKey: template.blobKey, createdAt: now, createdBy: owner.user.id, source: 'upload', meta: {} },
+            {
+              fileId: `many-${i}`,
+              version: 1,
+              size: template.size,
+              sha256: template.sha256,
+              blobKey: template.blobKey,
+              createdAt: now,
+              createdBy: owner.user.id,
+              source: 'upload',
+              meta: {},
+            },
           )
         }),
       )
     }
     await assert.rejects(
       app.folders.planArchive(owner, { folderIds: [many.id], fileIds: [] }),
-      (error: unknown) => isDomainError(error) && error.code === 'INVALID_INPUT' && /at most 10,000/.test(error.message),
+      (error: unknown) =>
+        isDomainError(error) && error.code === 'INVALID_INPUT' && /at most 10,000/.test(error.message),
     )
   })
 })

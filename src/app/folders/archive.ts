@@ -16,8 +16,7 @@ export const MAX_ARCHIVE_ENTRIES = 10_000
 
 /** One entry of a download: a folder (kept even when empty) or a file at its path. */
 export type ArchiveEntry =
-  | { kind: 'folder'; path: string }
-  | { kind: 'file'; path: string; file: FileRecord; converted?: ConvertedEntry }
+  { kind: 'folder'; path: string } | { kind: 'file'; path: string; file: FileRecord; converted?: ConvertedEntry }
 
 /** A file sent converted: its kept rendition, made while planning (so its size is known). */
 export interface ConvertedEntry {
@@ -122,7 +121,10 @@ async function convertEntries(
       continue
     }
     if (!canConvert(extension, target)) {
-      throw new DomainError('CONVERSION_UNSUPPORTED', `a .${extension || 'file without an extension'} cannot be converted to .${target}`)
+      throw new DomainError(
+        'CONVERSION_UNSUPPORTED',
+        `a .${extension || 'file without an extension'} cannot be converted to .${target}`,
+      )
     }
     const { record, stream } = await renditions.open({ blobKey: entry.file.blobKey, extension }, target)
     stream.destroy()
@@ -146,14 +148,26 @@ async function addFolder(
 ): Promise<void> {
   add({ kind: 'folder', path })
   for (let offset = 0; ; offset += PAGE) {
-    const page = await ctx.store.files.list({ folderId: folder.id, offset, limit: PAGE, sortBy: 'title', descending: false })
+    const page = await ctx.store.files.list({
+      folderId: folder.id,
+      offset,
+      limit: PAGE,
+      sortBy: 'title',
+      descending: false,
+    })
     for (const file of page.items) {
       if (await mayDownload(ctx, by, file)) add({ kind: 'file', path: `${path}/${file.title}`, file })
     }
     if (page.items.length < PAGE) break
   }
   for (let offset = 0; ; offset += PAGE) {
-    const page = await ctx.store.folders.list({ parentId: folder.id, offset, limit: PAGE, sortBy: 'title', descending: false })
+    const page = await ctx.store.folders.list({
+      parentId: folder.id,
+      offset,
+      limit: PAGE,
+      sortBy: 'title',
+      descending: false,
+    })
     for (const child of page.items) {
       if (child.ownerId !== by.user.id && (await folderView(ctx, by, child)).level === 'none') continue
       await addFolder(ctx, by, child, `${path}/${child.title}`, add)

@@ -17,8 +17,17 @@ function isCode(code: ErrorCode) {
 
 function user(id: string): UserRecord {
   return {
-    id, userName: id, displayName: id, email: '', isAdmin: false, passwordHash: 'x', wopiUserInfo: '',
-    createdAt: 0, updatedAt: 0, tokenGeneration: 0, disabled: false,
+    id,
+    userName: id,
+    displayName: id,
+    email: '',
+    isAdmin: false,
+    passwordHash: 'x',
+    wopiUserInfo: '',
+    createdAt: 0,
+    updatedAt: 0,
+    tokenGeneration: 0,
+    disabled: false,
   }
 }
 

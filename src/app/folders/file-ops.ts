@@ -131,7 +131,12 @@ async function folderNamed(ctx: AppContext, parentId: string, title: string): Pr
   const page = 500
   for (let offset = 0; ; offset += page) {
     const found = await ctx.store.folders.list({
-      parentId, offset, limit: page, sortBy: 'title', descending: false, titleContains: title,
+      parentId,
+      offset,
+      limit: page,
+      sortBy: 'title',
+      descending: false,
+      titleContains: title,
     })
     const match = found.items.find((folder) => folder.title.toLowerCase() === wanted)
     if (match !== undefined) return match
@@ -251,7 +256,8 @@ export async function moveConflicts(
       for (const folder of folders.items) {
         if (!(await seesFolder(ctx, by, folder))) continue
         const twin = await folderNamed(ctx, target.id, folder.title)
-        if (twin !== undefined && twin.id !== folder.id && (await seesFolder(ctx, by, twin))) await inFolder(folder, twin)
+        if (twin !== undefined && twin.id !== folder.id && (await seesFolder(ctx, by, twin)))
+          await inFolder(folder, twin)
       }
       if (folders.items.length < page.limit) break
     }
@@ -431,7 +437,11 @@ async function copyContents(
   const hiddenOrRevoked = () => authorizeFolder(ctx, by, 'read', source)
   for (let offset = 0; ; offset += page) {
     const files = await ctx.store.files.list({
-      folderId: source.id, offset, limit: page, sortBy: 'title', descending: false,
+      folderId: source.id,
+      offset,
+      limit: page,
+      sortBy: 'title',
+      descending: false,
     })
     for (const file of files.items) {
       // A sharee copies only what they can see (a Restrict entry hides a file).
@@ -446,7 +456,11 @@ async function copyContents(
   }
   for (let offset = 0; ; offset += page) {
     const folders = await ctx.store.folders.list({
-      parentId: source.id, offset, limit: page, sortBy: 'title', descending: false,
+      parentId: source.id,
+      offset,
+      limit: page,
+      sortBy: 'title',
+      descending: false,
     })
     for (const folder of folders.items) {
       if (folder.id === into.id) continue
@@ -671,9 +685,15 @@ export async function restoreItems(
   }
   for (const fileId of items.fileIds) {
     const file = await fileFor(ctx, by, fileId, 'delete')
-    const moved = await moveFile(ctx, by, file, await targetOf(file.ownerId, file.originFolderId), 'duplicate', progress)
+    const moved = await moveFile(
+      ctx,
+      by,
+      file,
+      await targetOf(file.ownerId, file.originFolderId),
+      'duplicate',
+      progress,
+    )
     if (moved !== undefined) result.files.push(moved)
   }
   return result
 }
-

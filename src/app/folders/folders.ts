@@ -5,7 +5,14 @@ import { assertLegalName, repairName } from '../../core/names/name-rules.js'
 import type { FileRecord, FileSortField, FolderRecord, FolderRootType } from '../../core/entities.js'
 import { levelOfShare } from '../../core/sharing/access-levels.js'
 import type { FolderCounts } from '../../ports/metadata-store.js'
-import { authorizeFolder, shareEntriesOf, type AccessLevel, type FolderAction, type FolderView, type Principal } from '../access.js'
+import {
+  authorizeFolder,
+  shareEntriesOf,
+  type AccessLevel,
+  type FolderAction,
+  type FolderView,
+  type Principal,
+} from '../access.js'
 import { compareAndSet, RETRY } from '../compare-and-set.js'
 import type { AppContext } from '../context.js'
 import { rootFolder } from '../roots.js'
@@ -15,9 +22,7 @@ export type FolderRef = '@my' | '@trash' | string
 
 /** What a listing shows besides the sort: everything, only folders, or only some files. */
 export type ListFilter =
-  | { kind: 'all' }
-  | { kind: 'folders-only' }
-  | { kind: 'files-only'; suffixes?: readonly string[] }
+  { kind: 'all' } | { kind: 'folders-only' } | { kind: 'files-only'; suffixes?: readonly string[] }
 
 export interface FolderListing {
   current: FolderRecord
@@ -98,7 +103,8 @@ async function accessInside(
 ): Promise<Map<string, AccessLevel>> {
   const { level } = view
   const access = new Map<string, AccessLevel>()
-  const entries = level === 'owner' ? new Map<string, number>() : (view.entries ?? (await shareEntriesOf(ctx, by.user.id)))
+  const entries =
+    level === 'owner' ? new Map<string, number>() : (view.entries ?? (await shareEntriesOf(ctx, by.user.id)))
   const of = (key: string) => {
     const entry = entries.get(key)
     return level === 'owner' || entry === undefined ? level : levelOfShare(entry)
@@ -109,7 +115,10 @@ async function accessInside(
 }
 
 /** The folder's ancestors, root first, ending with it; its section is the root's. */
-export async function pathOf(ctx: AppContext, folderId: string): Promise<{
+export async function pathOf(
+  ctx: AppContext,
+  folderId: string,
+): Promise<{
   path: FolderRecord[]
   rootType: FolderRootType
 }> {
@@ -154,7 +163,10 @@ export async function listFolder(
   let folderTotal = 0
   if (wantFolders) {
     const page = await ctx.store.folders.list({
-      parentId: current.id, offset: query.offset, limit: query.limit, ...sort,
+      parentId: current.id,
+      offset: query.offset,
+      limit: query.limit,
+      ...sort,
     })
     folders = page.items
     folderTotal = page.total

@@ -25,10 +25,25 @@ export interface FoldersService {
   isInTrash: Bound<typeof folders.isInTrash>
   /** The root folders of `by` ('my' and 'trash'), created on first use. */
   roots(by: Principal): Promise<{ my: folders.FolderListing['current']; trash: folders.FolderListing['current'] }>
-  move(by: Principal, items: fileOps.ItemSelection, dest: folders.FolderRef, conflict: fileOps.ConflictResolution): Promise<StartedOperation>
-  copy(by: Principal, items: fileOps.ItemSelection, dest: folders.FolderRef, conflict: fileOps.ConflictResolution): Promise<StartedOperation>
+  move(
+    by: Principal,
+    items: fileOps.ItemSelection,
+    dest: folders.FolderRef,
+    conflict: fileOps.ConflictResolution,
+  ): Promise<StartedOperation>
+  copy(
+    by: Principal,
+    items: fileOps.ItemSelection,
+    dest: folders.FolderRef,
+    conflict: fileOps.ConflictResolution,
+  ): Promise<StartedOperation>
   /** `untilDone`: the call waits for the end however long it takes (it then has a result). */
-  delete(by: Principal, items: fileOps.ItemSelection, immediately: boolean, untilDone?: boolean): Promise<StartedOperation>
+  delete(
+    by: Principal,
+    items: fileOps.ItemSelection,
+    immediately: boolean,
+    untilDone?: boolean,
+  ): Promise<StartedOperation>
   emptyTrash(by: Principal): Promise<StartedOperation>
   /** The files a move or copy with 'overwrite' would replace (see file-ops.moveConflicts). */
   conflicts: Bound<typeof fileOps.moveConflicts>

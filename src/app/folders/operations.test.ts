@@ -19,8 +19,17 @@ import type { Logger } from '../../ports/logger.js'
 
 function user(id: string): UserRecord {
   return {
-    id, userName: id, displayName: id, email: '', isAdmin: false, passwordHash: 'x', wopiUserInfo: '',
-    createdAt: 0, updatedAt: 0, tokenGeneration: 0, disabled: false,
+    id,
+    userName: id,
+    displayName: id,
+    email: '',
+    isAdmin: false,
+    passwordHash: 'x',
+    wopiUserInfo: '',
+    createdAt: 0,
+    updatedAt: 0,
+    tokenGeneration: 0,
+    disabled: false,
   }
 }
 
@@ -48,7 +57,9 @@ describe('app/operations', () => {
     const instanceB = createApp(ctx)
     const folder = await instanceA.folders.create(alice, '@my', 'Moved')
     let release = () => {}
-    const gate = new Promise<void>((resolve) => { release = resolve })
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
     const running = runOperation(ctx, alice, 'move', async () => {
       await gate
       return { files: [], folders: [folder], skipped: 0 }
@@ -59,13 +70,19 @@ describe('app/operations', () => {
       await new Promise((resolve) => setImmediate(resolve))
       seen = await instanceB.folders.takeOperations(alice)
     }
-    assert.deepEqual(seen.map((op) => [op.kind, op.finishedAt]), [['move', null]])
+    assert.deepEqual(
+      seen.map((op) => [op.kind, op.finishedAt]),
+      [['move', null]],
+    )
     assert.deepEqual(await instanceB.folders.takeOperations(bob), [])
     release()
     const done = await running
     assert.deepEqual(done.folders, [{ id: folder.id, title: 'Moved' }])
     const reported = await instanceB.folders.takeOperations(alice)
-    assert.deepEqual(reported.map((op) => [op.id, op.finishedAt !== null, op.folders]), [[done.id, true, [{ id: folder.id, title: 'Moved' }]]])
+    assert.deepEqual(
+      reported.map((op) => [op.id, op.finishedAt !== null, op.folders]),
+      [[done.id, true, [{ id: folder.id, title: 'Moved' }]]],
+    )
     assert.deepEqual(await instanceA.folders.takeOperations(alice), [])
   })
 
@@ -77,7 +94,10 @@ describe('app/operations', () => {
       (error: unknown) => error instanceof DomainError,
     )
     const reported = await takeOperations(ctx, alice)
-    assert.deepEqual(reported.map((op) => [op.kind, op.error, op.finishedAt !== null]), [['delete', 'folder not found', true]])
+    assert.deepEqual(
+      reported.map((op) => [op.kind, op.error, op.finishedAt !== null]),
+      [['delete', 'folder not found', true]],
+    )
     assert.deepEqual(await takeOperations(ctx, alice), [])
   })
 
@@ -95,8 +115,16 @@ describe('app/operations', () => {
   /** A run held until release() is called, then ending as `end` says. */
   function heldRun(end: () => Promise<OperationResult>) {
     let release = () => {}
-    const gate = new Promise<void>((resolve) => { release = resolve })
-    return { release, run: async () => { await gate; return end() } }
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    return {
+      release,
+      run: async () => {
+        await gate
+        return end()
+      },
+    }
   }
 
   /** Errors logged, by message. */
@@ -114,23 +142,35 @@ describe('app/operations', () => {
     assert.equal(answered.finishedAt, null)
     assert.equal(answered.result, undefined)
     assert.equal(inFlight.size, 1, 'the running operation is held for a graceful stop')
-    assert.deepEqual((await takeOperations(ctx, alice)).map((op) => [op.id, op.finishedAt]), [[answered.id, null]])
+    assert.deepEqual(
+      (await takeOperations(ctx, alice)).map((op) => [op.id, op.finishedAt]),
+      [[answered.id, null]],
+    )
     held.release()
     await Promise.all(inFlight)
     assert.equal(inFlight.size, 0)
     const reported = await takeOperations(ctx, alice)
-    assert.deepEqual(reported.map((op) => [op.id, op.finishedAt !== null, op.error, op.folders]), [
-      [answered.id, true, '', [{ id: folder.id, title: 'Slow' }]],
-    ])
+    assert.deepEqual(
+      reported.map((op) => [op.id, op.finishedAt !== null, op.error, op.folders]),
+      [[answered.id, true, '', [{ id: folder.id, title: 'Slow' }]]],
+    )
   })
 
-  test('an operation that ends within the wait is answered ended, and a refusal is the call\'s own error', async () => {
+  test("an operation that ends within the wait is answered ended, and a refusal is the call's own error", async () => {
     const inFlight = new Set<Promise<unknown>>()
     const done = await runOperation(ctx, alice, 'copy', async () => EMPTY, { waitMs: 60_000, inFlight })
     assert.notEqual(done.finishedAt, null)
     assert.deepEqual(done.result, EMPTY)
     await assert.rejects(
-      runOperation(ctx, alice, 'delete', async () => { throw new DomainError('FORBIDDEN', 'not yours') }, { waitMs: 60_000, inFlight }),
+      runOperation(
+        ctx,
+        alice,
+        'delete',
+        async () => {
+          throw new DomainError('FORBIDDEN', 'not yours')
+        },
+        { waitMs: 60_000, inFlight },
+      ),
       (error: unknown) => error instanceof DomainError && error.code === 'FORBIDDEN',
     )
     assert.equal(inFlight.size, 0, 'nothing runs on after the reply')
@@ -141,18 +181,25 @@ describe('app/operations', () => {
     const logger = capturingLogger()
     const logged = { ...ctx, logger }
     const inFlight = new Set<Promise<unknown>>()
-    const refused = heldRun(async () => { throw new DomainError('NOT_FOUND', 'folder not found') })
-    const broken = heldRun(async () => { throw new Error('disk on fire') })
+    const refused = heldRun(async () => {
+      throw new DomainError('NOT_FOUND', 'folder not found')
+    })
+    const broken = heldRun(async () => {
+      throw new Error('disk on fire')
+    })
     const a = await runOperation(logged, alice, 'move', refused.run, { waitMs: 1, inFlight })
     const b = await runOperation(logged, alice, 'copy', broken.run, { waitMs: 1, inFlight })
     refused.release()
     broken.release()
     await Promise.all(inFlight)
     const reported = await takeOperations(ctx, alice)
-    assert.deepEqual(reported.map((op) => [op.id, op.error, op.finishedAt !== null]), [
-      [a.id, 'folder not found', true],
-      [b.id, 'the operation failed', true],
-    ])
+    assert.deepEqual(
+      reported.map((op) => [op.id, op.error, op.finishedAt !== null]),
+      [
+        [a.id, 'folder not found', true],
+        [b.id, 'the operation failed', true],
+      ],
+    )
     assert.deepEqual(logger.errors, ['file operation failed'], 'only the unexpected failure is logged')
   })
 
@@ -169,15 +216,24 @@ describe('app/operations', () => {
     // untilDone: the call waits whatever the setting, and has the result.
     const other = await app.folders.create(alice, '@my', 'Also')
     const waited = await app.folders.delete(alice, { folderIds: [other.id], fileIds: [] }, false, true)
-    assert.deepEqual(waited.result?.folders.map((f) => f.id), [other.id])
+    assert.deepEqual(
+      waited.result?.folders.map((f) => f.id),
+      [other.id],
+    )
     await app.folders.takeOperations(alice)
   })
 
   test('a running operation whose process fell silent is reported ended with an error; a live one keeps running', async () => {
     // A process that died mid-way: its row says running, and no heartbeat ever comes.
     await ctx.store.operations.start({
-      id: 'op-of-a-dead-process', userId: alice.user.id, kind: 'copy', startedAt: clock.now(),
-      finishedAt: null, error: '', files: [], folders: [],
+      id: 'op-of-a-dead-process',
+      userId: alice.user.id,
+      kind: 'copy',
+      startedAt: clock.now(),
+      finishedAt: null,
+      error: '',
+      files: [],
+      folders: [],
     })
     const held = heldRun(async () => EMPTY)
     const inFlight = new Set<Promise<unknown>>()
@@ -198,7 +254,8 @@ describe('app/operations', () => {
     })
     const watched: AppContext = { ...ctx, store: { ...ctx.store, operations } }
     const live = await runOperation(watched, alice, 'move', held.run, { waitMs: 1, inFlight, heartbeatMs: 5 })
-    const byId = (ops: FileOperationRecord[]) => Object.fromEntries(ops.map((op) => [op.id, [op.finishedAt !== null, op.error]]))
+    const byId = (ops: FileOperationRecord[]) =>
+      Object.fromEntries(ops.map((op) => [op.id, [op.finishedAt !== null, op.error]]))
     assert.deepEqual(byId(await takeOperations(ctx, alice)), {
       'op-of-a-dead-process': [false, ''],
       [live.id]: [false, ''],
@@ -215,6 +272,9 @@ describe('app/operations', () => {
     })
     held.release()
     await Promise.all(inFlight)
-    assert.deepEqual((await takeOperations(ctx, alice)).map((op) => [op.id, op.error]), [[live.id, '']])
+    assert.deepEqual(
+      (await takeOperations(ctx, alice)).map((op) => [op.id, op.error]),
+      [[live.id, '']],
+    )
   })
 })

@@ -49,7 +49,11 @@ export const INTERRUPTED_MESSAGE =
   'the operation was interrupted (its server stopped); the items it had done are kept, run it again for the rest'
 
 const itemsOf = (items: ReadonlyArray<{ id: string; title: string; convertTo?: string }>): OperationItem[] =>
-  items.map((item) => (item.convertTo === undefined ? { id: item.id, title: item.title } : { id: item.id, title: item.title, convertTo: item.convertTo }))
+  items.map((item) =>
+    item.convertTo === undefined
+      ? { id: item.id, title: item.title }
+      : { id: item.id, title: item.title, convertTo: item.convertTo },
+  )
 
 const STILL_RUNNING: unique symbol = Symbol('still running')
 
@@ -184,7 +188,8 @@ export async function takeOperations(
   await ctx.store.operations.endSilent(now - SILENT_OPERATION_MS, now, INTERRUPTED_MESSAGE)
   const taken = await ctx.store.operations.take(by.user.id, keep)
   return taken.filter((op) =>
-    op.finishedAt === null ? op.startedAt >= now - RUNNING_OPERATION_TTL_MS : op.finishedAt >= now - FINISHED_OPERATION_TTL_MS,
+    op.finishedAt === null
+      ? op.startedAt >= now - RUNNING_OPERATION_TTL_MS
+      : op.finishedAt >= now - FINISHED_OPERATION_TTL_MS,
   )
 }
-

@@ -35,9 +35,14 @@ export function extensionOf(title: string): string {
 }
 
 /** The text keys of the sorts that compare text; the stores order these by bytes. */
-function textKeys(item: Sortable, sortBy: FolderListQuery['sortBy'], authors: ReadonlyMap<string, string>, isFile: boolean): string[] | undefined {
+function textKeys(
+  item: Sortable,
+  sortBy: FolderListQuery['sortBy'],
+  authors: ReadonlyMap<string, string>,
+  isFile: boolean,
+): string[] | undefined {
   const title = item.title.toLowerCase()
-  if (sortBy === 'title' || sortBy === 'size' && !isFile) return [title]
+  if (sortBy === 'title' || (sortBy === 'size' && !isFile)) return [title]
   if (sortBy === 'type') return isFile ? [extensionOf(item.title), title] : [title]
   if (sortBy === 'author') return [authors.get(item.createdBy) ?? '', title]
   return undefined
@@ -49,7 +54,13 @@ function compareBytes(a: string, b: string): number {
 }
 
 // The same order the stores give a folder's listing: the field, then the id, one direction.
-function compare(a: Sortable, b: Sortable, sortBy: FolderListQuery['sortBy'], authors: ReadonlyMap<string, string>, isFile: boolean): number {
+function compare(
+  a: Sortable,
+  b: Sortable,
+  sortBy: FolderListQuery['sortBy'],
+  authors: ReadonlyMap<string, string>,
+  isFile: boolean,
+): number {
   const x = textKeys(a, sortBy, authors, isFile)
   const y = textKeys(b, sortBy, authors, isFile)
   if (x !== undefined && y !== undefined) {
@@ -66,7 +77,11 @@ function compare(a: Sortable, b: Sortable, sortBy: FolderListQuery['sortBy'], au
 }
 
 /** Display names of the creators of what is listed, when the sort needs them. */
-async function authorNames(ctx: AppContext, sortBy: FolderListQuery['sortBy'], ids: readonly string[]): Promise<Map<string, string>> {
+async function authorNames(
+  ctx: AppContext,
+  sortBy: FolderListQuery['sortBy'],
+  ids: readonly string[],
+): Promise<Map<string, string>> {
   const names = new Map<string, string>()
   if (sortBy !== 'author') return names
   for (const id of new Set(ids)) {
@@ -93,17 +108,24 @@ export async function sharedPage(ctx: AppContext, by: Principal, query: FolderLi
     ...sharedFiles.map((s) => s.file.createdBy),
   ])
 
-  const folders = filter.kind === 'files-only'
-    ? []
-    : sharedFolders
-      .filter((s) => named(s.folder.title))
-      .sort((a, b) => direction * compare({ ...a.folder, size: 0 }, { ...b.folder, size: 0 }, query.sortBy, authors, false))
-  const files = filter.kind === 'folders-only'
-    ? []
-    : sharedFiles
-      .filter((s) => named(s.file.title))
-      .filter((s) => suffixes === undefined || suffixes.some((suffix) => s.file.title.toLowerCase().endsWith(suffix)))
-      .sort((a, b) => direction * compare(a.file, b.file, query.sortBy, authors, true))
+  const folders =
+    filter.kind === 'files-only'
+      ? []
+      : sharedFolders
+          .filter((s) => named(s.folder.title))
+          .sort(
+            (a, b) =>
+              direction * compare({ ...a.folder, size: 0 }, { ...b.folder, size: 0 }, query.sortBy, authors, false),
+          )
+  const files =
+    filter.kind === 'folders-only'
+      ? []
+      : sharedFiles
+          .filter((s) => named(s.file.title))
+          .filter(
+            (s) => suffixes === undefined || suffixes.some((suffix) => s.file.title.toLowerCase().endsWith(suffix)),
+          )
+          .sort((a, b) => direction * compare(a.file, b.file, query.sortBy, authors, true))
 
   const page = [...folders, ...files].slice(query.offset, query.offset + query.limit)
   const pageFolders: FolderRecord[] = []
@@ -118,7 +140,10 @@ export async function sharedPage(ctx: AppContext, by: Principal, query: FolderLi
       access.set(item.file.id, item.access)
     }
   }
-  const counts = pageFolders.length === 0 ? new Map<string, FolderCounts>() : await ctx.store.folders.counts(pageFolders.map((f) => f.id))
+  const counts =
+    pageFolders.length === 0
+      ? new Map<string, FolderCounts>()
+      : await ctx.store.folders.counts(pageFolders.map((f) => f.id))
   return {
     folders: pageFolders,
     counts,

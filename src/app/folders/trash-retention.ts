@@ -26,7 +26,10 @@ async function deleteUnused(deps: TrashRetentionDeps, blobKeys: string[]): Promi
     // A failure leaves an unreferenced blob, which the garbage collector removes later.
     if (!inUse.has(key)) await deps.blobs.delete(key).catch(() => undefined)
   }
-  await dropRenditionsOf(deps, blobKeys.filter((key) => !inUse.has(key)))
+  await dropRenditionsOf(
+    deps,
+    blobKeys.filter((key) => !inUse.has(key)),
+  )
 }
 
 /**
@@ -34,11 +37,7 @@ async function deleteUnused(deps: TrashRetentionDeps, blobKeys: string[]): Promi
  * bytes no other file uses. Each item goes only while it is as read (a compare-and-set
  * on its revision), so one restored meanwhile stays. At most `limit` of each a run.
  */
-export async function purgeTrash(
-  deps: TrashRetentionDeps,
-  before: number,
-  limit = 500,
-): Promise<TrashPurgeReport> {
+export async function purgeTrash(deps: TrashRetentionDeps, before: number, limit = 500): Promise<TrashPurgeReport> {
   let trashedFoldersPurged = 0
   for (const folder of await deps.store.folders.trashedBefore(before, limit)) {
     const deletion = await deps.store.folders.delete(folder.id, folder.revision)

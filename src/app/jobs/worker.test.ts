@@ -51,7 +51,10 @@ describe('background job worker', () => {
       isPermanent: () => true,
     }
     const fast: JobKind = { kind: 'fast', run: async (_ctx, subject) => void ran.push(`fast:${subject}`) }
-    const kinds = new Map([[slow.kind, slow], [fast.kind, fast]])
+    const kinds = new Map([
+      [slow.kind, slow],
+      [fast.kind, fast],
+    ])
     await enqueueJob(ctx, 'slow', 'a')
     await enqueueJob(ctx, 'fast', 'b')
     assert.equal(await runOneJob(ctx, kinds, 'w', { except: ['slow'] }), true)

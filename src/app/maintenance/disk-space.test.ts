@@ -92,7 +92,11 @@ describe('the reserve of free space', () => {
 
   test('a body of undeclared size is refused once it passes the room above the reserve, and the request survives', async () => {
     const disk = { freeBytes: 10 * MiB, reads: 0 }
-    const { blobs } = withSpaceReserve(doubleStore(disk, nowhere), { reserveBytes: 8 * MiB, clock, logger: recordingLogger() })
+    const { blobs } = withSpaceReserve(doubleStore(disk, nowhere), {
+      reserveBytes: 8 * MiB,
+      clock,
+      logger: recordingLogger(),
+    })
     const chunks = Array.from({ length: 12 }, () => Buffer.alloc(256 * 1024, 2))
     const request = Readable.from(chunks)
     await assert.rejects(blobs.put(request, { maxBytes: 64 * MiB }), { code: 'INSUFFICIENT_STORAGE' })
@@ -103,11 +107,14 @@ describe('the reserve of free space', () => {
   test('with no reserve the disk is not read, and a write that meets a real ENOSPC is logged at error', async () => {
     const disk = { freeBytes: 0, reads: 0 }
     const logger = recordingLogger()
-    const { blobs } = withSpaceReserve(doubleStore(disk, () => createWriteStream('/dev/full')), {
-      reserveBytes: 0,
-      clock,
-      logger,
-    })
+    const { blobs } = withSpaceReserve(
+      doubleStore(disk, () => createWriteStream('/dev/full')),
+      {
+        reserveBytes: 0,
+        clock,
+        logger,
+      },
+    )
     await assert.rejects(blobs.put(bytes(64 * 1024), { maxBytes: MiB }), { code: 'INSUFFICIENT_STORAGE' })
     assert.equal(disk.reads, 0)
     const logged = logger.lines.find((line) => line.level === 'error')
@@ -119,7 +126,11 @@ describe('the reserve of free space', () => {
 
   test('a request closed before its end without an error fails the put as cut short, not a hang', async () => {
     const disk = { freeBytes: 100 * MiB, reads: 0 }
-    const { blobs } = withSpaceReserve(doubleStore(disk, nowhere), { reserveBytes: 8 * MiB, clock, logger: recordingLogger() })
+    const { blobs } = withSpaceReserve(doubleStore(disk, nowhere), {
+      reserveBytes: 8 * MiB,
+      clock,
+      logger: recordingLogger(),
+    })
     const request = new Readable({ read() {} })
     request.push(Buffer.alloc(1024))
     const put = blobs.put(request, { maxBytes: MiB })
@@ -129,7 +140,11 @@ describe('the reserve of free space', () => {
 
   test('the report says how much is free and whether it is below the reserve', async () => {
     const disk = { freeBytes: 5 * MiB, reads: 0 }
-    const { space } = withSpaceReserve(doubleStore(disk, nowhere), { reserveBytes: 8 * MiB, clock, logger: recordingLogger() })
+    const { space } = withSpaceReserve(doubleStore(disk, nowhere), {
+      reserveBytes: 8 * MiB,
+      clock,
+      logger: recordingLogger(),
+    })
     assert.deepEqual(await space(), { freeBytes: 5 * MiB, totalBytes: 64 * MiB, reserveBytes: 8 * MiB, low: true })
   })
 })

@@ -27,37 +27,42 @@ describe('garbage collection', () => {
   const later = (ms: number) => ({ store: ctx.store, blobs: ctx.blobs, clock: { now: () => Date.now() + ms } })
   const put = (bytes: Buffer) => ctx.blobs.put(Readable.from([bytes]), { maxBytes: 1 << 20 })
 
-  test('finding 4: removes old unreferenced blobs and temp files, keeps referenced and young ones', { skip: blobFolderSkip }, async () => {
-    const owner = await createUser(ctx, { userName: 'gc-owner', password: 'gc-password-1' })
-    const file = await uploadFile(ctx, owner.id, 'Kept.txt', Readable.from([Buffer.from('kept')]))
-    const orphan = await put(randomBytes(3000))
-    const tmpDir = join(ctx.config.dataDir, 'files', 'tmp')
-    await mkdir(tmpDir, { recursive: true })
-    await writeFile(join(tmpDir, 'interrupted.tmp'), randomBytes(500))
+  test(
+    'finding 4: removes old unreferenced blobs and temp files, keeps referenced and young ones',
+    { skip: blobFolderSkip },
+    async () => {
+      const owner = await createUser(ctx, { userName: 'gc-owner', password: 'gc-password-1' })
+      const file = await uploadFile(ctx, owner.id, 'Kept.txt', Readable.from([Buffer.from('kept')]))
+      const orphan = await put(randomBytes(3000))
+      const tmpDir = join(ctx.config.dataDir, 'files', 'tmp')
+      await mkdir(tmpDir, { recursive: true })
+      await writeFile(join(tmpDir, 'interrupted.tmp'), randomBytes(500))
 
-    // Everything is young: nothing goes.
-    const early = await collectGarbage(later(0))
-    assert.deepEqual([early.blobsRemoved, early.tempFilesRemoved], [0, 0])
-    assert.equal(await ctx.blobs.exists(orphan.key), true)
+      // Everything is young: nothing goes.
+      const early = await collectGarbage(later(0))
+      assert.deepEqual([early.blobsRemoved, early.tempFilesRemoved], [0, 0])
+      assert.equal(await ctx.blobs.exists(orphan.key), true)
 
-    const report = await collectGarbage(later(GC_MIN_AGE_MS + 1000))
-    assert.equal(report.blobsRemoved, 1)
-    assert.equal(report.blobBytesFreed, 3000)
-    assert.equal(report.tempFilesRemoved, 1)
-    assert.equal(report.tempBytesFreed, 500)
-    assert.ok(report.blobsScanned >= 2)
-    assert.equal(await ctx.blobs.exists(orphan.key), false)
-    assert.equal(await ctx.blobs.exists(file.blobKey), true, 'a referenced blob stays, however old')
-    assert.deepEqual(await readdir(tmpDir), [])
+      const report = await collectGarbage(later(GC_MIN_AGE_MS + 1000))
+      assert.equal(report.blobsRemoved, 1)
+      assert.equal(report.blobBytesFreed, 3000)
+      assert.equal(report.tempFilesRemoved, 1)
+      assert.equal(report.tempBytesFreed, 500)
+      assert.ok(report.blobsScanned >= 2)
+      assert.equal(await ctx.blobs.exists(orphan.key), false)
+      assert.equal(await ctx.blobs.exists(file.blobKey), true, 'a referenced blob stays, however old')
+      assert.deepEqual(await readdir(tmpDir), [])
 
-    const again = await collectGarbage(later(GC_MIN_AGE_MS + 1000))
-    assert.deepEqual([again.blobsRemoved, again.tempFilesRemoved], [0, 0])
-  })
+      const again = await collectGarbage(later(GC_MIN_AGE_MS + 1000))
+      assert.deepEqual([again.blobsRemoved, again.tempFilesRemoved], [0, 0])
+    },
+  )
 
   test('finding 4: a blob whose version commits while the collector runs is not taken (age threshold)', async () => {
     // The first test makes this user, unless it was skipped.
-    const owner = (await ctx.store.users.findByUserName('gc-owner'))
-      ?? (await createUser(ctx, { userName: 'gc-owner', password: 'gc-password-1' }))
+    const owner =
+      (await ctx.store.users.findByUserName('gc-owner')) ??
+      (await createUser(ctx, { userName: 'gc-owner', password: 'gc-password-1' }))
     const stored = await put(Buffer.from('in flight'))
     const collecting = collectGarbage(later(HOUR / 2))
     const file = await uploadFile(ctx, owner.id, 'Racing.txt', Readable.from([Buffer.from('racing')]))
@@ -66,18 +71,22 @@ describe('garbage collection', () => {
     assert.equal(await ctx.blobs.exists(file.blobKey), true)
   })
 
-  test('finding 4: an old temp file with a fresh mtime (an upload still running) stays', { skip: blobFolderSkip }, async () => {
-    const tmpDir = join(ctx.config.dataDir, 'files', 'tmp')
-    const running = join(tmpDir, 'running.tmp')
-    const stale = join(tmpDir, 'stale.tmp')
-    await writeFile(running, 'x')
-    await writeFile(stale, 'y')
-    const old = new Date(Date.now() - 2 * HOUR)
-    await utimes(stale, old, old)
-    const report = await collectGarbage(later(0))
-    assert.equal(report.tempFilesRemoved, 1)
-    assert.deepEqual(await readdir(tmpDir), ['running.tmp'])
-  })
+  test(
+    'finding 4: an old temp file with a fresh mtime (an upload still running) stays',
+    { skip: blobFolderSkip },
+    async () => {
+      const tmpDir = join(ctx.config.dataDir, 'files', 'tmp')
+      const running = join(tmpDir, 'running.tmp')
+      const stale = join(tmpDir, 'stale.tmp')
+      await writeFile(running, 'x')
+      await writeFile(stale, 'y')
+      const old = new Date(Date.now() - 2 * HOUR)
+      await utimes(stale, old, old)
+      const report = await collectGarbage(later(0))
+      assert.equal(report.tempFilesRemoved, 1)
+      assert.deepEqual(await readdir(tmpDir), ['running.tmp'])
+    },
+  )
 
   test('finding 9: housekeeping purges expired sessions and throttle keys that have started over', async () => {
     await createUser(ctx, { userName: 'gc-sessions', password: 'gc-password-2' })

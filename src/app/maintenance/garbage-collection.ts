@@ -118,8 +118,8 @@ export function startHousekeeping(ctx: AppContext): { stop(): Promise<void> } {
     if (running) return
     running = runHousekeeping(ctx)
       .then((report) => {
-        const freed = report.blobsRemoved + report.tempFilesRemoved +
-          report.trashedFilesPurged + report.trashedFoldersPurged > 0
+        const freed =
+          report.blobsRemoved + report.tempFilesRemoved + report.trashedFilesPurged + report.trashedFoldersPurged > 0
         ctx.logger[freed ? 'info' : 'debug'](report, 'housekeeping: garbage collected')
       })
       .catch((error: unknown) => ctx.logger.warn({ err: error }, 'housekeeping failed'))

@@ -16,12 +16,13 @@ import type { AppContext } from '../context.js'
 import { uploadFile } from '../files/files.js'
 import { migrateStorage, type MigrationProgress } from './migrate-storage.js'
 
-
 /** Empty storage over the test drivers, as the command's target: no Folio ever started on it. */
 async function openEmptyStorage(): Promise<{ store: MetadataStore; blobs: BlobStore; dispose: () => Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'folio-move-target-'))
   const metadata = testMetadata()
-  const storage = await openStorage(buildConfig({ FOLIO_DATA_DIR: dataDir, FOLIO_LOG_LEVEL: 'silent', ...metadata.settings }))
+  const storage = await openStorage(
+    buildConfig({ FOLIO_DATA_DIR: dataDir, FOLIO_LOG_LEVEL: 'silent', ...metadata.settings }),
+  )
   return {
     ...storage,
     dispose: async () => {
@@ -52,7 +53,12 @@ describe('migrateStorage', () => {
     const keys: string[] = []
     const ids: string[] = []
     for (let i = 0; i < count; i++) {
-      const file = await uploadFile(ctx, owner.id, `File ${i}.txt`, Readable.from([Buffer.from(`contents of file ${i}`)]))
+      const file = await uploadFile(
+        ctx,
+        owner.id,
+        `File ${i}.txt`,
+        Readable.from([Buffer.from(`contents of file ${i}`)]),
+      )
       keys.push(file.blobKey)
       ids.push(file.id)
     }
@@ -85,10 +91,17 @@ describe('migrateStorage', () => {
     for (const key of keys) assert.deepEqual(await read(to.blobs, key), await read(ctx.blobs, key))
     for (const id of ids) assert.deepEqual(await to.store.files.findById(id), await ctx.store.files.findById(id))
     assert.equal((await to.store.users.findById(off.id))?.disabled, true, 'a disabled user stays disabled')
-    assert.deepEqual(events.filter((e) => e.step === 'blob').map((e) => e.done), [1, 2, 3])
+    assert.deepEqual(
+      events.filter((e) => e.step === 'blob').map((e) => e.done),
+      [1, 2, 3],
+    )
 
     // Run again: all there, nothing added.
-    const again = await migrateStorage({ source: { store: ctx.store, blobs: ctx.blobs }, targetStore: to.store, targetBlobs: to.blobs })
+    const again = await migrateStorage({
+      source: { store: ctx.store, blobs: ctx.blobs },
+      targetStore: to.store,
+      targetBlobs: to.blobs,
+    })
     assert.deepEqual([again.target, again.copied, again.present, again.records?.added.files], ['this-install', 0, 3, 0])
   })
 
@@ -101,8 +114,11 @@ describe('migrateStorage', () => {
     await ctx.blobs.putWithKey(bad, Readable.from([Buffer.alloc(original.length, 0x78)]), { maxBytes: 1000 })
     await assert.rejects(
       migrateStorage({ source: { store: ctx.store, blobs: ctx.blobs }, targetStore: to.store, targetBlobs: to.blobs }),
-      (error) => isDomainError(error) && error.code === 'PRECONDITION_FAILED' &&
-        error.message.includes(`file ${ids[1]} version 1`) && error.message.includes('SHA-256'),
+      (error) =>
+        isDomainError(error) &&
+        error.code === 'PRECONDITION_FAILED' &&
+        error.message.includes(`file ${ids[1]} version 1`) &&
+        error.message.includes('SHA-256'),
     )
     assert.equal(await to.store.transfer.isEmpty(), true)
     assert.equal(await to.blobs.exists(bad), false, 'no wrong bytes are left under the key')
@@ -115,7 +131,9 @@ describe('migrateStorage', () => {
     await ctx.blobs.delete(keys[0] ?? '')
     await assert.rejects(
       migrateStorage({ source: { store: ctx.store, blobs: ctx.blobs }, targetStore: to.store, targetBlobs: to.blobs }),
-      (error) => isDomainError(error) && error.message.includes(`file ${ids[0]} version 1`) &&
+      (error) =>
+        isDomainError(error) &&
+        error.message.includes(`file ${ids[0]} version 1`) &&
         error.message.includes('missing from the source'),
     )
     assert.equal(await to.store.transfer.isEmpty(), true)

@@ -34,12 +34,12 @@ export type MigrationProgress =
   | { step: 'target'; state: TargetState }
   | { step: 'blobs-found'; blobs: number; bytes: number }
   | {
-    step: 'blob'
-    done: number
-    total: number
-    /** What happened to this blob: copied, found in the target already, or checked in place. */
-    outcome: 'copied' | 'present' | 'checked' | 'failed'
-  }
+      step: 'blob'
+      done: number
+      total: number
+      /** What happened to this blob: copied, found in the target already, or checked in place. */
+      outcome: 'copied' | 'present' | 'checked' | 'failed'
+    }
   | { step: 'records'; report: ImportReport }
 
 /** What a finished migration did. */
@@ -126,8 +126,8 @@ async function checkTarget(source: MetadataStore, target: MetadataStore): Promis
   if (ours !== undefined && ours === theirs) return 'this-install'
   throw new DomainError(
     'PRECONDITION_FAILED',
-    'the target database already holds another Folio install\'s data (its signing secret is not this ' +
-      'install\'s: was Folio started on it?); nothing was changed. Point FOLIO_DATABASE_URL (or ' +
+    "the target database already holds another Folio install's data (its signing secret is not this " +
+      "install's: was Folio started on it?); nothing was changed. Point FOLIO_DATABASE_URL (or " +
       'FOLIO_DATABASE_SCHEMA) at an empty database or schema',
   )
 }
@@ -183,7 +183,10 @@ async function moveBlobs(
   }
   await Promise.all(Array.from({ length: Math.min(PARALLEL_COPIES, needs.length) }, worker))
   if (failures.length > 0) {
-    const listed = failures.slice(0, FAILURES_LISTED).map((line) => `\n  ${line}`).join('')
+    const listed = failures
+      .slice(0, FAILURES_LISTED)
+      .map((line) => `\n  ${line}`)
+      .join('')
     const more = failures.length > FAILURES_LISTED ? `\n  and ${failures.length - FAILURES_LISTED} more` : ''
     throw new DomainError(
       'PRECONDITION_FAILED',
@@ -224,8 +227,10 @@ async function copyBlob(need: BlobNeed, source: BlobStore, target: BlobStore): P
 async function checkInPlace(need: BlobNeed, blobs: BlobStore): Promise<'checked'> {
   const found = await digestOf(blobs, need.key)
   if (found.size !== need.size || found.sha256 !== need.sha256) {
-    throw new Error(`the blob has ${found.size} bytes with SHA-256 ${found.sha256}; the record says ` +
-      `${need.size} bytes with ${need.sha256}`)
+    throw new Error(
+      `the blob has ${found.size} bytes with SHA-256 ${found.sha256}; the record says ` +
+        `${need.size} bytes with ${need.sha256}`,
+    )
   }
   return 'checked'
 }

@@ -7,7 +7,10 @@ import { withStorageErrorReports } from './storage-errors.js'
 test('storage failures are reported per store; domain answers (not found, name taken) are not', async () => {
   const { ctx, dispose } = await openTestContext('folio-storage-errors-')
   const reports: string[] = []
-  const watched = withStorageErrorReports(ctx, { editorSave: () => undefined, storageError: (store) => reports.push(store) })
+  const watched = withStorageErrorReports(ctx, {
+    editorSave: () => undefined,
+    storageError: (store) => reports.push(store),
+  })
   try {
     assert.equal(await watched.store.files.findById('nope'), undefined)
     await assert.rejects(watched.blobs.get('0'.repeat(64), { start: 0, end: 0 }), { code: 'NOT_FOUND' })

@@ -24,13 +24,17 @@ export async function indexVersion(ctx: AppContext, input: IndexVersionInput): P
   }
   const extractor = await ctx.loadTextExtractor?.()
   const limits = { maxChars: ctx.config.search.maxTextChars, timeoutMs: ctx.config.search.timeoutMs }
-  const result = extractor === undefined
-    ? { outcome: 'unsupported' as const }
-    : await extractor.extract({
-      title: file.title,
-      size: file.size,
-      open: (range) => ctx.blobs.get(file.blobKey, range),
-    }, limits)
+  const result =
+    extractor === undefined
+      ? { outcome: 'unsupported' as const }
+      : await extractor.extract(
+          {
+            title: file.title,
+            size: file.size,
+            open: (range) => ctx.blobs.get(file.blobKey, range),
+          },
+          limits,
+        )
   if (result.outcome !== 'text') {
     const reason = result.outcome === 'unreadable' ? result.reason : 'no reader for this format'
     ctx.logger.debug({ fileId: file.id, version: file.version, reason }, 'search: indexed by name only')

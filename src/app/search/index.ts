@@ -40,9 +40,10 @@ export function createSearchService(ctx: AppContext): SearchService {
     everywhere: (by, request) => searchItems(ctx, by, { ...request, where: { kind: 'everywhere' } }),
     inFolder: async (by, ref, request) => {
       const { folder, view } = await viewFolder(ctx, by, ref, 'read')
-      const where = view.section === 'trash' && folder.parentId === null
-        ? { kind: 'trash' as const }
-        : { kind: 'subtree' as const, folder }
+      const where =
+        view.section === 'trash' && folder.parentId === null
+          ? { kind: 'trash' as const }
+          : { kind: 'subtree' as const, folder }
       return searchItems(ctx, by, { ...request, where })
     },
     reindex: (all) => reindex(ctx, all),

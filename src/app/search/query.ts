@@ -27,14 +27,14 @@ export interface SearchInput {
 export type SearchItem =
   | { kind: 'folder'; folder: FolderRecord; level: AccessLevel }
   | {
-    kind: 'file'
-    file: FileRecord
-    level: AccessLevel
-    /** Its name matched (name matches come first). */
-    byName: boolean
-    /** Where its words matched, when they did. */
-    snippet?: string
-  }
+      kind: 'file'
+      file: FileRecord
+      level: AccessLevel
+      /** Its name matched (name matches come first). */
+      byName: boolean
+      /** Where its words matched, when they did. */
+      snippet?: string
+    }
 
 /** The folders and files the search runs over, read now from the caller's shares. */
 async function scopeOf(ctx: AppContext, by: Principal, where: SearchPlace): Promise<SearchScope> {
@@ -79,7 +79,13 @@ export async function searchItems(ctx: AppContext, by: Principal, input: SearchI
     const level = await accessLevel(ctx, by, hit.file)
     if (level === 'none') continue
     const snippet = hit.textStart === undefined ? undefined : snippetOf(hit.textStart, terms)
-    items.push({ kind: 'file', file: hit.file, level, byName: hit.byName, ...(snippet === undefined ? {} : { snippet }) })
+    items.push({
+      kind: 'file',
+      file: hit.file,
+      level,
+      byName: hit.byName,
+      ...(snippet === undefined ? {} : { snippet }),
+    })
   }
   return items.slice(0, input.limit)
 }

@@ -38,11 +38,21 @@ describe('sharing services', () => {
     const file = await app.files.upload(ann, 'Disabled.txt', body('x'))
     const mine = await app.files.upload(ben, 'Mine.txt', body('y'))
     await app.sharing.set(ann, file.id, [{ userId: ben.user.id, access: 1 }])
-    await app.accounts.setUsersDisabled([ben.user.id], true, { id: root.user.id, name: 'root', address: '' }, root.user.id)
+    await app.accounts.setUsersDisabled(
+      [ben.user.id],
+      true,
+      { id: root.user.id, name: 'root', address: '' },
+      root.user.id,
+    )
     const off = userPrincipal(await app.accounts.requireUserById(ben.user.id))
     await assert.rejects(app.authorize(off, 'read', file), isCode('NOT_FOUND'))
     await assert.rejects(app.authorize(off, 'read', mine), isCode('NOT_FOUND'))
-    await app.accounts.setUsersDisabled([ben.user.id], false, { id: root.user.id, name: 'root', address: '' }, root.user.id)
+    await app.accounts.setUsersDisabled(
+      [ben.user.id],
+      false,
+      { id: root.user.id, name: 'root', address: '' },
+      root.user.id,
+    )
     const on = userPrincipal(await app.accounts.requireUserById(ben.user.id))
     assert.equal(await app.authorize(on, 'edit', file), 'readwrite')
     assert.equal(await app.authorize(on, 'edit', mine), 'owner')
@@ -69,10 +79,13 @@ describe('sharing services', () => {
   test('an admin manages sharing of any file but does not read it unless shared', async () => {
     const file = await app.files.upload(ann, 'Admin.txt', body('x'))
     const list = await app.sharing.set(root, file.id, [{ userId: ben.user.id, access: 2 }])
-    assert.deepEqual(list.map((e) => [e.user.id, e.access, e.isOwner]), [
-      [ann.user.id, 1, true],
-      [ben.user.id, 2, false],
-    ])
+    assert.deepEqual(
+      list.map((e) => [e.user.id, e.access, e.isOwner]),
+      [
+        [ann.user.id, 1, true],
+        [ben.user.id, 2, false],
+      ],
+    )
     await assert.rejects(app.files.get(root, file.id), isCode('NOT_FOUND'))
     assert.equal(list[1]?.user.id, ben.user.id)
   })
@@ -84,7 +97,10 @@ describe('sharing services', () => {
     await app.sharing.set(ann, two.id, [{ userId: root.user.id, access: 2 }])
     await app.files.delete(two.id, { by: ann })
     const shared = await app.sharing.sharedWith(root)
-    assert.deepEqual(shared.files.map((s) => [s.file.id, s.access]), [[one.id, 'review']])
+    assert.deepEqual(
+      shared.files.map((s) => [s.file.id, s.access]),
+      [[one.id, 'review']],
+    )
   })
 
   test('a link: made, its access changed with the same key, turned off at once, made anew with a new key', async () => {
@@ -119,7 +135,10 @@ describe('sharing services', () => {
 
   test('people search: names only for members, e-mail for admins', async () => {
     const found = await app.sharing.findPeople(ben, 'AN')
-    assert.deepEqual(found.map((p) => Object.keys(p).sort()), [['displayName', 'id']])
+    assert.deepEqual(
+      found.map((p) => Object.keys(p).sort()),
+      [['displayName', 'id']],
+    )
     const byAdmin = await app.sharing.findPeople(root, 'ann')
     assert.equal(byAdmin[0]?.email, '')
   })
@@ -127,8 +146,18 @@ describe('sharing services', () => {
   test('folder shares: a share on a folder applies below it; the most specific entry wins', async () => {
     const now = ctx.clock.now()
     const folder = (parentId: string, title: string): FolderRecord => ({
-      id: newId(), ownerId: ann.user.id, parentId, title, rootType: null, createdAt: now, createdBy: ann.user.id,
-      updatedAt: now, updatedBy: ann.user.id, revision: 1, trashedAt: null, originFolderId: null,
+      id: newId(),
+      ownerId: ann.user.id,
+      parentId,
+      title,
+      rootType: null,
+      createdAt: now,
+      createdBy: ann.user.id,
+      updatedAt: now,
+      updatedBy: ann.user.id,
+      revision: 1,
+      trashedAt: null,
+      originFolderId: null,
     })
     const my = await rootFolder(ctx, ann.user.id, 'my')
     const outer = folder(my.id, 'Outer')
@@ -139,7 +168,10 @@ describe('sharing services', () => {
     const file = await ctx.store.files.update(uploaded.id, uploaded.revision, { folderId: inner.id })
     assert.ok(file)
 
-    await assert.rejects(app.sharing.setFolder(ben, outer.id, [{ userId: root.user.id, access: 2 }]), isCode('NOT_FOUND'))
+    await assert.rejects(
+      app.sharing.setFolder(ben, outer.id, [{ userId: root.user.id, access: 2 }]),
+      isCode('NOT_FOUND'),
+    )
     await assert.rejects(app.sharing.setFolder(ann, my.id, [{ userId: ben.user.id, access: 2 }]), isCode('NOT_FOUND'))
     await app.sharing.setFolder(ann, outer.id, [{ userId: ben.user.id, access: 1 }])
     assert.equal(await app.authorize(ben, 'edit', file), 'readwrite')
@@ -152,9 +184,18 @@ describe('sharing services', () => {
     await app.sharing.setFolder(ann, inner.id, [{ userId: ben.user.id, access: 0 }])
     assert.equal(await app.authorize(ben, 'edit', file), 'readwrite')
     const listed = await app.sharing.listFolder(ann, outer.id)
-    assert.deepEqual(listed.map((e) => [e.user.id, e.access]), [[ann.user.id, 1], [ben.user.id, 1]])
+    assert.deepEqual(
+      listed.map((e) => [e.user.id, e.access]),
+      [
+        [ann.user.id, 1],
+        [ben.user.id, 1],
+      ],
+    )
     const shared = await app.sharing.sharedWith(ben)
-    assert.deepEqual(shared.folders.map((f) => [f.folder.id, f.access]), [[outer.id, 'readwrite']])
+    assert.deepEqual(
+      shared.folders.map((f) => [f.folder.id, f.access]),
+      [[outer.id, 'readwrite']],
+    )
     await app.sharing.setFolder(ann, outer.id, [{ userId: ben.user.id, access: 0 }])
     await assert.rejects(app.files.get(ben, file.id), isCode('NOT_FOUND'))
   })

@@ -127,7 +127,11 @@ async function applyShares(
   }
   const now = ctx.clock.now()
   // Editors open for someone whose access this lowers are dropped once it is stored.
-  const dropLowered = await prepareShareDrop(ctx, item, changes.map((change) => change.userId))
+  const dropLowered = await prepareShareDrop(
+    ctx,
+    item,
+    changes.map((change) => change.userId),
+  )
   for (const change of changes) {
     if (change.access === FILE_SHARE.None) {
       await ctx.store.shares.remove(item.kind, item.id, change.userId)
@@ -384,7 +388,10 @@ export async function sharingOf(
     return made
   }
   for (const share of [...fileShares, ...folderShares]) {
-    entry(`${share.itemKind}:${share.itemId}`).people.push({ id: share.userId, displayName: names.get(share.userId) ?? '' })
+    entry(`${share.itemKind}:${share.itemId}`).people.push({
+      id: share.userId,
+      displayName: names.get(share.userId) ?? '',
+    })
   }
   for (const link of links) entry(`file:${link.fileId}`).link = link.access
   return result

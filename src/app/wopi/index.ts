@@ -36,7 +36,12 @@ export interface WopiService {
    * with `key` (see sharing.linkPrincipal): what the link's access allows, edit only with
    * ReadWrite. NOT_FOUND when the key is not the working link's.
    */
-  launchByLink(fileId: string, key: string, guest: { id: string; name: string }, permission: Permission): Promise<WopiLaunch>
+  launchByLink(
+    fileId: string,
+    key: string,
+    guest: { id: string; name: string },
+    permission: Permission,
+  ): Promise<WopiLaunch>
   /** A token for a file the caller has just been allowed to write (PutRelativeFile's Url). */
   issueToken(by: Principal, fileId: string, permission: Permission): { token: string; expiresAt: number }
   /** Checks an access token sent for `fileId` (see access.ts, wopiAccess). */

@@ -1,19 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import {
-  generatePassword,
-  hashPassword,
-  passwordProblem,
-  userNameProblem,
-  verifyPassword,
-} from './passwords.js'
-import {
-  isThrottleStateStale,
-  lockDuration,
-  releaseAttempt,
-  reserveAttempt,
-  type ThrottleState,
-} from './throttle.js'
+import { generatePassword, hashPassword, passwordProblem, userNameProblem, verifyPassword } from './passwords.js'
+import { isThrottleStateStale, lockDuration, releaseAttempt, reserveAttempt, type ThrottleState } from './throttle.js'
 
 describe('passwords', () => {
   test('a hash verifies only the same password and never contains it', async () => {
@@ -87,7 +75,10 @@ describe('sign-in throttle', () => {
       assert.equal(next.allowed, true)
       state = next.next
     }
-    assert.deepEqual(locks.map((ms) => ms / 60_000), [1, 2, 4, 8, 15, 15])
+    assert.deepEqual(
+      locks.map((ms) => ms / 60_000),
+      [1, 2, 4, 8, 15, 15],
+    )
     assert.equal(lockDuration(2, policy), 0)
   })
 

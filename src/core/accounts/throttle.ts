@@ -37,8 +37,7 @@ export const DEFAULT_BASE_LOCK_MS = 2 * 60_000
 
 /** The outcome of reserveAttempt: the state to store, and whether the attempt may go on. */
 export type ThrottleReservation =
-  | { allowed: true; next: ThrottleState }
-  | { allowed: false; retryAfterSeconds: number; next: ThrottleState }
+  { allowed: true; next: ThrottleState } | { allowed: false; retryAfterSeconds: number; next: ThrottleState }
 
 /** True when the key saw no attempt for a whole window after its last attempt and lock. */
 function isStale(state: ThrottleState, policy: ThrottlePolicy, now: number): boolean {
@@ -100,10 +99,6 @@ export function releaseAttempt(
 }
 
 /** True when a stored key may be deleted: it has started over by now (see reserveAttempt). */
-export function isThrottleStateStale(
-  state: ThrottleState,
-  policy: ThrottlePolicy,
-  now: number,
-): boolean {
+export function isThrottleStateStale(state: ThrottleState, policy: ThrottlePolicy, now: number): boolean {
   return isStale(state, policy, now)
 }

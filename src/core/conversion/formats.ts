@@ -6,7 +6,17 @@
 
 /** Every format a conversion can produce; `png` is an image of the first page (a thumbnail). */
 export const CONVERSION_TARGETS = [
-  'pdf', 'docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp', 'txt', 'csv', 'rtf', 'png',
+  'pdf',
+  'docx',
+  'xlsx',
+  'pptx',
+  'odt',
+  'ods',
+  'odp',
+  'txt',
+  'csv',
+  'rtf',
+  'png',
 ] as const
 
 export type ConversionTarget = (typeof CONVERSION_TARGETS)[number]
@@ -15,12 +25,30 @@ export type ConversionTarget = (typeof CONVERSION_TARGETS)[number]
 export type DocumentFamily = 'text' | 'spreadsheet' | 'presentation' | 'pdf'
 
 const FAMILY_OF_SOURCE: Readonly<Record<string, DocumentFamily>> = {
-  docx: 'text', docm: 'text', dotx: 'text', doc: 'text', dot: 'text', odt: 'text', ott: 'text',
-  rtf: 'text', txt: 'text', html: 'text', htm: 'text',
-  xlsx: 'spreadsheet', xlsm: 'spreadsheet', xltx: 'spreadsheet', xls: 'spreadsheet',
-  ods: 'spreadsheet', ots: 'spreadsheet', csv: 'spreadsheet',
-  pptx: 'presentation', pptm: 'presentation', potx: 'presentation', ppt: 'presentation',
-  odp: 'presentation', otp: 'presentation',
+  docx: 'text',
+  docm: 'text',
+  dotx: 'text',
+  doc: 'text',
+  dot: 'text',
+  odt: 'text',
+  ott: 'text',
+  rtf: 'text',
+  txt: 'text',
+  html: 'text',
+  htm: 'text',
+  xlsx: 'spreadsheet',
+  xlsm: 'spreadsheet',
+  xltx: 'spreadsheet',
+  xls: 'spreadsheet',
+  ods: 'spreadsheet',
+  ots: 'spreadsheet',
+  csv: 'spreadsheet',
+  pptx: 'presentation',
+  pptm: 'presentation',
+  potx: 'presentation',
+  ppt: 'presentation',
+  odp: 'presentation',
+  otp: 'presentation',
   pdf: 'pdf',
 }
 

@@ -8,12 +8,27 @@ import { conversionTable, familyOf, normalizeExtension } from './formats.js'
 export type PreviewKind = 'pdf' | 'image' | 'text' | 'converted'
 
 const IMAGE_TYPES: Readonly<Record<string, string>> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', bmp: 'image/bmp',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  bmp: 'image/bmp',
 }
 
 /** Plain-text formats shown as text (always sent as text/plain, never as HTML). */
 const TEXT_EXTENSIONS: ReadonlySet<string> = new Set([
-  'txt', 'csv', 'tsv', 'md', 'markdown', 'log', 'json', 'xml', 'yml', 'yaml', 'ini',
+  'txt',
+  'csv',
+  'tsv',
+  'md',
+  'markdown',
+  'log',
+  'json',
+  'xml',
+  'yml',
+  'yaml',
+  'ini',
 ])
 
 /** A preview: its kind and the Content-Type it is sent with. */

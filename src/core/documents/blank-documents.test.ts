@@ -234,9 +234,7 @@ function relationshipsOf(pkg: Package, part: string): Map<string, Relationship> 
 }
 
 function mainPartOf(pkg: Package): string {
-  const main = [...relationshipsOf(pkg, '').values()].find((rel) =>
-    rel.type.endsWith('/officeDocument'),
-  )
+  const main = [...relationshipsOf(pkg, '').values()].find((rel) => rel.type.endsWith('/officeDocument'))
   assert.ok(main, 'no officeDocument relationship in _rels/.rels')
   return main.target
 }
@@ -294,8 +292,7 @@ for (const format of FORMATS) {
     test('every relationship in every .rels file points at an existing part', () => {
       for (const relsPath of pkg.files.keys()) {
         if (!relsPath.endsWith('.rels')) continue
-        const source =
-          relsPath === '_rels/.rels' ? '' : relsPath.replace(/_rels\/(.*)\.rels$/, '$1')
+        const source = relsPath === '_rels/.rels' ? '' : relsPath.replace(/_rels\/(.*)\.rels$/, '$1')
         assert.ok(source === '' || pkg.files.has(source), `${relsPath} belongs to no part`)
         for (const [id, rel] of relationshipsOf(pkg, source)) {
           assert.ok(pkg.files.has(rel.target), `${relsPath} ${id} → missing ${rel.target}`)
@@ -409,13 +406,9 @@ describe('blank document specifics', () => {
     assert.equal(pkg.types.get(layoutPart), `${CT}presentationml.slideLayout+xml`)
     assert.match(xmlOf(pkg, layoutPart).attrs.get('type') ?? '', /^(blank|title)$/)
 
-    const slideLayout = [...relationshipsOf(pkg, slidePart).values()].find((rel) =>
-      rel.type.endsWith('/slideLayout'),
-    )
+    const slideLayout = [...relationshipsOf(pkg, slidePart).values()].find((rel) => rel.type.endsWith('/slideLayout'))
     assert.equal(slideLayout?.target, layoutPart)
-    const layoutMaster = [...relationshipsOf(pkg, layoutPart).values()].find((rel) =>
-      rel.type.endsWith('/slideMaster'),
-    )
+    const layoutMaster = [...relationshipsOf(pkg, layoutPart).values()].find((rel) => rel.type.endsWith('/slideMaster'))
     assert.equal(layoutMaster?.target, masterPart)
     const themeRel = [...masterRels.values()].find((rel) => rel.type.endsWith('/theme'))
     assert.ok(themeRel)
@@ -427,8 +420,20 @@ describe('blank document specifics', () => {
     const colorScheme = findAll(theme, 'clrScheme')[0]
     assert.deepEqual(
       colorScheme?.children.map((child) => child.local),
-      ['dk1', 'lt1', 'dk2', 'lt2', 'accent1', 'accent2', 'accent3', 'accent4', 'accent5',
-        'accent6', 'hlink', 'folHlink'],
+      [
+        'dk1',
+        'lt1',
+        'dk2',
+        'lt2',
+        'accent1',
+        'accent2',
+        'accent3',
+        'accent4',
+        'accent5',
+        'accent6',
+        'hlink',
+        'folHlink',
+      ],
     )
     for (const font of ['majorFont', 'minorFont']) {
       const element = findAll(theme, font)[0]

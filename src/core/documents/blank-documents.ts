@@ -28,8 +28,7 @@ const NS = {
 
 const CT = 'application/vnd.openxmlformats-officedocument.'
 const REL = `${NS.r}/`
-const CORE_PROPERTIES_REL =
-  'http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties'
+const CORE_PROPERTIES_REL = 'http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties'
 
 // Fixed timestamp so the same build always yields the same bytes.
 const ZIP_MTIME = new Date(Date.UTC(2024, 0, 1))
@@ -127,13 +126,7 @@ function wordParts(): Part[] {
     '<w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440"' +
     ' w:header="708" w:footer="708" w:gutter="0"/>' +
     '<w:cols w:space="708"/><w:docGrid w:linePitch="360"/></w:sectPr>'
-  const hiddenStyle = (
-    type: string,
-    id: string,
-    name: string,
-    priority: number,
-    extra = '',
-  ): string =>
+  const hiddenStyle = (type: string, id: string, name: string, priority: number, extra = ''): string =>
     `<w:style w:type="${type}" w:default="1" w:styleId="${id}"><w:name w:val="${name}"/>` +
     `<w:uiPriority w:val="${priority}"/><w:semiHidden/><w:unhideWhenUsed/>${extra}</w:style>`
   const tableDefaults =
@@ -237,10 +230,7 @@ const PML_NS = `xmlns:a="${NS.a}" xmlns:r="${NS.r}" xmlns:p="${NS.p}"`
 
 /** Latin/East Asian/complex-script font references for runs: '+mj' (headings) or '+mn' (body). */
 function themeFonts(kind: '+mj' | '+mn'): string {
-  return (
-    `<a:latin typeface="${kind}-lt"/><a:ea typeface="${kind}-ea"/>` +
-    `<a:cs typeface="${kind}-cs"/>`
-  )
+  return `<a:latin typeface="${kind}-lt"/><a:ea typeface="${kind}-ea"/>` + `<a:cs typeface="${kind}-cs"/>`
 }
 
 function textRun(size: number, kind: '+mj' | '+mn'): string {
@@ -292,8 +282,7 @@ function placeholder(shape: Placeholder): string {
       ? '<p:spPr/>'
       : `<p:spPr><a:xfrm><a:off x="${shape.box[0]}" y="${shape.box[1]}"/>` +
         `<a:ext cx="${shape.box[2]}" cy="${shape.box[3]}"/></a:xfrm></p:spPr>`
-  const lstStyle =
-    shape.lstStyle === undefined ? '<a:lstStyle/>' : `<a:lstStyle>${shape.lstStyle}</a:lstStyle>`
+  const lstStyle = shape.lstStyle === undefined ? '<a:lstStyle/>' : `<a:lstStyle>${shape.lstStyle}</a:lstStyle>`
   return (
     `<p:sp><p:nvSpPr><p:cNvPr id="${shape.id}" name="${shape.name}"/>` +
     `<p:cNvSpPr><a:spLocks noGrp="1"/></p:cNvSpPr><p:nvPr><p:ph ${shape.ph}/></p:nvPr></p:nvSpPr>` +
@@ -352,8 +341,7 @@ function presentationParts(): Part[] {
       name: 'Subtitle 2',
       ph: 'type="subTitle" idx="1"',
       box: [1524000, 3602038, 9144000, 1655762],
-      lstStyle:
-        '<a:lvl1pPr marL="0" indent="0" algn="ctr"><a:buNone/><a:defRPr sz="2400"/></a:lvl1pPr>',
+      lstStyle: '<a:lvl1pPr marL="0" indent="0" algn="ctr"><a:buNone/><a:defRPr sz="2400"/></a:lvl1pPr>',
     }) +
     '</p:spTree></p:cSld><p:clrMapOvr><a:masterClrMapping/></p:clrMapOvr></p:sldLayout>'
 
@@ -403,13 +391,9 @@ function presentationParts(): Part[] {
       contentType: `${CT}presentationml.slideLayout+xml`,
       xml: layout,
     },
-    rels('ppt/slideLayouts/_rels/slideLayout1.xml.rels', [
-      ['rId1', 'slideMaster', '../slideMasters/slideMaster1.xml'],
-    ]),
+    rels('ppt/slideLayouts/_rels/slideLayout1.xml.rels', [['rId1', 'slideMaster', '../slideMasters/slideMaster1.xml']]),
     { path: 'ppt/slides/slide1.xml', contentType: `${CT}presentationml.slide+xml`, xml: slide },
-    rels('ppt/slides/_rels/slide1.xml.rels', [
-      ['rId1', 'slideLayout', '../slideLayouts/slideLayout1.xml'],
-    ]),
+    rels('ppt/slides/_rels/slide1.xml.rels', [['rId1', 'slideLayout', '../slideLayouts/slideLayout1.xml']]),
     { path: 'ppt/theme/theme1.xml', contentType: `${CT}theme+xml`, xml: themeXml() },
     {
       path: 'ppt/presProps.xml',
@@ -432,8 +416,7 @@ function presentationParts(): Part[] {
 
 /** A complete theme: colour, font and format schemes (each list needs at least three entries). */
 function themeXml(): string {
-  const srgb = (name: string, hex: string): string =>
-    `<a:${name}><a:srgbClr val="${hex}"/></a:${name}>`
+  const srgb = (name: string, hex: string): string => `<a:${name}><a:srgbClr val="${hex}"/></a:${name}>`
   const colors =
     '<a:clrScheme name="Office">' +
     '<a:dk1><a:sysClr val="windowText" lastClr="000000"/></a:dk1>' +
@@ -449,8 +432,7 @@ function themeXml(): string {
     srgb('hlink', '0563C1') +
     srgb('folHlink', '954F72') +
     '</a:clrScheme>'
-  const fontSet = (latin: string): string =>
-    `<a:latin typeface="${latin}"/><a:ea typeface=""/><a:cs typeface=""/>`
+  const fontSet = (latin: string): string => `<a:latin typeface="${latin}"/><a:ea typeface=""/><a:cs typeface=""/>`
   const fonts =
     '<a:fontScheme name="Office">' +
     `<a:majorFont>${fontSet('Calibri Light')}</a:majorFont>` +

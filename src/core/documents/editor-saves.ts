@@ -43,10 +43,6 @@ export interface RecordedSave {
  * True when one of the versions made after `sinceVersion` (the version the session's
  * key was minted at) records this save id: the callback is a repeat.
  */
-export function isSaveRecorded(
-  versions: RecordedSave[],
-  saveId: string,
-  sinceVersion: number,
-): boolean {
+export function isSaveRecorded(versions: RecordedSave[], saveId: string, sinceVersion: number): boolean {
   return versions.some((v) => v.version > sinceVersion && v.meta.saveId === saveId)
 }

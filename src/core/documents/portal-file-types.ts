@@ -13,8 +13,26 @@ const BY_TYPE: Record<Exclude<PortalFileType, 0>, readonly string[]> = {
   4: ['png', 'jpg', 'jpeg', 'gif', 'bmp', 'svg', 'webp', 'tif', 'tiff', 'ico', 'heic'],
   5: ['xlsx', 'xls', 'ods', 'csv', 'xlsm', 'xltx', 'xlt', 'ots', 'fods', 'xlsb'],
   6: ['pptx', 'ppt', 'odp', 'ppsx', 'pps', 'potx', 'pot', 'otp', 'fodp', 'pptm'],
-  7: ['docx', 'doc', 'odt', 'rtf', 'txt', 'pdf', 'docm', 'dotx', 'dot', 'ott', 'fodt', 'html',
-    'htm', 'epub', 'fb2', 'djvu', 'xps', 'md'],
+  7: [
+    'docx',
+    'doc',
+    'odt',
+    'rtf',
+    'txt',
+    'pdf',
+    'docm',
+    'dotx',
+    'dot',
+    'ott',
+    'fodt',
+    'html',
+    'htm',
+    'epub',
+    'fb2',
+    'djvu',
+    'xps',
+    'md',
+  ],
 }
 
 const KNOWN_TYPES = [1, 2, 3, 4, 5, 6, 7] as const

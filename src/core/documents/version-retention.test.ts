@@ -6,10 +6,31 @@ import { SQUASH_STARTED_AT, squashes, versionsToDrop, type RetentionPolicy } fro
 const T0 = 1_700_000_000_000
 const MIN = 60_000
 
-function v(version: number, source: VersionSource, at: number, by = 'u1', meta: Record<string, unknown> = {}): VersionRecord {
-  return { fileId: 'f', version, blobKey: `b${version}`, size: 1, sha256: '0'.repeat(64), createdAt: at, createdBy: by, source, meta }
+function v(
+  version: number,
+  source: VersionSource,
+  at: number,
+  by = 'u1',
+  meta: Record<string, unknown> = {},
+): VersionRecord {
+  return {
+    fileId: 'f',
+    version,
+    blobKey: `b${version}`,
+    size: 1,
+    sha256: '0'.repeat(64),
+    createdAt: at,
+    createdBy: by,
+    source,
+    meta,
+  }
 }
-const save = (at: number, by = 'u1', meta: Record<string, unknown> = {}) => ({ source: 'wopi' as const, createdBy: by, createdAt: at, meta })
+const save = (at: number, by = 'u1', meta: Record<string, unknown> = {}) => ({
+  source: 'wopi' as const,
+  createdBy: by,
+  createdAt: at,
+  meta,
+})
 const squashOnly: RetentionPolicy = { squashWindowMs: 5 * MIN, keep: undefined }
 
 describe('version retention rules', () => {

@@ -25,8 +25,7 @@ const expired: HeldLock = { lockId: 'lock-A', expiresAt: NOW - MINUTE }
 const WRITES: WriteOperation[] = ['put', 'rename', 'put-relative']
 
 function isInvalidLockHeader(error: unknown): boolean {
-  return error instanceof DomainError && error.code === 'INVALID_INPUT' &&
-    error.details.field === 'X-WOPI-Lock'
+  return error instanceof DomainError && error.code === 'INVALID_INPUT' && error.details.field === 'X-WOPI-Lock'
 }
 
 describe('WOPI lock table', () => {
@@ -40,14 +39,13 @@ describe('WOPI lock table', () => {
     }
   })
 
-  test('locked | Lock | X-WOPI-Lock equals current lock -> same lock, timer refreshed, 200 OK',
-    () => {
-      assert.deepEqual(decideLock(held, 'lock-A', NOW), {
-        kind: 'grant',
-        lock: { lockId: 'lock-A', expiresAt: NOW + LOCK_TTL_MS },
-        refreshed: true,
-      })
+  test('locked | Lock | X-WOPI-Lock equals current lock -> same lock, timer refreshed, 200 OK', () => {
+    assert.deepEqual(decideLock(held, 'lock-A', NOW), {
+      kind: 'grant',
+      lock: { lockId: 'lock-A', expiresAt: NOW + LOCK_TTL_MS },
+      refreshed: true,
     })
+  })
 
   test('locked | Lock | X-WOPI-Lock differs -> 409 with current lock', () => {
     const decision = decideLock(held, 'lock-B', NOW)
@@ -58,14 +56,13 @@ describe('WOPI lock table', () => {
     }
   })
 
-  test('locked | RefreshLock | X-WOPI-Lock equals current lock -> expiry reset to 30 minutes',
-    () => {
-      assert.deepEqual(decideRefresh(held, 'lock-A', NOW), {
-        kind: 'grant',
-        lock: { lockId: 'lock-A', expiresAt: NOW + 30 * MINUTE },
-        refreshed: true,
-      })
+  test('locked | RefreshLock | X-WOPI-Lock equals current lock -> expiry reset to 30 minutes', () => {
+    assert.deepEqual(decideRefresh(held, 'lock-A', NOW), {
+      kind: 'grant',
+      lock: { lockId: 'lock-A', expiresAt: NOW + 30 * MINUTE },
+      refreshed: true,
     })
+  })
 
   test('locked | RefreshLock | X-WOPI-Lock differs -> 409 with current lock', () => {
     const decision = decideRefresh(held, 'lock-B', NOW)
@@ -95,19 +92,17 @@ describe('WOPI lock table', () => {
     if (decision.kind === 'conflict') assert.equal(decision.currentLock, 'lock-A')
   })
 
-  test('locked | 30 minutes pass without Unlock or RefreshLock -> unlocked (automatic expiry)',
-    () => {
-      const first = decideLock(null, 'lock-A', NOW)
-      assert.equal(first.kind, 'grant')
-      if (first.kind !== 'grant') return
-      assert.equal(currentLock(first.lock, NOW + 30 * MINUTE - 1).state, 'locked')
-      assert.deepEqual(currentLock(first.lock, NOW + 30 * MINUTE), { state: 'unlocked' })
-      // Once expired, another client may take the lock.
-      assert.equal(decideLock(first.lock, 'lock-B', NOW + 30 * MINUTE).kind, 'grant')
-    })
+  test('locked | 30 minutes pass without Unlock or RefreshLock -> unlocked (automatic expiry)', () => {
+    const first = decideLock(null, 'lock-A', NOW)
+    assert.equal(first.kind, 'grant')
+    if (first.kind !== 'grant') return
+    assert.equal(currentLock(first.lock, NOW + 30 * MINUTE - 1).state, 'locked')
+    assert.deepEqual(currentLock(first.lock, NOW + 30 * MINUTE), { state: 'unlocked' })
+    // Once expired, another client may take the lock.
+    assert.equal(decideLock(first.lock, 'lock-B', NOW + 30 * MINUTE).kind, 'grant')
+  })
 
-  test('locked | PutFile, RenameFile or PutRelativeFile | X-WOPI-Lock differs -> 409 with ' +
-    'current lock', () => {
+  test('locked | PutFile, RenameFile or PutRelativeFile | X-WOPI-Lock differs -> 409 with ' + 'current lock', () => {
     for (const op of WRITES) {
       const decision = decideWrite(held, 'lock-B', 0, NOW, op)
       assert.equal(decision.kind, 'conflict', op)

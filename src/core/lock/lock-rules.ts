@@ -19,9 +19,7 @@ export const MAX_LOCK_ID_LENGTH = 1024
 export type HeldLock = FileLock
 
 /** The lock as it stands at `now`. */
-export type LockView =
-  | { state: 'unlocked' }
-  | { state: 'locked'; lockId: string; expiresAt: number }
+export type LockView = { state: 'unlocked' } | { state: 'locked'; lockId: string; expiresAt: number }
 
 /** The file is (or stays) locked under `lock`; `refreshed` when the same ID was already held. */
 export interface LockGrant {
@@ -61,8 +59,7 @@ export function currentLock(stored: HeldLock | null, now: number): LockView {
  * (0x20–0x7E). Throws DomainError('INVALID_INPUT', …, { field: 'X-WOPI-Lock' }) otherwise.
  */
 export function validateLockId(id: string | undefined): string {
-  const fail = (message: string): DomainError =>
-    new DomainError('INVALID_INPUT', message, { field: 'X-WOPI-Lock' })
+  const fail = (message: string): DomainError => new DomainError('INVALID_INPUT', message, { field: 'X-WOPI-Lock' })
   if (id === undefined || id === '') throw fail('X-WOPI-Lock is missing or empty')
   if (id.length > MAX_LOCK_ID_LENGTH) {
     throw fail(`X-WOPI-Lock is longer than ${MAX_LOCK_ID_LENGTH} characters`)
@@ -86,11 +83,7 @@ const OTHER_LOCK = 'file is locked under a different lock ID'
  * WOPI Lock. Grants a lock expiring at now + 30 min, or conflicts. Throws INVALID_INPUT when
  * `requestedId` is not a valid lock ID, so an invalid ID is never stored.
  */
-export function decideLock(
-  stored: HeldLock | null,
-  requestedId: string,
-  now: number,
-): LockGrant | LockConflict {
+export function decideLock(stored: HeldLock | null, requestedId: string, now: number): LockGrant | LockConflict {
   validateLockId(requestedId)
   const view = currentLock(stored, now)
   // unlocked | Lock | always | locked under the X-WOPI-Lock value | 200 OK
@@ -103,11 +96,7 @@ export function decideLock(
 }
 
 /** WOPI RefreshLock. Grants the same lock with a new expiry (now + 30 min), or conflicts. */
-export function decideRefresh(
-  stored: HeldLock | null,
-  requestedId: string,
-  now: number,
-): LockGrant | LockConflict {
+export function decideRefresh(stored: HeldLock | null, requestedId: string, now: number): LockGrant | LockConflict {
   const view = currentLock(stored, now)
   // unlocked | RefreshLock | always | unlocked | 409 Conflict with X-WOPI-Lock set to ''
   if (view.state === 'unlocked') return conflict('', NOT_LOCKED)
@@ -119,11 +108,7 @@ export function decideRefresh(
 }
 
 /** WOPI Unlock. Releases the lock when `requestedId` holds it, otherwise conflicts. */
-export function decideUnlock(
-  stored: HeldLock | null,
-  requestedId: string,
-  now: number,
-): LockRelease | LockConflict {
+export function decideUnlock(stored: HeldLock | null, requestedId: string, now: number): LockRelease | LockConflict {
   const view = currentLock(stored, now)
   // unlocked | Unlock | always | unlocked | 409 Conflict with X-WOPI-Lock set to ''
   if (view.state === 'unlocked') return conflict('', NOT_LOCKED)

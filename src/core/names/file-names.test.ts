@@ -53,8 +53,21 @@ describe('validateFileName: illegal classes', () => {
 
   test('Windows device names, any case, any extension, superscript digits', () => {
     const names = [
-      'CON', 'con', 'Con.docx', 'PRN.txt', 'aux', 'NUL.tar.gz', 'nul.', 'COM1', 'com9.xlsx',
-      'LPT1', 'lpt9.pdf', 'COM¹', 'com².docx', 'LPT³.txt', 'Aux .docx',
+      'CON',
+      'con',
+      'Con.docx',
+      'PRN.txt',
+      'aux',
+      'NUL.tar.gz',
+      'nul.',
+      'COM1',
+      'com9.xlsx',
+      'LPT1',
+      'lpt9.pdf',
+      'COM¹',
+      'com².docx',
+      'LPT³.txt',
+      'Aux .docx',
     ]
     for (const name of names) assertIllegal(name, /device name/)
   })
@@ -85,9 +98,22 @@ describe('validateFileName: illegal classes', () => {
 describe('validateFileName: legal names', () => {
   test('plain and punctuated ASCII names', () => {
     for (const name of [
-      'Report.docx', 'a..b.docx', '..docx', '.bashrc', 'noext', 'a b c.txt', 'x', '_',
-      "it's (final) [v2] {draft} #1 & 50% = done; ok!@$^`~',+.docx", 'CONSOLE.docx',
-      'COM10.txt', 'COM0', 'LPT', 'xCON.docx', 'con-notes.txt', 'A.CON.docx',
+      'Report.docx',
+      'a..b.docx',
+      '..docx',
+      '.bashrc',
+      'noext',
+      'a b c.txt',
+      'x',
+      '_',
+      "it's (final) [v2] {draft} #1 & 50% = done; ok!@$^`~',+.docx",
+      'CONSOLE.docx',
+      'COM10.txt',
+      'COM0',
+      'LPT',
+      'xCON.docx',
+      'con-notes.txt',
+      'A.CON.docx',
     ]) {
       assertLegal(name)
     }
@@ -95,8 +121,14 @@ describe('validateFileName: legal names', () => {
 
   test('Unicode: Cyrillic, CJK, emoji, combining marks', () => {
     for (const name of [
-      'Новый документ.docx', '報告書.xlsx', '文件 2024.pptx', '😀 party 🎉.docx',
-      'x\u0301q\u0307.txt', '\u00e9t\u00e9.txt', '👍🏽.pdf', 'Ünïcödé.odt',
+      'Новый документ.docx',
+      '報告書.xlsx',
+      '文件 2024.pptx',
+      '😀 party 🎉.docx',
+      'x\u0301q\u0307.txt',
+      '\u00e9t\u00e9.txt',
+      '👍🏽.pdf',
+      'Ünïcödé.odt',
     ]) {
       assertLegal(name)
     }
@@ -205,7 +237,9 @@ describe('sanitizeFileName', () => {
       state = (Math.imul(state, 1103515245) + 12345) >>> 0
       return state / 4294967296
     }
-    const alphabet = Array.from('aZ9 ._-/\\<>:"|?*\u0000\u001f\u007fяЖ文😀\ud800\udc00CONULPT1¹e\u0301\u202e\u200b\u2066\ufeff')
+    const alphabet = Array.from(
+      'aZ9 ._-/\\<>:"|?*\u0000\u001f\u007fяЖ文😀\ud800\udc00CONULPT1¹e\u0301\u202e\u200b\u2066\ufeff',
+    )
     for (let n = 0; n < 3000; n++) {
       let name = ''
       const length = Math.floor(random() * (n % 10 === 0 ? 400 : 20))
@@ -234,8 +268,8 @@ describe('splitExtension and extensionOf', () => {
     ['', '', ''],
   ]
   for (const [name, base, extension] of cases) {
-    test(`${JSON.stringify(name)} -> ${JSON.stringify(base)} + ${JSON.stringify(extension)}`,
-      () => assert.deepEqual(splitExtension(name), { base, extension }))
+    test(`${JSON.stringify(name)} -> ${JSON.stringify(base)} + ${JSON.stringify(extension)}`, () =>
+      assert.deepEqual(splitExtension(name), { base, extension }))
   }
 
   test('extensionOf is lower case without the dot', () => {
@@ -255,8 +289,7 @@ describe('resolveSuggestedTarget', () => {
   })
 
   test('a full name is used as it is', () => {
-    assert.equal(resolveSuggestedTarget('Report.docx', 'Copy of Report.docx'),
-      'Copy of Report.docx')
+    assert.equal(resolveSuggestedTarget('Report.docx', 'Copy of Report.docx'), 'Copy of Report.docx')
     assert.equal(resolveSuggestedTarget('Report.docx', 'a+b c~.docx'), 'a+b c~.docx')
   })
 })
@@ -308,8 +341,10 @@ describe('withConflictSuffix', () => {
 
   test('rejects a non-positive or fractional n', () => {
     for (const n of [0, -1, 1.5, Number.NaN]) {
-      assert.throws(() => withConflictSuffix('a.docx', n),
-        (error: unknown) => error instanceof DomainError && error.code === 'INVALID_INPUT')
+      assert.throws(
+        () => withConflictSuffix('a.docx', n),
+        (error: unknown) => error instanceof DomainError && error.code === 'INVALID_INPUT',
+      )
     }
   })
 })
@@ -371,16 +406,27 @@ describe('look-alike names', () => {
   })
 
   test('finding 8: bidirectional controls are refused, and removed by the sanitizer', () => {
-    for (const ch of ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067',
-      '\u2068', '\u2069', '\u200e', '\u200f', '\u061c']) {
+    for (const ch of [
+      '\u202a',
+      '\u202b',
+      '\u202c',
+      '\u202d',
+      '\u202e',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+      '\u200e',
+      '\u200f',
+      '\u061c',
+    ]) {
       assertIllegal(`invoice${ch}cod.exe`, /bidirectional/)
       assert.equal(sanitizeFileName(`invoice${ch}cod.exe`), 'invoicecod.exe')
     }
   })
 
   test('finding 8: zero-width and other invisible format characters are refused, and removed', () => {
-    for (const ch of ['\u200b', '\u200c', '\u200d', '\u2060', '\u2061', '\u2064', '\ufeff',
-      '\u00ad', '\u180e']) {
+    for (const ch of ['\u200b', '\u200c', '\u200d', '\u2060', '\u2061', '\u2064', '\ufeff', '\u00ad', '\u180e']) {
       assertIllegal(`Re${ch}port.docx`, /invisible/)
       assert.equal(sanitizeFileName(`Re${ch}port.docx`), 'Report.docx')
     }

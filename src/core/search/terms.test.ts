@@ -9,7 +9,17 @@ test('case and accents do not matter: café, Café, CAFE are one word', () => {
 })
 
 test('query syntax of any search engine is only separators', () => {
-  assert.deepEqual(queryTermsOf('"budget" OR NEAR(x*, y) -z ^a:b \\c'), ['budget', 'or', 'near', 'x', 'y', 'z', 'a', 'b', 'c'])
+  assert.deepEqual(queryTermsOf('"budget" OR NEAR(x*, y) -z ^a:b \\c'), [
+    'budget',
+    'or',
+    'near',
+    'x',
+    'y',
+    'z',
+    'a',
+    'b',
+    'c',
+  ])
   assert.deepEqual(queryTermsOf('\u0000\u0001 *** "" \'\' %_'), [])
   assert.deepEqual(queryTermsOf('a\uD800b'), ['a', 'b'])
 })

@@ -24,7 +24,9 @@ export function foldWord(word: string): string {
 /** A string safe to handle: lone surrogates (invalid UTF-16) replaced, NUL and controls dropped. */
 function wellFormed(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD').replace(/[\u0000-\u001f\u007f]/g, ' ')
+  return text
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+    .replace(/[\u0000-\u001f\u007f]/g, ' ')
 }
 
 /** The folded words of a text, in order, each at most MAX_TERM_CHARS long. */

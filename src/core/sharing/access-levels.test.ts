@@ -4,7 +4,15 @@ import { allows, editsInEditor, levelOfShare, shareOfLevel, userLevel } from './
 
 test('each FileShare number grants its level; Restrict and unknown numbers grant none', () => {
   assert.deepEqual([1, 2, 3, 5, 6, 7, 0, 4, 99].map(levelOfShare), [
-    'readwrite', 'read', 'none', 'review', 'comment', 'fillForms', 'none', 'none', 'none',
+    'readwrite',
+    'read',
+    'none',
+    'review',
+    'comment',
+    'fillForms',
+    'none',
+    'none',
+    'none',
   ])
   for (const n of [1, 2, 5, 6, 7]) assert.equal(shareOfLevel(levelOfShare(n)), n)
 })

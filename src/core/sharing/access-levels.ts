@@ -35,7 +35,18 @@ export type FileAction =
 const VIEW: readonly FileAction[] = ['read', 'download']
 
 const ALLOWED: Record<AccessLevel, ReadonlySet<FileAction>> = {
-  owner: new Set<FileAction>([...VIEW, 'edit', 'rename', 'delete', 'trash', 'move', 'share', 'comment', 'review', 'fillForms']),
+  owner: new Set<FileAction>([
+    ...VIEW,
+    'edit',
+    'rename',
+    'delete',
+    'trash',
+    'move',
+    'share',
+    'comment',
+    'review',
+    'fillForms',
+  ]),
   readwrite: new Set<FileAction>([...VIEW, 'edit', 'rename', 'comment', 'review', 'fillForms']),
   review: new Set<FileAction>([...VIEW, 'review', 'comment']),
   comment: new Set<FileAction>([...VIEW, 'comment']),

@@ -25,12 +25,12 @@ describe('signed tokens', () => {
     assert.equal(check.ok && check.claims.version, 7)
   })
 
-  test('a link guest\'s claims (the link\'s key hash and the guest\'s name) round-trip', () => {
+  test("a link guest's claims (the link's key hash and the guest's name) round-trip", () => {
     const guest = { ...claims, userId: 'guest-abc', link: 'c'.repeat(64), name: 'Gina "G" <x>' }
     assert.deepEqual(verifyToken(secret, signToken(secret, guest), 'wopi', now), { ok: true, claims: guest })
   })
 
-  test('a presigned link\'s token passes as nothing else, and nothing else passes as one', () => {
+  test("a presigned link's token passes as nothing else, and nothing else passes as one", () => {
     const presigned = signToken(secret, { ...claims, scope: 'presigned', version: 3 })
     assert.equal(verifyToken(secret, presigned, 'presigned', now).ok, true)
     for (const scope of ['wopi', 'download', 'callback'] as const) {
@@ -54,7 +54,9 @@ describe('signed tokens', () => {
     const token = signToken(secret, claims)
     assert.deepEqual(verifyToken(randomBytes(32), token, 'wopi', now), { ok: false, reason: 'bad-signature' })
     const [payload, mac] = token.split('.')
-    const forged = Buffer.from(JSON.stringify({ s: 'wopi', f: 'other', u: 'x', p: 'w', e: now + 1e9 })).toString('base64url')
+    const forged = Buffer.from(JSON.stringify({ s: 'wopi', f: 'other', u: 'x', p: 'w', e: now + 1e9 })).toString(
+      'base64url',
+    )
     assert.equal(verifyToken(secret, `${forged}.${mac}`, 'wopi', now).ok, false)
     const flipped = `${payload}.${mac?.slice(0, -2)}AA`
     assert.equal(verifyToken(secret, flipped, 'wopi', now).ok, false)

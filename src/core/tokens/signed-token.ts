@@ -38,8 +38,7 @@ export interface TokenClaims {
 }
 
 export type TokenCheck =
-  | { ok: true; claims: TokenClaims }
-  | { ok: false; reason: 'malformed' | 'bad-signature' | 'expired' | 'wrong-scope' }
+  { ok: true; claims: TokenClaims } | { ok: false; reason: 'malformed' | 'bad-signature' | 'expired' | 'wrong-scope' }
 
 interface WireClaims {
   s: TokenScope
@@ -82,12 +81,7 @@ export function signToken(secret: Buffer, claims: TokenClaims): string {
  * Verifies signature (constant time), scope and expiry against `now`. Only the exact
  * form signToken produces verifies: padding or any other extra character is malformed.
  */
-export function verifyToken(
-  secret: Buffer,
-  token: string,
-  scope: TokenScope,
-  now: number,
-): TokenCheck {
+export function verifyToken(secret: Buffer, token: string, scope: TokenScope, now: number): TokenCheck {
   const dot = token.indexOf('.')
   if (dot <= 0 || dot !== token.lastIndexOf('.') || token.length > 2048) {
     return { ok: false, reason: 'malformed' }

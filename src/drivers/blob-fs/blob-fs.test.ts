@@ -42,7 +42,9 @@ describe('fs blob store on disk', () => {
   test('a stored blob sits at blobs/<first 2 chars>/<key> and survives reopening', async () => {
     const root = await freshRoot()
     const bytes = randomBytes(1000)
-    const { key } = await (await openFsBlobStore({ root })).put(Readable.from([bytes]), {
+    const { key } = await (
+      await openFsBlobStore({ root })
+    ).put(Readable.from([bytes]), {
       maxBytes: 1 << 20,
     })
     assert.deepEqual(await listFiles(root), [join('blobs', key.slice(0, 2), key)])

@@ -1,10 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import {
-  close as closeCallback,
-  fstat as fstatCallback,
-  open as openCallback,
-  read as readCallback,
-} from 'node:fs'
+import { close as closeCallback, fstat as fstatCallback, open as openCallback, read as readCallback } from 'node:fs'
 import { mkdir, open, opendir, readdir, rename, stat, statfs, unlink } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
@@ -428,4 +423,3 @@ async function unlinkIfPresent(path: string): Promise<void> {
 function hasCode(error: unknown, code: string): boolean {
   return error instanceof Error && 'code' in error && error.code === code
 }
-

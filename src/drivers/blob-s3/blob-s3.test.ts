@@ -129,10 +129,9 @@ if ('unreachable' in server) {
       await assert.rejects(store.put(Readable.from(endless()), { maxBytes: 30 * MiB }), {
         code: 'PAYLOAD_TOO_LARGE',
       })
-      await assert.rejects(
-        store.put(Readable.from(failing()), { maxBytes: 64 * MiB, expectedSize: 21 * MiB }),
-        { code: 'INVALID_INPUT' },
-      )
+      await assert.rejects(store.put(Readable.from(failing()), { maxBytes: 64 * MiB, expectedSize: 21 * MiB }), {
+        code: 'INVALID_INPUT',
+      })
       const cancelled = store.put(disconnected, { maxBytes: 64 * MiB })
       while ((await openUploads(admin, bucket, prefix)).length === 0) {
         await new Promise((resolve) => setTimeout(resolve, 50))
@@ -147,10 +146,9 @@ if ('unreachable' in server) {
 
     test('a body that ends short of its declared size over several parts is not stored', async () => {
       const body = randomBytes(17 * MiB)
-      await assert.rejects(
-        store.put(Readable.from([body]), { maxBytes: 64 * MiB, expectedSize: body.length + 1 }),
-        { code: 'INVALID_INPUT' },
-      )
+      await assert.rejects(store.put(Readable.from([body]), { maxBytes: 64 * MiB, expectedSize: body.length + 1 }), {
+        code: 'INVALID_INPUT',
+      })
       assert.deepEqual(await openUploads(admin, bucket, prefix), [])
       assert.deepEqual(await listedKeys(), [])
     })

@@ -15,14 +15,7 @@ import {
 } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
 
-import type {
-  BlobListing,
-  BlobStore,
-  ByteRange,
-  PutOptions,
-  StoredBlob,
-  SweepReport,
-} from '../../ports/blob-store.js'
+import type { BlobListing, BlobStore, ByteRange, PutOptions, StoredBlob, SweepReport } from '../../ports/blob-store.js'
 import {
   blobMeter,
   bodyEndedEarly,
@@ -283,7 +276,13 @@ async function deleteObject(client: S3Client, bucket: string, key: string): Prom
  * answers a full container's quota that way).
  */
 export function isQuotaRefusal(error: unknown): boolean {
-  const names = ['QuotaExceeded', 'XMinioStorageFull', 'XMinioAdminBucketQuotaExceeded', 'EntityTooLarge', 'InsufficientStorage']
+  const names = [
+    'QuotaExceeded',
+    'XMinioStorageFull',
+    'XMinioAdminBucketQuotaExceeded',
+    'EntityTooLarge',
+    'InsufficientStorage',
+  ]
   return isS3Error(error, names, 507)
 }
 

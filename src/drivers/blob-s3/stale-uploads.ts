@@ -69,12 +69,7 @@ export async function abortStaleUploads(
  * The bytes held by the parts of one upload so far; 0 when the server does not let us
  * list them (403, 501): the count is only reported, the abort matters.
  */
-async function partBytes(
-  client: S3Client,
-  bucket: string,
-  key: string,
-  uploadId: string,
-): Promise<number> {
+async function partBytes(client: S3Client, bucket: string, key: string, uploadId: string): Promise<number> {
   let bytes = 0
   let marker: string | undefined
   try {

@@ -38,10 +38,7 @@ export function checkPutOptions(options: PutOptions): void {
 /** Throws RANGE_NOT_SATISFIABLE for a range no blob could satisfy (negative, reversed). */
 export function checkRangeShape(range: ByteRange): void {
   const valid =
-    Number.isSafeInteger(range.start) &&
-    Number.isSafeInteger(range.end) &&
-    range.start >= 0 &&
-    range.end >= range.start
+    Number.isSafeInteger(range.start) && Number.isSafeInteger(range.end) && range.start >= 0 && range.end >= range.start
   if (!valid) throw rangeNotSatisfiable(range)
 }
 
@@ -113,7 +110,10 @@ export function tooLarge(maxBytes: number): DomainError {
  * the store's own error, kept for the log.
  */
 export function noSpace(cause?: unknown): DomainError {
-  const error = new DomainError('INSUFFICIENT_STORAGE', 'there is no room left to store the file; delete files or empty the trash, or ask an admin')
+  const error = new DomainError(
+    'INSUFFICIENT_STORAGE',
+    'there is no room left to store the file; delete files or empty the trash, or ask an admin',
+  )
   if (cause !== undefined) error.cause = cause
   return error
 }

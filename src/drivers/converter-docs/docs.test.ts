@@ -29,7 +29,13 @@ const SECRET = 'converter-test-secret-0123456789'
 async function openThroughDocs(settings: { jwt: boolean } = { jwt: true }) {
   const root = await mkdtemp(join(tmpdir(), 'folio-docs-conv-'))
   const blobs = await openFsBlobStore({ root: join(root, 'store') })
-  const engine = await openLibreOfficeConverter({ workers: 1, timeoutMs: 30_000, queueSize: 20, maxOutputBytes: 5e7, tempRoot: root })
+  const engine = await openLibreOfficeConverter({
+    workers: 1,
+    timeoutMs: 30_000,
+    queueSize: 20,
+    maxOutputBytes: 5e7,
+    tempRoot: root,
+  })
   const simulator: DocsSimulator = await startDocsSimulator({
     ...(settings.jwt ? { jwtSecret: SECRET } : {}),
     downloadRetryMs: 10,
@@ -129,7 +135,12 @@ describe('ONLYOFFICE Docs converter', { skip: libreOfficeMissing() }, () => {
       const converter = await openDocsConverter({
         internalUrl: withSecret.url,
         transport: {
-          ...docsConverterTransport({ docs: { url: withSecret.url, internalUrl: withSecret.url }, jwtSecret: undefined, now: Date.now, client }),
+          ...docsConverterTransport({
+            docs: { url: withSecret.url, internalUrl: withSecret.url },
+            jwtSecret: undefined,
+            now: Date.now,
+            client,
+          }),
           publishSource: async () => ({ url: 'http://127.0.0.1:9/x', release: async () => undefined }),
         },
         timeoutMs: 10_000,
@@ -138,10 +149,17 @@ describe('ONLYOFFICE Docs converter', { skip: libreOfficeMissing() }, () => {
         maxOutputBytes: 1e6,
       })
       await assert.rejects(
-        converter.convert({ source: { kind: 'stream', stream: Readable.from([Buffer.from('x')]), extension: 'txt' }, target: 'pdf' }),
-        (error: unknown) => isDomainError(error) && error.code === 'UPSTREAM_FAILED' && /JWT_SECRET/.test(error.message),
+        converter.convert({
+          source: { kind: 'stream', stream: Readable.from([Buffer.from('x')]), extension: 'txt' },
+          target: 'pdf',
+        }),
+        (error: unknown) =>
+          isDomainError(error) && error.code === 'UPSTREAM_FAILED' && /JWT_SECRET/.test(error.message),
       )
-      assert.deepEqual(withSecret.conversions.map((c) => c.error), [-8])
+      assert.deepEqual(
+        withSecret.conversions.map((c) => c.error),
+        [-8],
+      )
       await converter.close()
     } finally {
       await client.close()

@@ -58,7 +58,10 @@ const DOCS_ERRORS: Readonly<Record<number, { code: 'CONVERSION_FAILED' | 'UPSTRE
   [-1]: { code: 'UPSTREAM_FAILED', message: 'ONLYOFFICE Docs failed to convert (unknown error)' },
   [-2]: { code: 'CONVERSION_FAILED', message: 'the conversion took longer than ONLYOFFICE Docs allows' },
   [-3]: { code: 'CONVERSION_FAILED', message: 'the document could not be converted' },
-  [-4]: { code: 'UPSTREAM_FAILED', message: 'ONLYOFFICE Docs could not download the document from Folio (check FOLIO_INTERNAL_URL)' },
+  [-4]: {
+    code: 'UPSTREAM_FAILED',
+    message: 'ONLYOFFICE Docs could not download the document from Folio (check FOLIO_INTERNAL_URL)',
+  },
   [-5]: { code: 'CONVERSION_FAILED', message: 'the document is protected by a password' },
   [-6]: { code: 'UPSTREAM_FAILED', message: 'ONLYOFFICE Docs could not reach its conversion database' },
   [-7]: { code: 'CONVERSION_FAILED', message: 'the document or its format was refused' },
@@ -100,7 +103,8 @@ function byteLimit(limit: number): Transform {
   return new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       seen += chunk.length
-      if (seen > limit) callback(new DomainError('CONVERSION_FAILED', `the converted document is larger than ${limit} bytes`))
+      if (seen > limit)
+        callback(new DomainError('CONVERSION_FAILED', `the converted document is larger than ${limit} bytes`))
       else callback(null, chunk)
     },
   })
@@ -137,14 +141,18 @@ export async function openDocsConverter(options: DocsConverterOptions): Promise<
     if (!reply) throw new DomainError('UPSTREAM_FAILED', `ONLYOFFICE Docs conversion service answered ${answer.status}`)
     if (reply.error !== undefined && reply.error !== 0) {
       const known = DOCS_ERRORS[reply.error]
-      throw new DomainError(known?.code ?? 'UPSTREAM_FAILED', known?.message ?? `ONLYOFFICE Docs conversion error ${reply.error}`)
+      throw new DomainError(
+        known?.code ?? 'UPSTREAM_FAILED',
+        known?.message ?? `ONLYOFFICE Docs conversion error ${reply.error}`,
+      )
     }
     return reply
   }
 
   async function download(fileUrl: string, path: string, limit: number, deadline: number): Promise<void> {
     const internal = options.transport.vetDocsLink(fileUrl)
-    if (internal === undefined) throw new DomainError('UPSTREAM_FAILED', 'ONLYOFFICE Docs named a result outside its own address')
+    if (internal === undefined)
+      throw new DomainError('UPSTREAM_FAILED', 'ONLYOFFICE Docs named a result outside its own address')
     const response = await options.transport.get(internal, Math.max(1, deadline - Date.now())).catch(() => {
       throw new DomainError('UPSTREAM_FAILED', 'the converted document could not be downloaded from ONLYOFFICE Docs')
     })
@@ -170,8 +178,12 @@ export async function openDocsConverter(options: DocsConverterOptions): Promise<
       }
       const limit = Math.min(request.maxOutputBytes ?? options.maxOutputBytes, options.maxOutputBytes)
       const retryAfterSeconds = Math.max(1, Math.ceil(options.timeoutMs / 1000))
-      const slot = await slots.acquire(request.signal, () =>
-        new DomainError('CONVERTER_BUSY', 'every document converter is busy; try again shortly', { retryAfterSeconds }),
+      const slot = await slots.acquire(
+        request.signal,
+        () =>
+          new DomainError('CONVERTER_BUSY', 'every document converter is busy; try again shortly', {
+            retryAfterSeconds,
+          }),
       )
       const folder = await mkdtemp(join(root, 'job-'))
       const output = join(folder, `result.${request.target}`)
@@ -195,13 +207,17 @@ export async function openDocsConverter(options: DocsConverterOptions): Promise<
           let reply = await ask(body, deadline)
           while (!reply.endConvert) {
             if (Date.now() + pollInterval > deadline) {
-              throw new DomainError('CONVERSION_FAILED', `the conversion took longer than ${Math.round(options.timeoutMs / 1000)} s`)
+              throw new DomainError(
+                'CONVERSION_FAILED',
+                `the conversion took longer than ${Math.round(options.timeoutMs / 1000)} s`,
+              )
             }
             request.signal?.throwIfAborted()
             await delay(pollInterval)
             reply = await ask(body, deadline)
           }
-          if (reply.fileUrl === undefined) throw new DomainError('UPSTREAM_FAILED', 'ONLYOFFICE Docs ended the conversion without a result')
+          if (reply.fileUrl === undefined)
+            throw new DomainError('UPSTREAM_FAILED', 'ONLYOFFICE Docs ended the conversion without a result')
           await download(reply.fileUrl, output, limit, deadline)
         } finally {
           await published.release()

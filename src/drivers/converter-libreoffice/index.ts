@@ -192,8 +192,12 @@ export async function openLibreOfficeConverter(options: LibreOfficeConverterOpti
       let handedOver = false
       try {
         const retryAfterSeconds = Math.max(1, Math.ceil(options.timeoutMs / 1000))
-        const slot = await slots.acquire(request.signal, () =>
-          new DomainError('CONVERTER_BUSY', 'every document converter is busy; try again shortly', { retryAfterSeconds }),
+        const slot = await slots.acquire(
+          request.signal,
+          () =>
+            new DomainError('CONVERTER_BUSY', 'every document converter is busy; try again shortly', {
+              retryAfterSeconds,
+            }),
         )
         let outcome: OfficeOutcome
         try {
@@ -209,7 +213,10 @@ export async function openLibreOfficeConverter(options: LibreOfficeConverterOpti
           slots.release(slot)
         }
         if (!outcome.ok) throw failureOf(outcome, extension, options.timeoutMs)
-        const size = await stat(output).then((info) => info.size, () => -1)
+        const size = await stat(output).then(
+          (info) => info.size,
+          () => -1,
+        )
         if (size < 0) throw failed('the conversion produced nothing')
         if (size > limit) throw failed(`the converted document is larger than ${limit} bytes`)
         handedOver = true

@@ -7,12 +7,7 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { after, before, describe, test } from 'node:test'
 
-import {
-  bytesOf,
-  libreOfficeMissing,
-  runConverterContract,
-  textOf,
-} from '../../../test/contract/converter.contract.js'
+import { bytesOf, libreOfficeMissing, runConverterContract, textOf } from '../../../test/contract/converter.contract.js'
 import { docxLinkingImage, docxWithText } from '../../../test/support/office-documents.js'
 import { isDomainError } from '../../core/errors.js'
 import { openFsBlobStore } from '../blob-fs/index.js'
@@ -67,7 +62,8 @@ async function officeProcesses(root: string): Promise<number[]> {
   return pids
 }
 
-const bigDocx = () => docxWithText(Array.from({ length: 3000 }, (_, i) => `Paragraph ${i} of a long document to keep the office busy.`))
+const bigDocx = () =>
+  docxWithText(Array.from({ length: 3000 }, (_, i) => `Paragraph ${i} of a long document to keep the office busy.`))
 
 describe('LibreOffice pool', { skip: libreOfficeMissing() }, () => {
   let pool: Awaited<ReturnType<typeof openPool>>
@@ -127,7 +123,10 @@ describe('LibreOffice pool', { skip: libreOfficeMissing() }, () => {
 
   test('a blob source converts from the blob store', async () => {
     const stored = await pool.blobs.put(Readable.from([docxWithText(['From the blob store'])]), { maxBytes: 1e7 })
-    const result = await converter().convert({ source: { kind: 'blob', blobKey: stored.key, extension: 'docx' }, target: 'txt' })
+    const result = await converter().convert({
+      source: { kind: 'blob', blobKey: stored.key, extension: 'docx' },
+      target: 'txt',
+    })
     assert.match((await bytesOf(result)).toString('utf8'), /From the blob store/)
   })
 
@@ -138,7 +137,10 @@ describe('LibreOffice pool', { skip: libreOfficeMissing() }, () => {
     await discarded.discard()
     await new Promise((resolve) => setTimeout(resolve, 50))
     const jobs = await readdir(join(pool.root), { recursive: true })
-    assert.deepEqual(jobs.filter((path) => path.includes('job-')), [])
+    assert.deepEqual(
+      jobs.filter((path) => path.includes('job-')),
+      [],
+    )
   })
 })
 
@@ -155,7 +157,19 @@ describe('the linked-image recorder can see a fetch', { skip: libreOfficeMissing
     const dir = await mkdtemp(join(tmpdir(), 'folio-lo-control-'))
     try {
       await writeFile(join(dir, 'linking.docx'), docxLinkingImage('control', `http://127.0.0.1:${port}/x.png`))
-      const child = spawn('soffice', ['--headless', `-env:UserInstallation=file://${dir}/profile`, '--convert-to', 'pdf', '--outdir', dir, join(dir, 'linking.docx')], { stdio: 'ignore' })
+      const child = spawn(
+        'soffice',
+        [
+          '--headless',
+          `-env:UserInstallation=file://${dir}/profile`,
+          '--convert-to',
+          'pdf',
+          '--outdir',
+          dir,
+          join(dir, 'linking.docx'),
+        ],
+        { stdio: 'ignore' },
+      )
       await new Promise((resolve) => child.once('exit', resolve))
       assert.ok(hits.includes('/x.png'), `the recorder saw ${JSON.stringify(hits)}`)
     } finally {
@@ -170,15 +184,29 @@ describe('LibreOffice pool limits', { skip: libreOfficeMissing() }, () => {
     const pool = await openPool({ workers: 1, timeoutMs: 1_500 })
     try {
       // Started before the timer matters: the first conversion also starts the office.
-      await bytesOf(await pool.converter.convert({ source: { kind: 'stream', stream: Readable.from([docxWithText(['warm'])]), extension: 'docx' }, target: 'pdf' }))
+      await bytesOf(
+        await pool.converter.convert({
+          source: { kind: 'stream', stream: Readable.from([docxWithText(['warm'])]), extension: 'docx' },
+          target: 'pdf',
+        }),
+      )
       const first = pool.converter.officePids()
-      const slow = docxWithText(Array.from({ length: 40_000 }, (_, i) => `Line ${i} of a document too long for the time allowed.`))
+      const slow = docxWithText(
+        Array.from({ length: 40_000 }, (_, i) => `Line ${i} of a document too long for the time allowed.`),
+      )
       await assert.rejects(
-        pool.converter.convert({ source: { kind: 'stream', stream: Readable.from([slow]), extension: 'docx' }, target: 'pdf' }),
-        (error: unknown) => isDomainError(error) && error.code === 'CONVERSION_FAILED' && /longer than/.test(error.message),
+        pool.converter.convert({
+          source: { kind: 'stream', stream: Readable.from([slow]), extension: 'docx' },
+          target: 'pdf',
+        }),
+        (error: unknown) =>
+          isDomainError(error) && error.code === 'CONVERSION_FAILED' && /longer than/.test(error.message),
       )
       assert.ok(first.every((pid) => !pool.converter.officePids().includes(pid)))
-      const ok = await pool.converter.convert({ source: { kind: 'stream', stream: Readable.from([Buffer.from('after the timeout')]), extension: 'txt' }, target: 'pdf' })
+      const ok = await pool.converter.convert({
+        source: { kind: 'stream', stream: Readable.from([Buffer.from('after the timeout')]), extension: 'txt' },
+        target: 'pdf',
+      })
       assert.match(await textOf('pdf', await bytesOf(ok)), /after the timeout/)
     } finally {
       await pool.cleanup()
@@ -188,7 +216,10 @@ describe('LibreOffice pool limits', { skip: libreOfficeMissing() }, () => {
   test('beyond the queue a conversion is CONVERTER_BUSY with a retry time', async () => {
     const pool = await openPool({ workers: 1, queueSize: 1 })
     try {
-      const doc = () => ({ source: { kind: 'stream' as const, stream: Readable.from([bigDocx()]), extension: 'docx' }, target: 'pdf' as const })
+      const doc = () => ({
+        source: { kind: 'stream' as const, stream: Readable.from([bigDocx()]), extension: 'docx' },
+        target: 'pdf' as const,
+      })
       const first = pool.converter.convert(doc())
       const second = pool.converter.convert(doc())
       await assert.rejects(

@@ -31,8 +31,7 @@ export interface OfficeJob {
 
 /** What became of a job. `crash`: the office died under it; `timeout`: it ran too long. */
 export type OfficeOutcome =
-  | { ok: true }
-  | { ok: false; error: 'load' | 'store' | 'unsupported' | 'crash' | 'timeout'; message: string }
+  { ok: true } | { ok: false; error: 'load' | 'store' | 'unsupported' | 'crash' | 'timeout'; message: string }
 
 interface BridgeMessage {
   id?: number

@@ -1,8 +1,4 @@
-import {
-  fileWithAccessSql,
-  tupleToFileWithAccess,
-  type FileWithAccessTuple,
-} from '../metadata-shared/access-rows.js'
+import { fileWithAccessSql, tupleToFileWithAccess, type FileWithAccessTuple } from '../metadata-shared/access-rows.js'
 import type { FileWithAccess } from '../../ports/metadata-store.js'
 import { checkText, type Database } from './database.js'
 import { createBatcher, type Waiting } from './statement-batch.js'
@@ -45,7 +41,9 @@ type Asked = Waiting<AccessQuestion, FileWithAccess | undefined>
  * Every WOPI call starts with this read, so under load this is most of the statements
  * Folio sends.
  */
-export function createAccessReader(db: Database): (fileId: string, userId: string) => Promise<FileWithAccess | undefined> {
+export function createAccessReader(
+  db: Database,
+): (fileId: string, userId: string) => Promise<FileWithAccess | undefined> {
   const one = async ({ fileId, userId }: AccessQuestion) => {
     const rows = await db.prepared<FileWithAccessTuple>('folio_file_with_access', ONE, [fileId, userId])
     return rows[0] === undefined ? undefined : tupleToFileWithAccess(rows[0])

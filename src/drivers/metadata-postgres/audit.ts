@@ -1,11 +1,5 @@
 import type { AuditRepository } from '../../ports/metadata-store.js'
-import {
-  auditBounds,
-  auditSql,
-  auditValues,
-  toAuditEvent,
-  type AuditRow,
-} from '../metadata-shared/audit-rows.js'
+import { auditBounds, auditSql, auditValues, toAuditEvent, type AuditRow } from '../metadata-shared/audit-rows.js'
 import { POSTGRES_DIALECT } from '../metadata-shared/dialect.js'
 import type { Database } from './database.js'
 

@@ -3,10 +3,7 @@ import { DomainError } from '../../core/errors.js'
 
 /** One parameterised statement; what repositories run, on the pool or in a transaction. */
 export interface Queryable {
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(
-    sql: string,
-    params?: unknown[],
-  ): Promise<pg.QueryResult<R>>
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>>
 }
 
 /** The pool as the repositories see it. */

@@ -39,8 +39,7 @@ const CLEAR_ERROR = `UPDATE editing SET error_status = NULL, error_key = NULL,
 export function createEditingRepository(db: Database): EditingRepository {
   return {
     async setEditors(fileId, documentKey, editors, now) {
-      await guardFile(() =>
-        db.query(UPSERT_EDITORS, [fileId, documentKey, JSON.stringify(editors), now]))
+      await guardFile(() => db.query(UPSERT_EDITORS, [fileId, documentKey, JSON.stringify(editors), now]))
     },
 
     async endSession(fileId, documentKey, now) {
@@ -49,14 +48,7 @@ export function createEditingRepository(db: Database): EditingRepository {
     },
 
     async recordError(fileId, error) {
-      await guardFile(() =>
-        db.query(UPSERT_ERROR, [
-          fileId,
-          error.at,
-          error.status,
-          error.documentKey,
-          error.message,
-        ]))
+      await guardFile(() => db.query(UPSERT_ERROR, [fileId, error.at, error.status, error.documentKey, error.message]))
     },
 
     async clearError(fileId) {
@@ -64,9 +56,7 @@ export function createEditingRepository(db: Database): EditingRepository {
     },
 
     async get(fileId) {
-      const { rows } = await db.query<EditingRow>('SELECT * FROM editing WHERE file_id = $1', [
-        fileId,
-      ])
+      const { rows } = await db.query<EditingRow>('SELECT * FROM editing WHERE file_id = $1', [fileId])
       return rows[0] === undefined ? undefined : toState(rows[0])
     },
 

@@ -15,12 +15,7 @@ import {
   type FileRow,
   type VersionRow,
 } from '../metadata-shared/file-rows.js'
-import {
-  checkPage,
-  fileOrderBy,
-  pageFromRows,
-  type PageRow,
-} from '../metadata-shared/page-rows.js'
+import { checkPage, fileOrderBy, pageFromRows, type PageRow } from '../metadata-shared/page-rows.js'
 import { createAccessReader } from './access-batch.js'
 import type { Database } from './database.js'
 import { createLockWriter } from './lock-batch.js'
@@ -94,13 +89,13 @@ export function listSql(sortBy: FileSortField, descending: boolean, filtered: bo
     ? `SELECT count(*) FROM files WHERE files.folder_id = $1 AND ${condition}`
     : 'SELECT coalesce((SELECT files FROM folder_counts WHERE folder_id = $1), 0)'
   // The page carries the creator's name (author_key) so the outer query keeps its order.
-  const order = (table: string) =>
-    fileOrderBy(sortBy, { table, author: `${table}author_key`, descending })
+  const order = (table: string) => fileOrderBy(sortBy, { table, author: `${table}author_key`, descending })
   // COLLATE "C" orders names by bytes, as SQLite does.
-  const author = sortBy === 'author'
-    ? `, coalesce(users.display_name, '') COLLATE "C" AS author_key FROM files
+  const author =
+    sortBy === 'author'
+      ? `, coalesce(users.display_name, '') COLLATE "C" AS author_key FROM files
       LEFT JOIN users ON users.id = files.created_by`
-    : ' FROM files'
+      : ' FROM files'
   return `SELECT (${total}) AS list_total, page.* FROM (SELECT 1) AS one
     LEFT JOIN LATERAL (SELECT files.*${author} WHERE files.folder_id = $1 ${filter}
       ORDER BY ${order('')} LIMIT $2 OFFSET $3) AS page ON true
@@ -212,7 +207,8 @@ export function createFileRepository(db: Database): FileRepository {
         db.transaction(async (client) => {
           await client.query(INSERT_FILE, fileParams(file))
           await client.query(INSERT_VERSION, versionParams(firstVersion))
-        }))
+        }),
+      )
     },
 
     async findById(id) {
@@ -229,10 +225,7 @@ export function createFileRepository(db: Database): FileRepository {
       const filtered = needle !== '' || suffixes !== null
       const params: unknown[] = [query.folderId, query.limit, query.offset]
       if (filtered) params.push(needle, suffixes)
-      const { rows } = await db.query<PageRow<FileRow>>(
-        listSql(query.sortBy, query.descending, filtered),
-        params,
-      )
+      const { rows } = await db.query<PageRow<FileRow>>(listSql(query.sortBy, query.descending, filtered), params)
       return pageFromRows(rows, toFile)
     },
 
@@ -245,10 +238,10 @@ export function createFileRepository(db: Database): FileRepository {
     },
 
     async findByTitle(folderId, title) {
-      const { rows } = await db.query<FileRow>(
-        'SELECT * FROM files WHERE folder_id = $1 AND title_key = $2',
-        [folderId, titleKey(title)],
-      )
+      const { rows } = await db.query<FileRow>('SELECT * FROM files WHERE folder_id = $1 AND title_key = $2', [
+        folderId,
+        titleKey(title),
+      ])
       return rows[0] === undefined ? undefined : toFile(rows[0])
     },
 
@@ -267,11 +260,7 @@ export function createFileRepository(db: Database): FileRepository {
         const row = await writeLock(change)
         return row === undefined ? undefined : tupleToFile(row)
       }
-      const params = [
-        ...patchParams(id, expectedRevision, patch),
-        null, null, null, null,
-        ...placeParams(patch),
-      ]
+      const params = [...patchParams(id, expectedRevision, patch), null, null, null, null, ...placeParams(patch)]
       const { rows } = await guardTitle(patch.title, () => db.query<FileRow>(UPDATE_PATCH, params))
       return rows[0] === undefined ? undefined : toFile(rows[0])
     },
@@ -303,14 +292,14 @@ export function createFileRepository(db: Database): FileRepository {
             ])
           }
           return toFile(rows[0])
-        }))
+        }),
+      )
     },
 
     async countLocked(now) {
-      const { rows } = await db.query<{ n: number }>(
-        'SELECT count(*) AS n FROM files WHERE lock_expires_at > $1',
-        [now],
-      )
+      const { rows } = await db.query<{ n: number }>('SELECT count(*) AS n FROM files WHERE lock_expires_at > $1', [
+        now,
+      ])
       return rows[0]?.n ?? 0
     },
 
@@ -336,10 +325,9 @@ export function createFileRepository(db: Database): FileRepository {
     },
 
     async listVersions(fileId) {
-      const { rows } = await db.query<VersionRow>(
-        'SELECT * FROM versions WHERE file_id = $1 ORDER BY version',
-        [fileId],
-      )
+      const { rows } = await db.query<VersionRow>('SELECT * FROM versions WHERE file_id = $1 ORDER BY version', [
+        fileId,
+      ])
       return rows.map(toVersion)
     },
 
@@ -360,10 +348,10 @@ export function createFileRepository(db: Database): FileRepository {
     },
 
     async getVersion(fileId, version) {
-      const { rows } = await db.query<VersionRow>(
-        'SELECT * FROM versions WHERE file_id = $1 AND version = $2',
-        [fileId, version],
-      )
+      const { rows } = await db.query<VersionRow>('SELECT * FROM versions WHERE file_id = $1 AND version = $2', [
+        fileId,
+        version,
+      ])
       return rows[0] === undefined ? undefined : toVersion(rows[0])
     },
   }

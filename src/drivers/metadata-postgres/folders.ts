@@ -12,14 +12,8 @@ import type { Database } from './database.js'
 import { titleKey } from './files.js'
 import { toFile, type FileRow } from '../metadata-shared/file-rows.js'
 import { isRootType, toFolder, type FolderRow } from '../metadata-shared/folder-rows.js'
-import {
-  checkPage,
-  folderOrderBy,
-  pageFromRows,
-  type PageRow,
-} from '../metadata-shared/page-rows.js'
+import { checkPage, folderOrderBy, pageFromRows, type PageRow } from '../metadata-shared/page-rows.js'
 import { isForeignKeyViolation, isUniqueViolation } from './pg-errors.js'
-
 
 // Folder moves take this transaction-scoped advisory lock, so two moves that would
 // each be fine alone (A under B, B under A) cannot both pass their cycle check.
@@ -66,21 +60,19 @@ export function folderListSql(sortBy: FileSortField, descending: boolean, filter
   const total = filtered
     ? `SELECT count(*) FROM folders WHERE folders.parent_id = $1 ${filter}`
     : 'SELECT coalesce((SELECT folders FROM folder_counts WHERE folder_id = $1), 0)'
-  const order = (table: string) =>
-    folderOrderBy(sortBy, { table, author: `${table}author_key`, descending })
+  const order = (table: string) => folderOrderBy(sortBy, { table, author: `${table}author_key`, descending })
   // COLLATE "C" orders names by bytes, as SQLite does; the page carries the name so the
   // outer query keeps the same order.
-  const from = sortBy === 'author'
-    ? `folders.*, coalesce(users.display_name, '') COLLATE "C" AS author_key FROM folders
+  const from =
+    sortBy === 'author'
+      ? `folders.*, coalesce(users.display_name, '') COLLATE "C" AS author_key FROM folders
       LEFT JOIN users ON users.id = folders.created_by`
-    : 'folders.* FROM folders'
+      : 'folders.* FROM folders'
   return `SELECT (${total}) AS list_total, page.* FROM (SELECT 1) AS one
     LEFT JOIN LATERAL (SELECT ${from} WHERE folders.parent_id = $1 ${filter}
       ORDER BY ${order('')} LIMIT $2 OFFSET $3) AS page ON true
     ORDER BY ${order('page.')}`
 }
-
-
 
 function folderParams(folder: FolderRecord): unknown[] {
   return [
@@ -165,8 +157,11 @@ export function createFolderRepository(db: Database): FolderRepository {
       }
       const found = await findRoot(candidate.ownerId, candidate.rootType)
       if (found !== undefined) return found
-      await db.query(`${INSERT}
-        ON CONFLICT (owner_id, root_type) WHERE parent_id IS NULL DO NOTHING`, folderParams(candidate))
+      await db.query(
+        `${INSERT}
+        ON CONFLICT (owner_id, root_type) WHERE parent_id IS NULL DO NOTHING`,
+        folderParams(candidate),
+      )
       const stored = await findRoot(candidate.ownerId, candidate.rootType)
       if (stored === undefined) throw new Error(`root folder ${candidate.rootType} was not stored`)
       return stored
@@ -232,43 +227,39 @@ export function createFolderRepository(db: Database): FolderRepository {
     },
 
     async update(id, expectedRevision, patch) {
-      return guardTitle(patch.title, () => db.transaction(async (tx) => {
-        const moving = patch.parentId !== undefined
-        if (moving) await tx.query('SELECT pg_advisory_xact_lock($1)', [MOVE_LOCK])
-        const { rows } = await tx.query<FolderRow>(
-          'SELECT * FROM folders WHERE id = $1 FOR UPDATE',
-          [id],
-        )
-        const current = rows[0]
-        if (current === undefined) return undefined
-        if (current.parent_id === null && (moving || patch.title !== undefined)) {
-          throw new DomainError('INVALID_INPUT', 'a root folder cannot be moved or renamed')
-        }
-        if (patch.parentId !== undefined && patch.parentId !== current.parent_id) {
-          if (patch.parentId === null) {
-            throw new DomainError('INVALID_INPUT', 'a folder cannot become a root folder')
+      return guardTitle(patch.title, () =>
+        db.transaction(async (tx) => {
+          const moving = patch.parentId !== undefined
+          if (moving) await tx.query('SELECT pg_advisory_xact_lock($1)', [MOVE_LOCK])
+          const { rows } = await tx.query<FolderRow>('SELECT * FROM folders WHERE id = $1 FOR UPDATE', [id])
+          const current = rows[0]
+          if (current === undefined) return undefined
+          if (current.parent_id === null && (moving || patch.title !== undefined)) {
+            throw new DomainError('INVALID_INPUT', 'a root folder cannot be moved or renamed')
           }
-          const target = await tx.query<FolderRow>(PATH_SQL, [patch.parentId])
-          if (target.rows.length === 0) {
-            throw new DomainError('NOT_FOUND', 'destination folder not found')
+          if (patch.parentId !== undefined && patch.parentId !== current.parent_id) {
+            if (patch.parentId === null) {
+              throw new DomainError('INVALID_INPUT', 'a folder cannot become a root folder')
+            }
+            const target = await tx.query<FolderRow>(PATH_SQL, [patch.parentId])
+            if (target.rows.length === 0) {
+              throw new DomainError('NOT_FOUND', 'destination folder not found')
+            }
+            if (target.rows.some((row) => row.id === id)) {
+              throw new DomainError('INVALID_INPUT', 'a folder cannot be moved into itself or its sub-folders')
+            }
           }
-          if (target.rows.some((row) => row.id === id)) {
-            throw new DomainError('INVALID_INPUT', 'a folder cannot be moved into itself or its sub-folders')
-          }
-        }
-        const updated = await tx.query<FolderRow>(UPDATE, patchParams(id, expectedRevision, patch))
-        return updated.rows[0] === undefined ? undefined : toFolder(updated.rows[0])
-      }))
+          const updated = await tx.query<FolderRow>(UPDATE, patchParams(id, expectedRevision, patch))
+          return updated.rows[0] === undefined ? undefined : toFolder(updated.rows[0])
+        }),
+      )
     },
 
     async delete(id, expectedRevision) {
       return db.transaction(async (tx): Promise<FolderDeletion> => {
         // Deleting a tree excludes moves into it while it goes.
         await tx.query('SELECT pg_advisory_xact_lock($1)', [MOVE_LOCK])
-        const { rows } = await tx.query<FolderRow>(
-          'SELECT * FROM folders WHERE id = $1 FOR UPDATE',
-          [id],
-        )
+        const { rows } = await tx.query<FolderRow>('SELECT * FROM folders WHERE id = $1 FOR UPDATE', [id])
         const current = rows[0]
         if (current === undefined) return { outcome: 'not-found' }
         if (current.parent_id === null) {

@@ -68,7 +68,9 @@ export function createJobRepository(db: Database): JobRepository {
       const { rows } = await db.query<{ kind: string; state: string; count: number }>(
         'SELECT kind, state, count(*) AS count FROM jobs GROUP BY kind, state ORDER BY kind, state',
       )
-      return rows.flatMap((row) => (isJobState(row.state) ? [{ kind: row.kind, state: row.state, count: row.count }] : []))
+      return rows.flatMap((row) =>
+        isJobState(row.state) ? [{ kind: row.kind, state: row.state, count: row.count }] : [],
+      )
     },
   }
 }

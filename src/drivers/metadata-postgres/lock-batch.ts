@@ -35,7 +35,14 @@ const UPDATE_MANY = `UPDATE files AS f SET lock_id = c.lock_id, lock_expires_at 
  */
 export function createLockWriter(db: Database): (change: LockChange) => Promise<FileTuple | undefined> {
   const one = async (change: LockChange): Promise<FileTuple | undefined> => {
-    const params = [change.id, change.expectedRevision, change.lockId, change.expiresAt, change.holderId, change.lockedAt]
+    const params = [
+      change.id,
+      change.expectedRevision,
+      change.lockId,
+      change.expiresAt,
+      change.holderId,
+      change.lockedAt,
+    ]
     const rows = await db.prepared<FileTuple>('folio_file_update_lock', UPDATE_ONE, params)
     return rows[0]
   }

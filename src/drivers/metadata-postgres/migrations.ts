@@ -1,11 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { POSTGRES_DIALECT } from '../metadata-shared/dialect.js'
-import {
-  loadMigrations,
-  recordMigrationSql,
-  runMigrations,
-} from '../metadata-shared/migrations.js'
+import { loadMigrations, recordMigrationSql, runMigrations } from '../metadata-shared/migrations.js'
 import { clientConfig, quotedSchema, type ConnectionOptions } from './connection.js'
 
 /**
@@ -13,9 +9,7 @@ import { clientConfig, quotedSchema, type ConnectionOptions } from './connection
  * This module sits three levels below the root both as src/.../migrations.ts (tsx)
  * and as dist/.../migrations.js (tsc), so one relative URL serves both.
  */
-export const POSTGRES_MIGRATIONS_DIR = fileURLToPath(
-  new URL('../../../migrations/postgres/', import.meta.url),
-)
+export const POSTGRES_MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/postgres/', import.meta.url))
 
 /**
  * First key of the advisory lock that serialises migrations; the second is a hash of
@@ -40,10 +34,7 @@ export async function applyMigrations(options: ConnectionOptions, dir: string): 
   const client = new pg.Client(clientConfig(options))
   await client.connect()
   try {
-    await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [
-      MIGRATION_LOCK_CLASS,
-      options.schema,
-    ])
+    await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [MIGRATION_LOCK_CLASS, options.schema])
     try {
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`)
       await client.query(`SET search_path TO ${schema}`)
@@ -54,20 +45,14 @@ export async function applyMigrations(options: ConnectionOptions, dir: string): 
       )`)
       return await runMigrations(migrations, {
         async recorded() {
-          const { rows } = await client.query<{ version: number }>(
-            'SELECT version FROM schema_migrations',
-          )
+          const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations')
           return rows.map((row) => row.version)
         },
         async apply(migration) {
           try {
             await client.query('BEGIN')
             await client.query(migration.sql)
-            await client.query(recordMigrationSql(POSTGRES_DIALECT), [
-              migration.version,
-              migration.name,
-              Date.now(),
-            ])
+            await client.query(recordMigrationSql(POSTGRES_DIALECT), [migration.version, migration.name, Date.now()])
             await client.query('COMMIT')
             return true
           } catch (error) {

@@ -6,10 +6,16 @@ import type { Database } from './database.js'
 export function createOperationRepository(db: Database): FileOperationRepository {
   return {
     async start(op) {
-      await db.query(
-        `INSERT INTO file_operations (${OPERATION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [op.id, op.userId, op.kind, op.startedAt, op.finishedAt, op.error, itemsJson(op.files), itemsJson(op.folders)],
-      )
+      await db.query(`INSERT INTO file_operations (${OPERATION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [
+        op.id,
+        op.userId,
+        op.kind,
+        op.startedAt,
+        op.finishedAt,
+        op.error,
+        itemsJson(op.files),
+        itemsJson(op.folders),
+      ])
     },
     async finish(id, outcome) {
       const result = await db.query(
@@ -35,9 +41,7 @@ export function createOperationRepository(db: Database): FileOperationRepository
             WHERE user_id = $1 AND (finished_at IS NULL OR id = ANY($2::text[]))`,
         [userId, [...keep]],
       )
-      return rows
-        .map(toOperation)
-        .sort((a, b) => a.startedAt - b.startedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      return rows.map(toOperation).sort((a, b) => a.startedAt - b.startedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     },
     async purge(finishedBefore, startedBefore) {
       const result = await db.query(

@@ -7,9 +7,7 @@ const FOREIGN_KEY_VIOLATION = '23503'
 
 /** True when `error` is PostgreSQL refusing a duplicate in the constraint or unique index `name`. */
 export function isUniqueViolation(error: unknown, name: string): boolean {
-  return error instanceof pg.DatabaseError
-    && error.code === UNIQUE_VIOLATION
-    && error.constraint === name
+  return error instanceof pg.DatabaseError && error.code === UNIQUE_VIOLATION && error.constraint === name
 }
 
 /** True when `error` is PostgreSQL refusing a row whose foreign key points nowhere. */

@@ -127,7 +127,10 @@ if (skip !== undefined) {
           `SELECT version, name FROM "${schema}".schema_migrations ORDER BY version`,
         )
         const known = await loadMigrations(POSTGRES_MIGRATIONS_DIR)
-        assert.deepEqual(rows, known.map((m) => ({ version: m.version, name: m.name })))
+        assert.deepEqual(
+          rows,
+          known.map((m) => ({ version: m.version, name: m.name })),
+        )
         // Every instance works on the one schema: a value set through one is read by all.
         assert.equal(await opened[0]?.settings.setIfAbsent('k', 'first'), 'first')
         for (const store of opened) assert.equal(await store.settings.get('k'), 'first')
@@ -139,11 +142,12 @@ if (skip !== undefined) {
     test('concurrent migration runs record every step once and report it once', async () => {
       const schema = newSchema()
       const options = { url: TEST_DATABASE_URL, schema }
-      const runs = await Promise.all(
-        Array.from({ length: 5 }, () => applyMigrations(options, POSTGRES_MIGRATIONS_DIR)),
-      )
+      const runs = await Promise.all(Array.from({ length: 5 }, () => applyMigrations(options, POSTGRES_MIGRATIONS_DIR)))
       const known = (await loadMigrations(POSTGRES_MIGRATIONS_DIR)).map((m) => m.version)
-      assert.deepEqual(runs.flat().sort((a, b) => a - b), known)
+      assert.deepEqual(
+        runs.flat().sort((a, b) => a - b),
+        known,
+      )
       assert.deepEqual(await applyMigrations(options, POSTGRES_MIGRATIONS_DIR), [])
     })
 
@@ -199,7 +203,10 @@ if (skip !== undefined) {
         )
         // Every shipped step and nothing of the broken one.
         const shipped = (await loadMigrations(POSTGRES_MIGRATIONS_DIR)).map((m) => m.version)
-        assert.deepEqual(recorded.map((r) => r.version), shipped)
+        assert.deepEqual(
+          recorded.map((r) => r.version),
+          shipped,
+        )
       } finally {
         await rm(dir, { recursive: true, force: true })
       }
@@ -245,7 +252,8 @@ if (skip !== undefined) {
           Array.from({ length: 200 }, (_, i) =>
             (i % 2 === 0 ? a : b).files.update('f-1', 1, {
               lock: { lockId: `lock-${i}`, expiresAt: T0 + i },
-            })),
+            }),
+          ),
         )
         const applied = results.filter((r) => r !== undefined)
         assert.equal(applied.length, 1)
@@ -262,8 +270,17 @@ if (skip !== undefined) {
       const store = await openPostgresStore({ url: TEST_DATABASE_URL, schema })
       try {
         await store.users.create({
-          id: 'u-1', userName: 'nul', displayName: 'N', email: '', isAdmin: false,
-          passwordHash: 'h', wopiUserInfo: 'before', tokenGeneration: 0, disabled: false, createdAt: T0, updatedAt: T0,
+          id: 'u-1',
+          userName: 'nul',
+          displayName: 'N',
+          email: '',
+          isAdmin: false,
+          passwordHash: 'h',
+          wopiUserInfo: 'before',
+          tokenGeneration: 0,
+          disabled: false,
+          createdAt: T0,
+          updatedAt: T0,
         })
         await assert.rejects(
           store.users.update('u-1', { wopiUserInfo: 'a\u0000b', updatedAt: T0 + 1 }),
@@ -286,7 +303,8 @@ if (skip !== undefined) {
       await store.close()
       const { Client } = (await import('pg')).default
       const client = new Client({
-        connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}`,
+        connectionString: TEST_DATABASE_URL,
+        options: `-c search_path=${schema}`,
       })
       await client.connect()
       try {
@@ -340,7 +358,9 @@ if (skip !== undefined) {
     test('a statement running past the statement timeout is cancelled', async () => {
       const schema = newSchema()
       const store = await openPostgresStore({
-        url: TEST_DATABASE_URL, schema, statementTimeoutMs: 50,
+        url: TEST_DATABASE_URL,
+        schema,
+        statementTimeoutMs: 50,
       })
       try {
         await createFile(store, buildFile())
@@ -351,10 +371,7 @@ if (skip !== undefined) {
         try {
           await holder.query('BEGIN')
           await holder.query(`SELECT 1 FROM "${schema}".files WHERE id = 'f-1' FOR UPDATE`)
-          await assert.rejects(
-            store.files.update('f-1', 1, { updatedAt: T0 + 1 }),
-            /statement timeout/,
-          )
+          await assert.rejects(store.files.update('f-1', 1, { updatedAt: T0 + 1 }), /statement timeout/)
           await holder.query('ROLLBACK')
         } finally {
           await holder.end()

@@ -38,7 +38,12 @@ export function createRenditionRepository(db: Database): RenditionRepository {
     },
     async add(record) {
       const { rows } = await db.query<RenditionRow>(INSERT_OR_KEEP, [
-        record.sourceBlobKey, record.target, record.blobKey, record.size, record.sha256, record.createdAt,
+        record.sourceBlobKey,
+        record.target,
+        record.blobKey,
+        record.size,
+        record.sha256,
+        record.createdAt,
       ])
       if (rows[0] === undefined) throw new Error('PostgreSQL returned no row from an upsert')
       return toRendition(rows[0])

@@ -2,7 +2,12 @@ import type { SearchIndexRepository } from '../../ports/search-index.js'
 import { toFile, type FileRow } from '../metadata-shared/file-rows.js'
 import { toFolder, type FolderRow } from '../metadata-shared/folder-rows.js'
 import {
-  FOLDER_COLUMNS, mergeHits, QUALIFIED_FILE_COLUMNS, TEXT_START_CHARS, tsQuery, type ContentRow,
+  FOLDER_COLUMNS,
+  mergeHits,
+  QUALIFIED_FILE_COLUMNS,
+  TEXT_START_CHARS,
+  tsQuery,
+  type ContentRow,
 } from '../metadata-shared/search-rows.js'
 import type { Database } from './database.js'
 import { isProgramLimitExceeded } from './pg-errors.js'
@@ -64,7 +69,9 @@ export function createSearchRepository(db: Database): SearchIndexRepository {
       }
     },
     async indexedVersion(fileId) {
-      const { rows } = await db.query<{ version: number }>('SELECT version FROM search_documents WHERE file_id = $1', [fileId])
+      const { rows } = await db.query<{ version: number }>('SELECT version FROM search_documents WHERE file_id = $1', [
+        fileId,
+      ])
       return rows[0]?.version
     },
     async remove(fileId) {
@@ -73,26 +80,53 @@ export function createSearchRepository(db: Database): SearchIndexRepository {
     async search(query) {
       const scope = [query.scope.folderIds, query.scope.fileIds, query.limit]
       const count = query.namePieces.length
-      const folders = count === 0 ? [] : (await db.query<FolderRow>(`${SCOPE}
+      const folders =
+        count === 0
+          ? []
+          : (
+              await db.query<FolderRow>(
+                `${SCOPE}
           SELECT ${FOLDER_COLUMNS} FROM folders
           WHERE folders.id IN (SELECT id FROM scope) AND folders.parent_id IS NOT NULL AND $2::text[] IS NOT NULL
             ${nameFilter(count, 'folders.title_key')}
-          ORDER BY folders.title_key COLLATE "C", folders.id LIMIT $3`, [...scope, ...query.namePieces])).rows.map(toFolder)
-      const files = count === 0 || !query.scanFileTitles ? [] : (await db.query<FileRow>(`${SCOPE}
+          ORDER BY folders.title_key COLLATE "C", folders.id LIMIT $3`,
+                [...scope, ...query.namePieces],
+              )
+            ).rows.map(toFolder)
+      const files =
+        count === 0 || !query.scanFileTitles
+          ? []
+          : (
+              await db.query<FileRow>(
+                `${SCOPE}
           SELECT ${QUALIFIED_FILE_COLUMNS} FROM files WHERE ${FILE_IN_SCOPE} ${nameFilter(count, 'files.title_key')}
-          ORDER BY files.title_key COLLATE "C", files.id LIMIT $3`, [...scope, ...query.namePieces])).rows.map(toFile)
+          ORDER BY files.title_key COLLATE "C", files.id LIMIT $3`,
+                [...scope, ...query.namePieces],
+              )
+            ).rows.map(toFile)
       const terms = query.contentTerms ?? []
-      const byContent = terms.length === 0 ? [] : (await db.query<ContentRow>(`${SCOPE}
+      const byContent =
+        terms.length === 0
+          ? []
+          : (
+              await db.query<ContentRow>(
+                `${SCOPE}
           SELECT ${QUALIFIED_FILE_COLUMNS}, ts_rank(d.terms, q.query) AS rank, left(d.body, ${TEXT_START_CHARS}) AS text_start
             FROM search_documents AS d
             JOIN files ON files.id = d.file_id
             CROSS JOIN (SELECT to_tsquery('simple', $4) AS query) AS q
           WHERE d.terms @@ q.query AND ${FILE_IN_SCOPE}
-          ORDER BY rank DESC, files.title_key COLLATE "C", files.id LIMIT $3`, [...scope, tsQuery(terms)])).rows
+          ORDER BY rank DESC, files.title_key COLLATE "C", files.id LIMIT $3`,
+                [...scope, tsQuery(terms)],
+              )
+            ).rows
       return mergeHits(folders, files, byContent, terms)
     },
     async fileIds(afterId, limit) {
-      const { rows } = await db.query<{ id: string }>('SELECT id FROM files WHERE id > $1 ORDER BY id LIMIT $2', [afterId, limit])
+      const { rows } = await db.query<{ id: string }>('SELECT id FROM files WHERE id > $1 ORDER BY id LIMIT $2', [
+        afterId,
+        limit,
+      ])
       return rows.map((row) => row.id)
     },
     async staleFileIds(afterId, limit) {

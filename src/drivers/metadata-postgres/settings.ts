@@ -18,10 +18,7 @@ export function createSettingsRepository(db: Database): SettingsRepository {
     },
 
     async get(name) {
-      const { rows } = await db.query<{ value: string }>(
-        'SELECT value FROM settings WHERE name = $1',
-        [name],
-      )
+      const { rows } = await db.query<{ value: string }>('SELECT value FROM settings WHERE name = $1', [name])
       return rows[0]?.value
     },
 

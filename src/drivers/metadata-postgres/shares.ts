@@ -1,7 +1,4 @@
-import type {
-  ShareLinkRepository,
-  ShareRepository,
-} from '../../ports/metadata-store.js'
+import type { ShareLinkRepository, ShareRepository } from '../../ports/metadata-store.js'
 import { SHARE_COLUMNS, toLink, toShare, type LinkRow, type ShareRow } from '../metadata-shared/share-rows.js'
 import type { Database } from './database.js'
 
@@ -18,10 +15,11 @@ export function createShareRepository(db: Database): ShareRepository {
       )
     },
     async remove(itemKind, itemId, userId) {
-      const result = await db.query(
-        'DELETE FROM shares WHERE item_kind = $1 AND item_id = $2 AND user_id = $3',
-        [itemKind, itemId, userId],
-      )
+      const result = await db.query('DELETE FROM shares WHERE item_kind = $1 AND item_id = $2 AND user_id = $3', [
+        itemKind,
+        itemId,
+        userId,
+      ])
       return (result.rowCount ?? 0) > 0
     },
     async find(itemKind, itemId, userId) {
@@ -88,10 +86,10 @@ export function createShareLinkRepository(db: Database): ShareLinkRepository {
       return rows.map(toLink)
     },
     async setAccess(fileId, access) {
-      const result = await db.query(
-        'UPDATE share_links SET access = $1 WHERE file_id = $2 AND revoked_at IS NULL',
-        [access, fileId],
-      )
+      const result = await db.query('UPDATE share_links SET access = $1 WHERE file_id = $2 AND revoked_at IS NULL', [
+        access,
+        fileId,
+      ])
       return (result.rowCount ?? 0) > 0
     },
     async revoke(fileId, now) {

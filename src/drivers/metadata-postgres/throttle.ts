@@ -32,23 +32,14 @@ export function createThrottleRepository(db: Database): ThrottleRepository {
         if (next === undefined) {
           await tx.query(DELETE, [key])
         } else {
-          await tx.query(WRITE, [
-            key,
-            next.failures,
-            next.windowStartedAt,
-            next.lastAttemptAt,
-            next.blockedUntil,
-          ])
+          await tx.query(WRITE, [key, next.failures, next.windowStartedAt, next.lastAttemptAt, next.blockedUntil])
         }
         return result
       })
     },
 
     async get(key) {
-      const { rows } = await db.query<ThrottleRow>(
-        `SELECT ${COLUMNS} FROM login_throttle WHERE key = $1`,
-        [key],
-      )
+      const { rows } = await db.query<ThrottleRow>(`SELECT ${COLUMNS} FROM login_throttle WHERE key = $1`, [key])
       return rows[0] === undefined ? undefined : toThrottleState(rows[0])
     },
 

@@ -1,10 +1,5 @@
 import type { MetadataTransfer } from '../../ports/metadata-transfer.js'
-import {
-  exportTables,
-  importTables,
-  tablesEmpty,
-  type TransferSql,
-} from '../metadata-shared/transfer-rows.js'
+import { exportTables, importTables, tablesEmpty, type TransferSql } from '../metadata-shared/transfer-rows.js'
 import type { Database, Queryable } from './database.js'
 
 function sqlOn(db: Queryable): TransferSql {

@@ -5,8 +5,27 @@ import { lockOnlyChange, tupleToFile, withLockChange, type FileTuple } from './f
 import type { UserTuple } from './user-rows.js'
 
 const FILE: FileTuple = [
-  'file-1', 'user-1', 'Report.docx', 'report.docx', 3, 1024, 'c2hh', 'blob-1', 1000, 'user-1', 2000,
-  'user-1', null, null, null, null, 7, 41, 'folder-1', null, null,
+  'file-1',
+  'user-1',
+  'Report.docx',
+  'report.docx',
+  3,
+  1024,
+  'c2hh',
+  'blob-1',
+  1000,
+  'user-1',
+  2000,
+  'user-1',
+  null,
+  null,
+  null,
+  null,
+  7,
+  41,
+  'folder-1',
+  null,
+  null,
 ]
 const USER: UserTuple = ['user-1', 'ann', 'Ann Smith', 'ann@example.org', 0, 'hash', 'info', 2, 500, 600, 1]
 const ROW: FileWithAccessTuple = [...FILE, ...USER, 'my', 3]
@@ -18,8 +37,17 @@ describe('rows of the one WOPI read (fileWithAccessSql)', () => {
     assert.deepEqual(read.file, tupleToFile(FILE))
     assert.equal(read.file.title, 'Report.docx')
     assert.deepEqual(read.user, {
-      id: 'user-1', userName: 'ann', displayName: 'Ann Smith', email: 'ann@example.org', isAdmin: false,
-      passwordHash: 'hash', wopiUserInfo: 'info', tokenGeneration: 2, createdAt: 500, updatedAt: 600, disabled: true,
+      id: 'user-1',
+      userName: 'ann',
+      displayName: 'Ann Smith',
+      email: 'ann@example.org',
+      isAdmin: false,
+      passwordHash: 'hash',
+      wopiUserInfo: 'info',
+      tokenGeneration: 2,
+      createdAt: 500,
+      updatedAt: 600,
+      disabled: true,
     })
     assert.equal(read.rootType, 'my')
     assert.equal(read.shareAccess, 3)
@@ -59,7 +87,12 @@ describe('lock changes', () => {
   test('lockOnlyChange: a patch of the lock alone, or with every other field undefined', () => {
     assert.deepEqual(lockOnlyChange('file-1', 41, { lock: LOCK }), { id: 'file-1', expectedRevision: 41, ...LOCK })
     assert.deepEqual(lockOnlyChange('file-1', 41, { lock: null, title: undefined }), {
-      id: 'file-1', expectedRevision: 41, lockId: null, expiresAt: null, holderId: null, lockedAt: null,
+      id: 'file-1',
+      expectedRevision: 41,
+      lockId: null,
+      expiresAt: null,
+      holderId: null,
+      lockedAt: null,
     })
   })
 

@@ -62,9 +62,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 export function toFile(row: FileRow): FileRecord {
-  const lock: FileLock | null = row.lock_id === null || row.lock_expires_at === null
-    ? null
-    : { lockId: row.lock_id, expiresAt: row.lock_expires_at }
+  const lock: FileLock | null =
+    row.lock_id === null || row.lock_expires_at === null
+      ? null
+      : { lockId: row.lock_id, expiresAt: row.lock_expires_at }
   if (lock !== null && row.lock_user_id !== null) lock.holderId = row.lock_user_id
   if (lock !== null && row.lock_locked_at !== null) lock.lockedAt = row.lock_locked_at
   return {
@@ -94,9 +95,26 @@ export function toFile(row: FileRow): FileRecord {
  * shows on the WOPI hot path (a file is read on every call).
  */
 export const FILE_COLUMNS = [
-  'id', 'owner_id', 'title', 'title_key', 'version', 'size', 'sha256', 'blob_key',
-  'created_at', 'created_by', 'updated_at', 'updated_by', 'lock_id', 'lock_expires_at',
-  'lock_user_id', 'lock_locked_at', 'key_version', 'revision', 'folder_id', 'trashed_at',
+  'id',
+  'owner_id',
+  'title',
+  'title_key',
+  'version',
+  'size',
+  'sha256',
+  'blob_key',
+  'created_at',
+  'created_by',
+  'updated_at',
+  'updated_by',
+  'lock_id',
+  'lock_expires_at',
+  'lock_user_id',
+  'lock_locked_at',
+  'key_version',
+  'revision',
+  'folder_id',
+  'trashed_at',
   'origin_folder_id',
 ] as const satisfies readonly (keyof FileRow)[]
 
@@ -105,11 +123,27 @@ export const FILE_REVISION = 17
 
 /** One row of `files` as the values of FILE_COLUMNS, in that order. */
 export type FileTuple = [
-  id: string, owner_id: string, title: string, title_key: string, version: number,
-  size: number, sha256: string, blob_key: string, created_at: number, created_by: string,
-  updated_at: number, updated_by: string, lock_id: string | null, lock_expires_at: number | null,
-  lock_user_id: string | null, lock_locked_at: number | null, key_version: number,
-  revision: number, folder_id: string, trashed_at: number | null, origin_folder_id: string | null,
+  id: string,
+  owner_id: string,
+  title: string,
+  title_key: string,
+  version: number,
+  size: number,
+  sha256: string,
+  blob_key: string,
+  created_at: number,
+  created_by: string,
+  updated_at: number,
+  updated_by: string,
+  lock_id: string | null,
+  lock_expires_at: number | null,
+  lock_user_id: string | null,
+  lock_locked_at: number | null,
+  key_version: number,
+  revision: number,
+  folder_id: string,
+  trashed_at: number | null,
+  origin_folder_id: string | null,
 ]
 
 /** A FileTuple, or a longer row that starts with one (a row of fileWithAccessSql). */

@@ -49,16 +49,11 @@ export interface MigrationTarget {
  * know: it was written by a newer Folio, which this one must not open. A failed step
  * throws an error naming its file, and the steps after it are not run.
  */
-export async function runMigrations(
-  migrations: readonly Migration[],
-  target: MigrationTarget,
-): Promise<number[]> {
+export async function runMigrations(migrations: readonly Migration[], target: MigrationTarget): Promise<number[]> {
   const recorded = await target.recorded()
   const unknown = recorded.filter((v) => !migrations.some((m) => m.version === v))
   if (unknown.length > 0) {
-    throw new Error(
-      `database has migrations ${unknown.join(', ')} unknown to this version; refusing to open`,
-    )
+    throw new Error(`database has migrations ${unknown.join(', ')} unknown to this version; refusing to open`)
   }
   const applied: number[] = []
   for (const migration of migrations.filter((m) => !recorded.includes(m.version))) {

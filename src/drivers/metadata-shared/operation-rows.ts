@@ -34,8 +34,13 @@ function parseItems(json: string): OperationItem[] {
 
 /** The items as stored: a JSON array of {id, title}. */
 export function itemsJson(items: readonly OperationItem[]): string {
-  return JSON.stringify(items.map((item) =>
-    item.convertTo === undefined ? { id: item.id, title: item.title } : { id: item.id, title: item.title, convertTo: item.convertTo }))
+  return JSON.stringify(
+    items.map((item) =>
+      item.convertTo === undefined
+        ? { id: item.id, title: item.title }
+        : { id: item.id, title: item.title, convertTo: item.convertTo },
+    ),
+  )
 }
 
 export function toOperation(row: OperationRow): FileOperationRecord {

@@ -21,8 +21,7 @@ export function checkPage(page: { offset: number; limit: number }): void {
  * arrives.
  */
 export type PageRow<R extends { id: string }> =
-  | (R & { list_total: number | string })
-  | { list_total: number | string; id: null }
+  (R & { list_total: number | string }) | { list_total: number | string; id: null }
 
 type ItemRow<R> = R & { list_total: number | string }
 
@@ -71,9 +70,7 @@ const FOLDER_SORT_KEYS: Record<FileSortField, readonly string[]> = {
 }
 
 /** Every sort a listing offers. */
-export const SORT_FIELDS: readonly FileSortField[] = [
-  'title', 'created', 'updated', 'size', 'type', 'author',
-]
+export const SORT_FIELDS: readonly FileSortField[] = ['title', 'created', 'updated', 'size', 'type', 'author']
 
 /** How a driver writes the keys of a listing's ORDER BY. */
 export interface SortColumns {
@@ -86,9 +83,7 @@ export interface SortColumns {
 
 function orderBy(keys: readonly string[], columns: SortColumns): string {
   const direction = columns.descending ? 'DESC' : 'ASC'
-  return keys
-    .map((key) => `${key === AUTHOR ? columns.author : columns.table + key} ${direction}`)
-    .join(', ')
+  return keys.map((key) => `${key === AUTHOR ? columns.author : columns.table + key} ${direction}`).join(', ')
 }
 
 /** The ORDER BY keys of a listing of files. */

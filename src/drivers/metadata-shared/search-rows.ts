@@ -10,9 +10,22 @@ export const TEXT_START_CHARS = 65_536
 export const QUALIFIED_FILE_COLUMNS = FILE_COLUMNS.map((column) => `files.${column}`).join(', ')
 
 export const FOLDER_COLUMNS = [
-  'id', 'owner_id', 'parent_id', 'title', 'title_key', 'root_type', 'created_at', 'created_by',
-  'updated_at', 'updated_by', 'revision', 'trashed_at', 'origin_folder_id',
-].map((column) => `folders.${column}`).join(', ')
+  'id',
+  'owner_id',
+  'parent_id',
+  'title',
+  'title_key',
+  'root_type',
+  'created_at',
+  'created_by',
+  'updated_at',
+  'updated_by',
+  'revision',
+  'trashed_at',
+  'origin_folder_id',
+]
+  .map((column) => `folders.${column}`)
+  .join(', ')
 
 /** A content match as both drivers read it: the file's columns, its rank, its text's start. */
 export type ContentRow = FileRow & { rank: number | string; text_start: string }

@@ -90,8 +90,20 @@ export const TRANSFER_TABLES: readonly TransferTable[] = [
   {
     kind: 'users',
     table: 'users',
-    columns: ['id', 'user_name', 'user_name_key', 'display_name', 'email', 'is_admin', 'password_hash',
-      'wopi_user_info', 'token_generation', 'created_at', 'updated_at', 'disabled'],
+    columns: [
+      'id',
+      'user_name',
+      'user_name_key',
+      'display_name',
+      'email',
+      'is_admin',
+      'password_hash',
+      'wopi_user_info',
+      'token_generation',
+      'created_at',
+      'updated_at',
+      'disabled',
+    ],
     conflict: ['id'],
     order: ['id'],
   },
@@ -120,8 +132,21 @@ export const TRANSFER_TABLES: readonly TransferTable[] = [
   {
     kind: 'folders',
     table: 'folders',
-    columns: ['id', 'owner_id', 'parent_id', 'title', 'title_key', 'root_type', 'created_at', 'created_by',
-      'updated_at', 'updated_by', 'revision', 'trashed_at', 'origin_folder_id'],
+    columns: [
+      'id',
+      'owner_id',
+      'parent_id',
+      'title',
+      'title_key',
+      'root_type',
+      'created_at',
+      'created_by',
+      'updated_at',
+      'updated_by',
+      'revision',
+      'trashed_at',
+      'origin_folder_id',
+    ],
     conflict: ['id'],
     order: ['id'],
     readAll: FOLDERS_PARENTS_FIRST,
@@ -129,9 +154,29 @@ export const TRANSFER_TABLES: readonly TransferTable[] = [
   {
     kind: 'files',
     table: 'files',
-    columns: ['id', 'owner_id', 'folder_id', 'title', 'title_key', 'version', 'size', 'sha256', 'blob_key',
-      'created_at', 'created_by', 'updated_at', 'updated_by', 'lock_id', 'lock_expires_at', 'lock_user_id',
-      'lock_locked_at', 'key_version', 'revision', 'trashed_at', 'origin_folder_id'],
+    columns: [
+      'id',
+      'owner_id',
+      'folder_id',
+      'title',
+      'title_key',
+      'version',
+      'size',
+      'sha256',
+      'blob_key',
+      'created_at',
+      'created_by',
+      'updated_at',
+      'updated_by',
+      'lock_id',
+      'lock_expires_at',
+      'lock_user_id',
+      'lock_locked_at',
+      'key_version',
+      'revision',
+      'trashed_at',
+      'origin_folder_id',
+    ],
     conflict: ['id'],
     order: ['id'],
   },
@@ -145,8 +190,16 @@ export const TRANSFER_TABLES: readonly TransferTable[] = [
   {
     kind: 'editing',
     table: 'editing',
-    columns: ['file_id', 'document_key', 'editors', 'updated_at', 'error_status', 'error_key', 'error_message',
-      'error_at'],
+    columns: [
+      'file_id',
+      'document_key',
+      'editors',
+      'updated_at',
+      'error_status',
+      'error_key',
+      'error_message',
+      'error_at',
+    ],
     conflict: ['file_id'],
     order: ['file_id'],
   },
@@ -168,8 +221,18 @@ export const TRANSFER_TABLES: readonly TransferTable[] = [
     kind: 'audit',
     table: 'audit_events',
     // seq is left to the target, which numbers the events in the order they arrive.
-    columns: ['id', 'at', 'action', 'actor_id', 'actor_name', 'address', 'target_type', 'target_id',
-      'target_name', 'detail'],
+    columns: [
+      'id',
+      'at',
+      'action',
+      'actor_id',
+      'actor_name',
+      'address',
+      'target_type',
+      'target_id',
+      'target_name',
+      'detail',
+    ],
     conflict: ['id'],
     order: ['seq'],
   },
@@ -209,9 +272,20 @@ export function batchFromRows(kind: TransferKind, rows: Row[]): TransferBatch {
 export function rowValues(batch: TransferBatch, asFlag: Flag): unknown[][] {
   switch (batch.kind) {
     case 'users':
-      return batch.records.map((u) => [u.id, u.userName, u.userName.toLowerCase(), u.displayName, u.email,
-        asFlag(u.isAdmin), u.passwordHash, u.wopiUserInfo, u.tokenGeneration, u.createdAt, u.updatedAt,
-        asFlag(u.disabled)])
+      return batch.records.map((u) => [
+        u.id,
+        u.userName,
+        u.userName.toLowerCase(),
+        u.displayName,
+        u.email,
+        asFlag(u.isAdmin),
+        u.passwordHash,
+        u.wopiUserInfo,
+        u.tokenGeneration,
+        u.createdAt,
+        u.updatedAt,
+        asFlag(u.disabled),
+      ])
     case 'userSettings':
       return batch.records.map((u) => [u.userId, asFlag(u.updateIfExist)])
     case 'settings':
@@ -219,30 +293,93 @@ export function rowValues(batch: TransferBatch, asFlag: Flag): unknown[][] {
     case 'sessions':
       return batch.records.map((s) => [s.tokenHash, s.userId, s.createdAt, s.expiresAt])
     case 'throttle':
-      return batch.records.map((t) => [t.key, t.state.failures, t.state.windowStartedAt, t.state.lastAttemptAt,
-        t.state.blockedUntil])
+      return batch.records.map((t) => [
+        t.key,
+        t.state.failures,
+        t.state.windowStartedAt,
+        t.state.lastAttemptAt,
+        t.state.blockedUntil,
+      ])
     case 'folders':
-      return batch.records.map((f) => [f.id, f.ownerId, f.parentId, f.title, f.title.toLowerCase(), f.rootType,
-        f.createdAt, f.createdBy, f.updatedAt, f.updatedBy, f.revision, f.trashedAt, f.originFolderId])
+      return batch.records.map((f) => [
+        f.id,
+        f.ownerId,
+        f.parentId,
+        f.title,
+        f.title.toLowerCase(),
+        f.rootType,
+        f.createdAt,
+        f.createdBy,
+        f.updatedAt,
+        f.updatedBy,
+        f.revision,
+        f.trashedAt,
+        f.originFolderId,
+      ])
     case 'files':
-      return batch.records.map((f) => [f.id, f.ownerId, f.folderId, f.title, f.title.toLowerCase(), f.version,
-        f.size, f.sha256, f.blobKey, f.createdAt, f.createdBy, f.updatedAt, f.updatedBy, f.lock?.lockId ?? null,
-        f.lock?.expiresAt ?? null, f.lock?.holderId ?? null, f.lock?.lockedAt ?? null, f.keyVersion, f.revision,
-        f.trashedAt, f.originFolderId])
+      return batch.records.map((f) => [
+        f.id,
+        f.ownerId,
+        f.folderId,
+        f.title,
+        f.title.toLowerCase(),
+        f.version,
+        f.size,
+        f.sha256,
+        f.blobKey,
+        f.createdAt,
+        f.createdBy,
+        f.updatedAt,
+        f.updatedBy,
+        f.lock?.lockId ?? null,
+        f.lock?.expiresAt ?? null,
+        f.lock?.holderId ?? null,
+        f.lock?.lockedAt ?? null,
+        f.keyVersion,
+        f.revision,
+        f.trashedAt,
+        f.originFolderId,
+      ])
     case 'versions':
-      return batch.records.map((v) => [v.fileId, v.version, v.blobKey, v.size, v.sha256, v.createdAt, v.createdBy,
-        v.source, JSON.stringify(v.meta)])
+      return batch.records.map((v) => [
+        v.fileId,
+        v.version,
+        v.blobKey,
+        v.size,
+        v.sha256,
+        v.createdAt,
+        v.createdBy,
+        v.source,
+        JSON.stringify(v.meta),
+      ])
     case 'editing':
-      return batch.records.map((e) => [e.fileId, e.documentKey, JSON.stringify(e.editors), e.updatedAt,
-        e.lastError?.status ?? null, e.lastError?.documentKey ?? null, e.lastError?.message ?? null,
-        e.lastError?.at ?? null])
+      return batch.records.map((e) => [
+        e.fileId,
+        e.documentKey,
+        JSON.stringify(e.editors),
+        e.updatedAt,
+        e.lastError?.status ?? null,
+        e.lastError?.documentKey ?? null,
+        e.lastError?.message ?? null,
+        e.lastError?.at ?? null,
+      ])
     case 'shares':
       return batch.records.map((s) => [s.itemKind, s.itemId, s.userId, s.access, s.grantedBy, s.grantedAt])
     case 'shareLinks':
       return batch.records.map((l) => [l.fileId, l.keyHash, l.access, l.createdAt, l.revokedAt])
     case 'audit':
-      return batch.records.map((a) => [a.id, a.at, a.action, a.actorId, a.actorName, a.address, a.targetType,
-        a.targetId, a.targetName, a.detail])
+      return batch.records.map((a) => [
+        a.id,
+        a.at,
+        a.action,
+        a.actorId,
+        a.actorName,
+        a.address,
+        a.targetType,
+        a.targetId,
+        a.targetName,
+        a.detail,
+      ])
   }
 }
 
@@ -405,11 +542,7 @@ function toAudit(row: Row): AuditEvent {
 }
 
 /** The SQL of a page of `table` after the row whose `order` values are `after` (none: the first page). */
-export function pageQuery(
-  table: TransferTable,
-  placeholder: (index: number) => string,
-  hasCursor: boolean,
-): string {
+export function pageQuery(table: TransferTable, placeholder: (index: number) => string, hasCursor: boolean): string {
   const order = table.order.join(', ')
   const cursor = table.order.map((_, index) => placeholder(index + 1)).join(', ')
   const limit = placeholder(hasCursor ? table.order.length + 1 : 1)
@@ -418,11 +551,7 @@ export function pageQuery(
 }
 
 /** The INSERT of `rows` rows into `table` that leaves rows with a known key alone. */
-export function insertQuery(
-  table: TransferTable,
-  rows: number,
-  placeholder: (index: number) => string,
-): string {
+export function insertQuery(table: TransferTable, rows: number, placeholder: (index: number) => string): string {
   const width = table.columns.length
   const tuples: string[] = []
   for (let r = 0; r < rows; r++) {
@@ -482,10 +611,7 @@ export async function* exportTables(sql: TransferSql, batchSize: number): AsyncG
  * Writes every batch with inserts that leave rows of a known key alone, and counts what
  * was added and what was there already. The caller runs it inside one transaction.
  */
-export async function importTables(
-  sql: TransferSql,
-  batches: AsyncIterable<TransferBatch>,
-): Promise<ImportReport> {
+export async function importTables(sql: TransferSql, batches: AsyncIterable<TransferBatch>): Promise<ImportReport> {
   const report: ImportReport = { added: emptyCounts(), present: emptyCounts() }
   for await (const batch of batches) {
     const table = transferTable(batch.kind)

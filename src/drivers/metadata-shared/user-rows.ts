@@ -8,15 +8,32 @@ import { paramList, type Dialect, type ParamType } from './dialect.js'
  * the same in every SQL driver.
  */
 export const USER_COLUMNS = [
-  'id', 'user_name', 'display_name', 'email', 'is_admin', 'password_hash', 'wopi_user_info',
-  'token_generation', 'created_at', 'updated_at', 'disabled',
+  'id',
+  'user_name',
+  'display_name',
+  'email',
+  'is_admin',
+  'password_hash',
+  'wopi_user_info',
+  'token_generation',
+  'created_at',
+  'updated_at',
+  'disabled',
 ] as const
 
 /** One row of `users` as the values of USER_COLUMNS (flags: 0/1 in SQLite, booleans in PostgreSQL). */
 export type UserTuple = [
-  id: string, user_name: string, display_name: string, email: string, is_admin: number | boolean,
-  password_hash: string, wopi_user_info: string, token_generation: number, created_at: number,
-  updated_at: number, disabled: number | boolean,
+  id: string,
+  user_name: string,
+  display_name: string,
+  email: string,
+  is_admin: number | boolean,
+  password_hash: string,
+  wopi_user_info: string,
+  token_generation: number,
+  created_at: number,
+  updated_at: number,
+  disabled: number | boolean,
 ]
 
 /** A raw row (see USER_COLUMNS) as a record. */

@@ -1,12 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { AuditRepository } from '../../ports/metadata-store.js'
-import {
-  auditBounds,
-  auditSql,
-  auditValues,
-  toAuditEvent,
-  type AuditRow,
-} from '../metadata-shared/audit-rows.js'
+import { auditBounds, auditSql, auditValues, toAuditEvent, type AuditRow } from '../metadata-shared/audit-rows.js'
 import { SQLITE_DIALECT } from '../metadata-shared/dialect.js'
 
 const SQL = auditSql(SQLITE_DIALECT)

@@ -75,7 +75,7 @@ describe('listing totals (folder_counts)', () => {
     }
   })
 
-  test('files stored before folders existed land in their owner\'s my root, counted', async () => {
+  test("files stored before folders existed land in their owner's my root, counted", async () => {
     const dir = await tempDir()
     const before = join(dir, 'before-005')
     await mkdir(before)

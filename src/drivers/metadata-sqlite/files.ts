@@ -39,8 +39,12 @@ const MAX_REMEMBERED_ACCESS_READS = 1024
 
 /** The parameters of the lock-only UPDATE, in the order of its placeholders. */
 type LockChangeParams = [
-  lockId: string | null, expiresAt: number | null, holderId: string | null, lockedAt: number | null,
-  id: string, expectedRevision: number,
+  lockId: string | null,
+  expiresAt: number | null,
+  holderId: string | null,
+  lockedAt: number | null,
+  id: string,
+  expectedRevision: number,
 ]
 
 /** A lock change writes with one UPDATE, its last step (writeLockChange). */
@@ -126,12 +130,7 @@ const SUFFIX_FILTER = `AND EXISTS (SELECT 1 FROM json_each(@suffixes)
  * The SELECT of one page of a listing. Exported so a test can check that
  * every sort is served by an index; only fixed column names go into it.
  */
-export function listSql(
-  sortBy: FileSortField,
-  descending: boolean,
-  filtered: boolean,
-  bySuffix = false,
-): string {
+export function listSql(sortBy: FileSortField, descending: boolean, filtered: boolean, bySuffix = false): string {
   const order = fileOrderBy(sortBy, { table: 'files.', author: AUTHOR_NAME, descending })
   const join = sortBy === 'author' ? 'LEFT JOIN users ON users.id = files.created_by' : ''
   const filter = filtered ? 'AND instr(files.title_key, @needle) > 0' : ''
@@ -246,9 +245,7 @@ export function createFileRepository(db: Database.Database, walIndex?: WalIndexH
     .prepare<{ fileId: string; userId: string }, FileWithAccessTuple>(fileWithAccessSql('@fileId', '@userId'))
     .raw()
   const titleTaken = db
-    .prepare<[string, string], number>(
-      'SELECT EXISTS (SELECT 1 FROM files WHERE folder_id = ? AND title_key = ?)',
-    )
+    .prepare<[string, string], number>('SELECT EXISTS (SELECT 1 FROM files WHERE folder_id = ? AND title_key = ?)')
     .pluck()
   // Raw rows of withAccess by file and user, checked against every commit before each use
   // (see commit-checked-memo.ts): an editor polls the same file with the same token.
@@ -280,14 +277,14 @@ export function createFileRepository(db: Database.Database, walIndex?: WalIndexH
       return updateLock.get(lockId, expiresAt, holderId, lockedAt, id, expectedRevision)
     }
     const changed = withLockChange(known, change)
-    return updateLockKnownRow.run(lockId, expiresAt, holderId, lockedAt, id, expectedRevision).changes === 1 ? changed : undefined
+    return updateLockKnownRow.run(lockId, expiresAt, holderId, lockedAt, id, expectedRevision).changes === 1
+      ? changed
+      : undefined
   }
   const updateHead = db.prepare<HeadParams, FileRow>(`UPDATE files SET ${PATCH_SET},
       version = @version, size = @size, sha256 = @sha256, blob_key = @blobKey
     WHERE id = @id AND revision = @expectedRevision RETURNING *`)
-  const versionsOf = db.prepare<[string], VersionRow>(
-    'SELECT * FROM versions WHERE file_id = ? ORDER BY version',
-  )
+  const versionsOf = db.prepare<[string], VersionRow>('SELECT * FROM versions WHERE file_id = ? ORDER BY version')
   const oneVersion = db.prepare<[string, number], VersionRow>(
     'SELECT * FROM versions WHERE file_id = ? AND version = ?',
   )
@@ -300,20 +297,20 @@ export function createFileRepository(db: Database.Database, walIndex?: WalIndexH
          AND EXISTS (SELECT 1 FROM versions v WHERE v.blob_key = r.source_blob_key)`,
     )
     .pluck()
-  const blobKeysOf = db.prepare<[string, string], string>(`SELECT blob_key FROM (
+  const blobKeysOf = db
+    .prepare<[string, string], string>(
+      `SELECT blob_key FROM (
       SELECT blob_key, version FROM versions WHERE file_id = ?
       UNION ALL SELECT blob_key, version FROM files WHERE id = ?
-    ) GROUP BY blob_key ORDER BY min(version), blob_key`).pluck()
+    ) GROUP BY blob_key ORDER BY min(version), blob_key`,
+    )
+    .pluck()
   const deleteVersions = db.prepare<[string]>('DELETE FROM versions WHERE file_id = ?')
   const deleteFile = db.prepare<[string]>('DELETE FROM files WHERE id = ?')
-  const revisionOf = db
-    .prepare<[string], number>('SELECT revision FROM files WHERE id = ?')
-    .pluck()
+  const revisionOf = db.prepare<[string], number>('SELECT revision FROM files WHERE id = ?').pluck()
   // One row kept by triggers (migration 005), not a count over the folder's files.
   const countAll = db
-    .prepare<ListParams, number>(
-      'SELECT coalesce((SELECT files FROM folder_counts WHERE folder_id = @folderId), 0)',
-    )
+    .prepare<ListParams, number>('SELECT coalesce((SELECT files FROM folder_counts WHERE folder_id = @folderId), 0)')
     .pluck()
   const countFiltered = db
     .prepare<ListParams, number>(
@@ -341,9 +338,7 @@ export function createFileRepository(db: Database.Database, walIndex?: WalIndexH
     insertFile.run(fileParams(file))
     insertVersion.run(versionParams(firstVersion))
   })
-  const lockedCount = db
-    .prepare<[number], number>('SELECT count(*) FROM files WHERE lock_expires_at > ?')
-    .pluck()
+  const lockedCount = db.prepare<[number], number>('SELECT count(*) FROM files WHERE lock_expires_at > ?').pluck()
   const dropVersions = db.prepare<[string, string]>(
     'DELETE FROM versions WHERE file_id = ? AND version IN (SELECT value FROM json_each(?))',
   )

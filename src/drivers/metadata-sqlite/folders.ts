@@ -17,7 +17,6 @@ import { checkPage, folderOrderBy, SORT_FIELDS } from '../metadata-shared/page-r
 import { createGroupCommit } from './group-commit.js'
 import { isUniqueViolation, toFlag } from './sqlite-errors.js'
 
-
 interface CountRow {
   folder_id: string
   files: number
@@ -87,8 +86,6 @@ export function folderListSql(sortBy: FileSortField, descending: boolean, filter
   return `SELECT folders.* FROM folders ${join} WHERE folders.parent_id = @parentId ${filter}
     ORDER BY ${order} LIMIT @limit OFFSET @offset`
 }
-
-
 
 function folderParams(folder: FolderRecord) {
   return {
@@ -171,17 +168,13 @@ export function createFolderRepository(db: Database.Database): FolderRepository 
     WHERE files.lock_expires_at > ?
       OR EXISTS (SELECT 1 FROM editing WHERE editing.file_id = files.id AND editing.editors <> '[]')`)
   const titleTaken = db
-    .prepare<[string, string], number>(
-      'SELECT EXISTS (SELECT 1 FROM folders WHERE parent_id = ? AND title_key = ?)',
-    )
+    .prepare<[string, string], number>('SELECT EXISTS (SELECT 1 FROM folders WHERE parent_id = ? AND title_key = ?)')
     .pluck()
   const countMany = db.prepare<[string], CountRow>(
     'SELECT * FROM folder_counts WHERE folder_id IN (SELECT value FROM json_each(?))',
   )
   const countAll = db
-    .prepare<ListParams, number>(
-      'SELECT coalesce((SELECT folders FROM folder_counts WHERE folder_id = @parentId), 0)',
-    )
+    .prepare<ListParams, number>('SELECT coalesce((SELECT folders FROM folder_counts WHERE folder_id = @parentId), 0)')
     .pluck()
   const countFiltered = db
     .prepare<ListParams, number>(
@@ -192,20 +185,18 @@ export function createFolderRepository(db: Database.Database): FolderRepository 
     WHERE id = @id AND revision = @expectedRevision RETURNING *`)
   const trashed = db.prepare<[number, number], FolderRow>(`SELECT * FROM folders
     WHERE trashed_at IS NOT NULL AND trashed_at <= ? ORDER BY trashed_at, id LIMIT ?`)
-  const filesIn = db.prepare<[string], string>(
-    'SELECT id FROM files WHERE folder_id IN (SELECT value FROM json_each(?))',
-  ).pluck()
-  const blobKeysIn = db.prepare<[string], string>(`SELECT DISTINCT blob_key FROM versions
-    WHERE file_id IN (SELECT value FROM json_each(?))`).pluck()
-  const deleteVersions = db.prepare<[string]>(
-    'DELETE FROM versions WHERE file_id IN (SELECT value FROM json_each(?))',
-  )
-  const deleteFiles = db.prepare<[string]>(
-    'DELETE FROM files WHERE id IN (SELECT value FROM json_each(?))',
-  )
-  const deleteFolders = db.prepare<[string]>(
-    'DELETE FROM folders WHERE id IN (SELECT value FROM json_each(?))',
-  )
+  const filesIn = db
+    .prepare<[string], string>('SELECT id FROM files WHERE folder_id IN (SELECT value FROM json_each(?))')
+    .pluck()
+  const blobKeysIn = db
+    .prepare<[string], string>(
+      `SELECT DISTINCT blob_key FROM versions
+    WHERE file_id IN (SELECT value FROM json_each(?))`,
+    )
+    .pluck()
+  const deleteVersions = db.prepare<[string]>('DELETE FROM versions WHERE file_id IN (SELECT value FROM json_each(?))')
+  const deleteFiles = db.prepare<[string]>('DELETE FROM files WHERE id IN (SELECT value FROM json_each(?))')
+  const deleteFolders = db.prepare<[string]>('DELETE FROM folders WHERE id IN (SELECT value FROM json_each(?))')
   const pages = new Map<string, Database.Statement<ListParams, FolderRow>>()
   for (const sortBy of SORT_FIELDS) {
     for (const descending of [false, true]) {
@@ -294,12 +285,14 @@ export function createFolderRepository(db: Database.Database): FolderRepository 
         throw new Error('create makes ordinary folders only; roots come from ensureRoot')
       }
       const parentId = folder.parentId
-      await commit(() => guardTitle(folder.title, () => {
-        if (byId.get(parentId) === undefined) {
-          throw new DomainError('NOT_FOUND', 'parent folder not found')
-        }
-        insert.run(folderParams(folder))
-      }))
+      await commit(() =>
+        guardTitle(folder.title, () => {
+          if (byId.get(parentId) === undefined) {
+            throw new DomainError('NOT_FOUND', 'parent folder not found')
+          }
+          insert.run(folderParams(folder))
+        }),
+      )
     },
 
     async findById(id) {

@@ -43,7 +43,11 @@ describe('group commit', () => {
       ),
     )
     assert.deepEqual(await Promise.all(jobs), [0, 1, 2])
-    assert.deepEqual(observed, [[0, 3, false], [1, 3, false], [2, 3, false]])
+    assert.deepEqual(observed, [
+      [0, 3, false],
+      [1, 3, false],
+      [2, 3, false],
+    ])
     reader.close()
     db.close()
   })
@@ -65,7 +69,10 @@ describe('group commit', () => {
       }),
     )
     assert.equal(committed.get(), 0, 'nothing runs before the batch is flushed')
-    assert.deepEqual(await Promise.all(jobs), Array.from({ length: 50 }, (_, i) => i * 2))
+    assert.deepEqual(
+      await Promise.all(jobs),
+      Array.from({ length: 50 }, (_, i) => i * 2),
+    )
     assert.ok(seenInTransaction.every(Boolean))
     // Every job saw all 50 rows committed when it resolved: one commit for the batch.
     assert.deepEqual(seenCommitted, Array(50).fill(50))

@@ -59,7 +59,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Meta
     const walIndex = openWalIndexHeader(db.name)
     return {
       renditions: createRenditionRepository(db),
-    users: createUserRepository(db),
+      users: createUserRepository(db),
       sessions: createSessionRepository(db),
       throttle: createThrottleRepository(db),
       files: createFileRepository(db, walIndex),

@@ -9,7 +9,10 @@ export function createJobRepository(db: Database.Database): JobRepository {
     ON CONFLICT (kind, subject) DO UPDATE SET state = 'pending', attempts = 0, run_after = excluded.run_after,
       taken_by = NULL, taken_at = NULL, last_error = ''`)
   // One statement: SQLite runs it whole under its write lock, so two takers never share a run.
-  const take = db.prepare<{ worker: string; now: number; expired: number; kinds: string; only: number }, JobRow>(`UPDATE jobs
+  const take = db.prepare<
+    { worker: string; now: number; expired: number; kinds: string; only: number },
+    JobRow
+  >(`UPDATE jobs
       SET state = 'running', taken_by = @worker, taken_at = @now, attempts = attempts + 1
     WHERE rowid = (SELECT rowid FROM jobs
       WHERE ((state = 'pending' AND run_after <= @now) OR (state = 'running' AND taken_at < @expired))
@@ -59,7 +62,11 @@ export function createJobRepository(db: Database.Database): JobRepository {
       return found
     },
     async counts() {
-      return counts.all().flatMap((row): JobCount[] => (isJobState(row.state) ? [{ kind: row.kind, state: row.state, count: row.count }] : []))
+      return counts
+        .all()
+        .flatMap((row): JobCount[] =>
+          isJobState(row.state) ? [{ kind: row.kind, state: row.state, count: row.count }] : [],
+        )
     },
   }
 }

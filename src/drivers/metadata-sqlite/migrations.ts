@@ -1,21 +1,14 @@
 import { fileURLToPath } from 'node:url'
 import type Database from 'better-sqlite3'
 import { SQLITE_DIALECT } from '../metadata-shared/dialect.js'
-import {
-  loadMigrations,
-  recordMigrationSql,
-  runMigrations,
-  type Migration,
-} from '../metadata-shared/migrations.js'
+import { loadMigrations, recordMigrationSql, runMigrations, type Migration } from '../metadata-shared/migrations.js'
 
 /**
  * Folder of the SQLite migrations: `migrations/sqlite` at the repository root.
  * This module sits three levels below the root both as src/.../migrations.ts
  * (tsx) and as dist/.../migrations.js (tsc), so one relative URL serves both.
  */
-export const SQLITE_MIGRATIONS_DIR = fileURLToPath(
-  new URL('../../../migrations/sqlite/', import.meta.url),
-)
+export const SQLITE_MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/sqlite/', import.meta.url))
 
 /**
  * Applies the migrations of `dir` that the database has not recorded in
@@ -35,9 +28,7 @@ export async function applyMigrations(db: Database.Database, dir: string): Promi
     name TEXT NOT NULL,
     applied_at INTEGER NOT NULL
   ) STRICT`)
-  const isApplied = db.prepare<[number], { version: number }>(
-    'SELECT version FROM schema_migrations WHERE version = ?',
-  )
+  const isApplied = db.prepare<[number], { version: number }>('SELECT version FROM schema_migrations WHERE version = ?')
   const record = db.prepare<[number, string, number]>(recordMigrationSql(SQLITE_DIALECT))
   const step = db.transaction((migration: Migration) => {
     // Another process may have applied it since we looked.

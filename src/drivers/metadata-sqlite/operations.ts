@@ -20,7 +20,9 @@ export function createOperationRepository(db: Database.Database): FileOperationR
   )
   const purge = db.prepare<[number, number]>(`DELETE FROM file_operations
     WHERE finished_at < ? OR (finished_at IS NULL AND started_at < ?)`)
-  const beat = db.prepare<[number, string]>('UPDATE file_operations SET alive_at = ? WHERE id = ? AND finished_at IS NULL')
+  const beat = db.prepare<[number, string]>(
+    'UPDATE file_operations SET alive_at = ? WHERE id = ? AND finished_at IS NULL',
+  )
   const endSilent = db.prepare<[number, string, number]>(`UPDATE file_operations SET finished_at = ?, error = ?
     WHERE finished_at IS NULL AND coalesce(alive_at, started_at) < ?`)
   // Read and removal in one transaction: no other connection reports the same rows.
@@ -31,10 +33,22 @@ export function createOperationRepository(db: Database.Database): FileOperationR
   })
   return {
     async start(op) {
-      insert.run(op.id, op.userId, op.kind, op.startedAt, op.finishedAt, op.error, itemsJson(op.files), itemsJson(op.folders))
+      insert.run(
+        op.id,
+        op.userId,
+        op.kind,
+        op.startedAt,
+        op.finishedAt,
+        op.error,
+        itemsJson(op.files),
+        itemsJson(op.folders),
+      )
     },
     async finish(id, outcome) {
-      return finish.run(outcome.finishedAt, outcome.error, itemsJson(outcome.files), itemsJson(outcome.folders), id).changes > 0
+      return (
+        finish.run(outcome.finishedAt, outcome.error, itemsJson(outcome.files), itemsJson(outcome.folders), id)
+          .changes > 0
+      )
     },
     async take(userId, keep = []) {
       return take.immediate(userId, JSON.stringify(keep)).map(toOperation)

@@ -25,7 +25,10 @@ export function createRenditionRepository(db: Database.Database): RenditionRepos
     'SELECT * FROM renditions WHERE source_blob_key = ? AND target = ?',
   )
   // The insert and the read are one statement: no other writer slips between.
-  const insertOrKeep = db.prepare<[string, string, string, number, string, number], RenditionRow>(`INSERT INTO renditions
+  const insertOrKeep = db.prepare<
+    [string, string, string, number, string, number],
+    RenditionRow
+  >(`INSERT INTO renditions
       (source_blob_key, target, blob_key, size, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT (source_blob_key, target) DO UPDATE SET blob_key = blob_key
     RETURNING *`)
@@ -36,7 +39,9 @@ export function createRenditionRepository(db: Database.Database): RenditionRepos
     .pluck()
   const forget = db.prepare<[string, string]>('DELETE FROM renditions WHERE source_blob_key = ? AND target = ?')
   const removeBySources = db
-    .prepare<[string], string>('DELETE FROM renditions WHERE source_blob_key IN (SELECT value FROM json_each(?)) RETURNING blob_key')
+    .prepare<[string], string>(
+      'DELETE FROM renditions WHERE source_blob_key IN (SELECT value FROM json_each(?)) RETURNING blob_key',
+    )
     .pluck()
 
   return {
@@ -45,14 +50,22 @@ export function createRenditionRepository(db: Database.Database): RenditionRepos
       return row === undefined ? undefined : toRendition(row)
     },
     async add(record) {
-      const row = insertOrKeep.get(record.sourceBlobKey, record.target, record.blobKey, record.size, record.sha256, record.createdAt)
+      const row = insertOrKeep.get(
+        record.sourceBlobKey,
+        record.target,
+        record.blobKey,
+        record.size,
+        record.sha256,
+        record.createdAt,
+      )
       if (row === undefined) throw new Error('SQLite returned no row from an upsert')
       return toRendition(row)
     },
     async presentAmong(sourceBlobKeys, target) {
       const present = new Set<string>()
       for (let start = 0; start < sourceBlobKeys.length; start += 500) {
-        for (const key of presentAmong.all(target, JSON.stringify(sourceBlobKeys.slice(start, start + 500)))) present.add(key)
+        for (const key of presentAmong.all(target, JSON.stringify(sourceBlobKeys.slice(start, start + 500))))
+          present.add(key)
       }
       return present
     },

@@ -4,7 +4,12 @@ import type { IndexedText, SearchIndexRepository, SearchQuery } from '../../port
 import { toFile, type FileRow } from '../metadata-shared/file-rows.js'
 import { toFolder, type FolderRow } from '../metadata-shared/folder-rows.js'
 import {
-  FOLDER_COLUMNS, fts5Query, mergeHits, QUALIFIED_FILE_COLUMNS, TEXT_START_CHARS, type ContentRow,
+  FOLDER_COLUMNS,
+  fts5Query,
+  mergeHits,
+  QUALIFIED_FILE_COLUMNS,
+  TEXT_START_CHARS,
+  type ContentRow,
 } from '../metadata-shared/search-rows.js'
 
 /** The folders in scope and every folder under them; the files named in scope. */
@@ -31,9 +36,13 @@ export function createSearchRepository(db: Database.Database): SearchIndexReposi
   const insertDocument = db.prepare<[string, number, string], { id: number }>(
     'INSERT INTO search_documents (file_id, version, body) VALUES (?, ?, ?) RETURNING id',
   )
-  const updateDocument = db.prepare<[number, string, number]>('UPDATE search_documents SET version = ?, body = ? WHERE id = ?')
+  const updateDocument = db.prepare<[number, string, number]>(
+    'UPDATE search_documents SET version = ?, body = ? WHERE id = ?',
+  )
   const dropTerms = db.prepare<[number]>('DELETE FROM search_terms WHERE rowid = ?')
-  const insertTerms = db.prepare<[number, string, string]>('INSERT INTO search_terms (rowid, title, terms) VALUES (?, ?, ?)')
+  const insertTerms = db.prepare<[number, string, string]>(
+    'INSERT INTO search_terms (rowid, title, terms) VALUES (?, ?, ?)',
+  )
   const remove = db.prepare<[string]>('DELETE FROM search_documents WHERE file_id = ?')
   const fileIds = db.prepare<[string, number], { id: string }>('SELECT id FROM files WHERE id > ? ORDER BY id LIMIT ?')
   const staleIds = db.prepare<[string, number], { id: string }>(`SELECT files.id FROM files
@@ -91,10 +100,17 @@ export function createSearchRepository(db: Database.Database): SearchIndexReposi
     const scope = { folders: JSON.stringify(query.scope.folderIds), files: JSON.stringify(query.scope.fileIds) }
     const pieces = Object.fromEntries(query.namePieces.map((piece, i) => [`p${i}`, piece]))
     const named = query.namePieces.length > 0
-    const folders = named ? foldersByName(query.namePieces.length).all({ ...scope, ...pieces, limit: query.limit }).map(toFolder) : []
-    const files: FileRecord[] = named && query.scanFileTitles
-      ? filesByName(query.namePieces.length).all({ ...scope, ...pieces, limit: query.limit }).map(toFile)
+    const folders = named
+      ? foldersByName(query.namePieces.length)
+          .all({ ...scope, ...pieces, limit: query.limit })
+          .map(toFolder)
       : []
+    const files: FileRecord[] =
+      named && query.scanFileTitles
+        ? filesByName(query.namePieces.length)
+            .all({ ...scope, ...pieces, limit: query.limit })
+            .map(toFile)
+        : []
     const terms = query.contentTerms ?? []
     const byContent = terms.length > 0 ? content.all({ ...scope, match: fts5Query(terms), limit: query.limit }) : []
     return mergeHits(folders, files, byContent, terms)

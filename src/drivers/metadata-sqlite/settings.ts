@@ -5,10 +5,14 @@ import type { SettingsRepository } from '../../ports/metadata-store.js'
 export function createSettingsRepository(db: Database.Database): SettingsRepository {
   const byName = db.prepare<[string], string>('SELECT value FROM settings WHERE name = ?').pluck()
   // The insert and the read run as one statement, so no other writer slips between.
-  const insertOrKeep = db.prepare<[string, string], string>(`INSERT INTO settings (name, value)
+  const insertOrKeep = db
+    .prepare<[string, string], string>(
+      `INSERT INTO settings (name, value)
       VALUES (?, ?)
     ON CONFLICT (name) DO UPDATE SET value = value
-    RETURNING value`).pluck()
+    RETURNING value`,
+    )
+    .pluck()
 
   const upsert = db.prepare<[string, string]>(`INSERT INTO settings (name, value) VALUES (?, ?)
     ON CONFLICT (name) DO UPDATE SET value = excluded.value`)

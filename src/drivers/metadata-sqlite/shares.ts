@@ -1,9 +1,5 @@
 import type Database from 'better-sqlite3'
-import type {
-  ShareItemKind,
-  ShareLinkRepository,
-  ShareRepository,
-} from '../../ports/metadata-store.js'
+import type { ShareItemKind, ShareLinkRepository, ShareRepository } from '../../ports/metadata-store.js'
 import { SHARE_COLUMNS, toLink, toShare, type LinkRow, type ShareRow } from '../metadata-shared/share-rows.js'
 
 /** Share entries in SQLite (table `shares`). */

@@ -6,8 +6,7 @@ import Database from 'better-sqlite3'
  */
 export function isUniqueViolation(error: unknown, column: string): boolean {
   if (!(error instanceof Database.SqliteError)) return false
-  const unique = error.code === 'SQLITE_CONSTRAINT_UNIQUE'
-    || error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  const unique = error.code === 'SQLITE_CONSTRAINT_UNIQUE' || error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
   return unique && error.message.includes(column)
 }
 

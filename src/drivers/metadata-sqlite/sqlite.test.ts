@@ -45,23 +45,53 @@ runMetadataStoreContract('sqlite', async () => {
 })
 
 describe('sqlite driver', () => {
-  test("the access read sees a lock another process commits at once (FOLIO_WORKERS)", async () => {
+  test('the access read sees a lock another process commits at once (FOLIO_WORKERS)', async () => {
     const path = join(await makeTempDir(), 'folio.db')
     const store = await openSqliteStore({ path })
     try {
       const at = 1_700_000_000_000
       await store.users.create({
-        id: 'u-1', userName: 'one', displayName: '', email: '', isAdmin: false, passwordHash: 'x',
-        wopiUserInfo: '', tokenGeneration: 0, disabled: false, createdAt: at, updatedAt: at,
+        id: 'u-1',
+        userName: 'one',
+        displayName: '',
+        email: '',
+        isAdmin: false,
+        passwordHash: 'x',
+        wopiUserInfo: '',
+        tokenGeneration: 0,
+        disabled: false,
+        createdAt: at,
+        updatedAt: at,
       })
       const file = {
-        id: 'f-1', ownerId: 'u-1', title: 'a.docx', version: 1, size: 1, sha256: '1'.repeat(64),
-        blobKey: 'b-1', createdAt: at, createdBy: 'u-1', updatedAt: at, updatedBy: 'u-1', lock: null,
-        keyVersion: 1, revision: 1, folderId: 'd-1', trashedAt: null, originFolderId: null,
+        id: 'f-1',
+        ownerId: 'u-1',
+        title: 'a.docx',
+        version: 1,
+        size: 1,
+        sha256: '1'.repeat(64),
+        blobKey: 'b-1',
+        createdAt: at,
+        createdBy: 'u-1',
+        updatedAt: at,
+        updatedBy: 'u-1',
+        lock: null,
+        keyVersion: 1,
+        revision: 1,
+        folderId: 'd-1',
+        trashedAt: null,
+        originFolderId: null,
       }
       await store.files.create(file, {
-        fileId: 'f-1', version: 1, blobKey: 'b-1', size: 1, sha256: file.sha256, createdAt: at,
-        createdBy: 'u-1', source: 'create', meta: {},
+        fileId: 'f-1',
+        version: 1,
+        blobKey: 'b-1',
+        size: 1,
+        sha256: file.sha256,
+        createdAt: at,
+        createdBy: 'u-1',
+        source: 'create',
+        meta: {},
       })
       // Read twice, so an answer this process remembers is what the other one must displace.
       await store.files.findWithAccess('f-1', 'u-1')
@@ -186,9 +216,7 @@ describe('sqlite migrations', () => {
 
   function tables(db: Database.Database): string[] {
     return db
-      .prepare<[], { name: string }>(
-        "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name",
-      )
+      .prepare<[], { name: string }>("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
       .all()
       .map((row) => row.name)
   }
@@ -231,17 +259,23 @@ describe('sqlite migrations', () => {
     const { db, dir } = await openScratch()
     try {
       db.pragma('foreign_keys = ON')
-      await writeFile(join(dir, '001_init.sql'), `
+      await writeFile(
+        join(dir, '001_init.sql'),
+        `
         CREATE TABLE parent (id TEXT PRIMARY KEY);
         CREATE TABLE child (parent_id TEXT REFERENCES parent (id) ON DELETE CASCADE);
         INSERT INTO parent VALUES ('p');
-        INSERT INTO child VALUES ('p');`)
+        INSERT INTO child VALUES ('p');`,
+      )
       await applyMigrations(db, dir)
-      await writeFile(join(dir, '002_rebuild.sql'), `
+      await writeFile(
+        join(dir, '002_rebuild.sql'),
+        `
         CREATE TABLE parent_new (id TEXT PRIMARY KEY, label TEXT NOT NULL DEFAULT '');
         INSERT INTO parent_new (id) SELECT id FROM parent;
         DROP TABLE parent;
-        ALTER TABLE parent_new RENAME TO parent;`)
+        ALTER TABLE parent_new RENAME TO parent;`,
+      )
       await applyMigrations(db, dir)
       assert.equal(db.prepare('SELECT count(*) FROM child').pluck().get(), 1)
       assert.equal(db.pragma('foreign_keys', { simple: true }), 1)

@@ -29,7 +29,10 @@ export function createTransfer(db: Database.Database): MetadataTransfer {
     return statement
   }
   const sql: TransferSql = {
-    read: async (query, params) => prepared(query).all(...params).filter(isRow),
+    read: async (query, params) =>
+      prepared(query)
+        .all(...params)
+        .filter(isRow),
     write: async (query, params) => prepared(query).run(...params).changes,
     placeholder: () => '?',
     flag: toFlag,

@@ -22,9 +22,7 @@ const SQL = userSql(SQLITE_DIALECT)
 export function createUserRepository(db: Database.Database): UserRepository {
   const insert = db.prepare<unknown[]>(SQL.insert)
   // A raw row (an array) mapped by index: read on every WOPI call, so cheaper than an object.
-  const byId = db
-    .prepare<[string], UserTuple>(`SELECT ${USER_COLUMNS.join(', ')} FROM users WHERE id = ?`)
-    .raw()
+  const byId = db.prepare<[string], UserTuple>(`SELECT ${USER_COLUMNS.join(', ')} FROM users WHERE id = ?`).raw()
   const byNameKey = db.prepare<[string], UserRow>(SQL.byNameKey)
   const all = db.prepare<[], UserRow>(SQL.all)
   const patch = db.prepare<unknown[]>(SQL.patch)

@@ -24,7 +24,11 @@ const PACKAGE_BYTES_PER_CHAR = 16
  * memory, no network) and the extraction's time limit; what comes back is read within the
  * extraction's character limit. A document the converter cannot read is `unreadable`.
  */
-export function converterTextFallback(converter: Converter, ooxmlReader: TextExtractor, now: () => number = Date.now): TextExtractor {
+export function converterTextFallback(
+  converter: Converter,
+  ooxmlReader: TextExtractor,
+  now: () => number = Date.now,
+): TextExtractor {
   const runs = () => converter.status().kind !== 'off'
   const targetOf = (title: string) => {
     const extension = extensionOf(title)
@@ -51,11 +55,15 @@ export function converterTextFallback(converter: Converter, ooxmlReader: TextExt
           const chunks: Buffer[] = []
           for await (const chunk of converted.stream()) chunks.push(Buffer.from(chunk))
           const bytes = Buffer.concat(chunks)
-          return ooxmlReader.extract({
-            title: `converted.${target}`,
-            size: bytes.length,
-            open: async (range) => Readable.from([range === undefined ? bytes : bytes.subarray(range.start, range.end + 1)]),
-          }, limits)
+          return ooxmlReader.extract(
+            {
+              title: `converted.${target}`,
+              size: bytes.length,
+              open: async (range) =>
+                Readable.from([range === undefined ? bytes : bytes.subarray(range.start, range.end + 1)]),
+            },
+            limits,
+          )
         }
         const sink = new TextSink(limits.maxChars)
         const budget = new Budget(sink, now() + limits.timeoutMs, limits.maxChars * BYTES_PER_CHAR, now)

@@ -25,7 +25,9 @@ function extensionOf(title: string): string {
 }
 
 function knows(extension: string): boolean {
-  return PACKAGE_FORMATS.has(extension) || PLAIN_FORMATS.has(extension) || HTML_FORMATS.has(extension) || extension === 'pdf'
+  return (
+    PACKAGE_FORMATS.has(extension) || PLAIN_FORMATS.has(extension) || HTML_FORMATS.has(extension) || extension === 'pdf'
+  )
 }
 
 /**

@@ -26,12 +26,24 @@ const openDocumentParts: PartRules = (name) => (name === 'content.xml' ? OPEN_DO
 
 /** The zip-packaged formats read here, by lower-case extension. */
 export const PACKAGE_FORMATS: ReadonlyMap<string, PartRules> = new Map([
-  ['docx', wordParts], ['docm', wordParts], ['dotx', wordParts], ['dotm', wordParts],
-  ['xlsx', sheetParts], ['xlsm', sheetParts], ['xltx', sheetParts], ['xltm', sheetParts],
-  ['pptx', slideParts], ['pptm', slideParts], ['ppsx', slideParts], ['potx', slideParts],
-  ['odt', openDocumentParts], ['ott', openDocumentParts],
-  ['ods', openDocumentParts], ['ots', openDocumentParts],
-  ['odp', openDocumentParts], ['otp', openDocumentParts],
+  ['docx', wordParts],
+  ['docm', wordParts],
+  ['dotx', wordParts],
+  ['dotm', wordParts],
+  ['xlsx', sheetParts],
+  ['xlsm', sheetParts],
+  ['xltx', sheetParts],
+  ['xltm', sheetParts],
+  ['pptx', slideParts],
+  ['pptm', slideParts],
+  ['ppsx', slideParts],
+  ['potx', slideParts],
+  ['odt', openDocumentParts],
+  ['ott', openDocumentParts],
+  ['ods', openDocumentParts],
+  ['ots', openDocumentParts],
+  ['odp', openDocumentParts],
+  ['otp', openDocumentParts],
 ])
 
 const byName = new Intl.Collator('en', { numeric: true })

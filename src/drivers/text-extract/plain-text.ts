@@ -27,7 +27,8 @@ const HTML_BYTES_PER_CHAR = 8
 /** Elements whose content is not text a reader sees. */
 const HIDDEN = /<(script|style|noscript|template|head)\b[\s\S]*?<\/\1\s*>/gi
 /** Elements that start a new line. */
-const BLOCK = /<\/?(p|div|br|li|ul|ol|tr|td|th|h[1-6]|section|article|header|footer|table|blockquote|pre|title)\b[^>]*>/gi
+const BLOCK =
+  /<\/?(p|div|br|li|ul|ol|tr|td|th|h[1-6]|section|article|header|footer|table|blockquote|pre|title)\b[^>]*>/gi
 
 /**
  * Reads the text of an HTML page: the markup, comments, scripts and styles left out,

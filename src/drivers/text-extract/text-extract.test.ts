@@ -67,7 +67,8 @@ describe('text formats', () => {
   })
 
   test('html: tags, scripts, styles and comments go, entities are decoded', async () => {
-    const html = '<html><head><title>T</title><style>p{color:red}</style></head><body>' +
+    const html =
+      '<html><head><title>T</title><style>p{color:red}</style></head><body>' +
       '<script>var secretScript = 1</script><!-- hidden comment --><p>Caf&eacute; &amp; cr&#232;me</p>' +
       '<div>Zanzibar</div></body></html>'
     const text = textOf(await extractor.extract(inputOf('page.html', strToU8(html)), LIMITS))
@@ -78,17 +79,23 @@ describe('text formats', () => {
 
   test('an empty file has no words', async () => {
     assert.deepEqual(await extractor.extract(inputOf('empty.docx', new Uint8Array(0)), LIMITS), {
-      outcome: 'unreadable', reason: 'not a zip archive',
+      outcome: 'unreadable',
+      reason: 'not a zip archive',
     })
     assert.deepEqual(await extractor.extract(inputOf('empty.txt', new Uint8Array(0)), LIMITS), {
-      outcome: 'text', text: '', truncated: false,
+      outcome: 'text',
+      text: '',
+      truncated: false,
     })
   })
 })
 
 describe('limits', () => {
   test('at most maxChars characters are kept, and the result says it was cut', async () => {
-    const result = await extractor.extract(inputOf('long.txt', strToU8('word '.repeat(10_000))), { ...LIMITS, maxChars: 100 })
+    const result = await extractor.extract(inputOf('long.txt', strToU8('word '.repeat(10_000))), {
+      ...LIMITS,
+      maxChars: 100,
+    })
     assert.equal(result.outcome, 'text')
     if (result.outcome !== 'text') return
     assert.ok(result.text.length <= 100)
@@ -130,7 +137,9 @@ describe('limits', () => {
     })
     assert.equal(withFallback.supports('old.doc'), true)
     assert.deepEqual(await withFallback.extract(inputOf('old.doc', strToU8('x')), LIMITS), {
-      outcome: 'text', text: 'converted words', truncated: false,
+      outcome: 'text',
+      text: 'converted words',
+      truncated: false,
     })
   })
 })

@@ -54,7 +54,10 @@ export async function readZipDirectory(open: OpenRange, size: number, budget: Bu
     throw new ExtractionStop('damaged zip directory')
   }
   if (directorySize === 0) return []
-  const directory = await readAll(await open({ start: directoryOffset, end: directoryOffset + directorySize - 1 }), budget)
+  const directory = await readAll(
+    await open({ start: directoryOffset, end: directoryOffset + directorySize - 1 }),
+    budget,
+  )
   const entries: ZipEntry[] = []
   let p = 0
   while (p + 46 <= directory.length && directory.readUInt32LE(p) === CENTRAL_SIGNATURE) {

@@ -23,7 +23,8 @@ export const PROBLEM_PAGES: Partial<Record<PageProblem, ProblemPage>> = {
   NOT_FOUND: {
     status: 404,
     title: 'This document is not here',
-    message: 'It may have been deleted or renamed, or the link may be wrong. Documents of other people cannot be opened either.',
+    message:
+      'It may have been deleted or renamed, or the link may be wrong. Documents of other people cannot be opened either.',
   },
   UNKNOWN_PATH: {
     status: 404,
@@ -33,12 +34,14 @@ export const PROBLEM_PAGES: Partial<Record<PageProblem, ProblemPage>> = {
   NO_EDITOR: {
     status: 404,
     title: 'No online editor here',
-    message: 'This Folio has no online editor connected, so documents cannot be opened in the browser. You can still download them and work on them on your computer. Your administrator can connect an editor.',
+    message:
+      'This Folio has no online editor connected, so documents cannot be opened in the browser. You can still download them and work on them on your computer. Your administrator can connect an editor.',
   },
   EDITOR_UNAVAILABLE: {
     status: 502,
     title: 'The editor cannot open this document',
-    message: 'The online editor offers no way to open documents of this type, or it is not answering. Try again later, or download the document instead.',
+    message:
+      'The online editor offers no way to open documents of this type, or it is not answering. Try again later, or download the document instead.',
   },
   NOT_SUPPORTED: {
     status: 415,
@@ -48,7 +51,7 @@ export const PROBLEM_PAGES: Partial<Record<PageProblem, ProblemPage>> = {
   FORBIDDEN: {
     status: 403,
     title: 'You may not open this',
-    message: 'Your account does not allow this. Ask the document\'s owner or your administrator.',
+    message: "Your account does not allow this. Ask the document's owner or your administrator.",
   },
 }
 

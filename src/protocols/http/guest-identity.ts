@@ -28,7 +28,13 @@ export function guestIdOf(request: FastifyRequest, reply: FastifyReply, secure: 
  */
 export function guestName(typed: unknown): string {
   if (typeof typed !== 'string') return 'Guest'
-  const clean = [...typed.normalize('NFC').replace(/[\p{Cc}\p{Cf}]/gu, '').replace(/\s+/g, ' ').trim()]
+  const clean = [
+    ...typed
+      .normalize('NFC')
+      .replace(/[\p{Cc}\p{Cf}]/gu, '')
+      .replace(/\s+/g, ' ')
+      .trim(),
+  ]
     .slice(0, MAX_GUEST_NAME)
     .join('')
   return clean || 'Guest'

@@ -5,7 +5,10 @@ import { after, describe, test } from 'node:test'
 import { lazyMount, type LazyMount, type ReadyHandler } from './lazy-mount.js'
 
 /** A node:http server whose every request goes to `mount`. */
-async function serve(mount: LazyMount, arrived: () => void = () => undefined): Promise<{ url: string; server: Server }> {
+async function serve(
+  mount: LazyMount,
+  arrived: () => void = () => undefined,
+): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     arrived()
     mount.handle(req, res)

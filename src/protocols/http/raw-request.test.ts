@@ -41,7 +41,12 @@ describe('RawRequest', () => {
   })
 
   test('without FOLIO_TRUST_PROXY, forwarded headers describe nothing', () => {
-    const headers = { 'x-forwarded-for': '1.2.3.4', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.test', host: 'folio.test' }
+    const headers = {
+      'x-forwarded-for': '1.2.3.4',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'evil.test',
+      host: 'folio.test',
+    }
     const request = new RawRequest(message('/', headers), false)
     assert.equal(request.ip, '10.0.0.9')
     assert.equal(request.protocol, 'http')

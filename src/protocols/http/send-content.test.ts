@@ -50,7 +50,10 @@ describe('contentReply of small content', () => {
     test(`a stored blob shorter or longer than recorded fails rather than send it (${path})`, async () => {
       const bytes = Buffer.from('twelve bytes')
       for (const recorded of [bytes.length - 1, bytes.length + 1]) {
-        await assert.rejects(contentReply(contextWith(bytes, whole), {}, content(recorded)), /stored content is 12 bytes/)
+        await assert.rejects(
+          contentReply(contextWith(bytes, whole), {}, content(recorded)),
+          /stored content is 12 bytes/,
+        )
       }
     })
   }

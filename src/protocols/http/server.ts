@@ -35,10 +35,7 @@ export interface HttpServerOptions {
 /**
  * Assembles the HTTP server: shared settings, observers, and the protocol plugins.
  */
-export async function buildHttpServer(
-  ctx: AdapterContext,
-  options: HttpServerOptions,
-): Promise<FastifyInstance> {
+export async function buildHttpServer(ctx: AdapterContext, options: HttpServerOptions): Promise<FastifyInstance> {
   let closing = false
   const lazy = (options.lazyPlugins ?? []).map(({ prefix, load }) =>
     lazyMount(

@@ -73,4 +73,3 @@ export function assertCsrfHeader(request: FastifyRequest): void {
     'a request authenticated by the session cookie must carry the header X-Folio-Request: 1',
   )
 }
-

@@ -39,10 +39,7 @@ function lenient<T extends z.ZodMiniType>(field: T) {
 
 const schema = z.looseObject({
   key: z.string().check(z.minLength(1), z.maxLength(128)),
-  status: z.union([
-    z.number().check(z.int()),
-    z.pipe(z.string().check(z.regex(/^-?\d{1,9}$/)), z.transform(Number)),
-  ]),
+  status: z.union([z.number().check(z.int()), z.pipe(z.string().check(z.regex(/^-?\d{1,9}$/)), z.transform(Number))]),
   users: lenient(z.array(userId)),
   actions: lenient(z.array(z.looseObject({ type: z.number().check(z.int()), userid: userId }))),
   url: lenient(z.string().check(z.minLength(1))),

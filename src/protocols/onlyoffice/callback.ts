@@ -62,10 +62,8 @@ export function callbackRoutes(ctx: AdapterContext, fetch: DocsFetcher) {
   return async (app: FastifyInstance): Promise<void> => {
     // The body is parsed here, whatever its Content-Type, so bad JSON is our 400.
     app.removeAllContentTypeParsers()
-    app.addContentTypeParser(
-      '*',
-      { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT },
-      (_request, body, done) => done(null, body),
+    app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT }, (_request, body, done) =>
+      done(null, body),
     )
     // The one place a thrown error becomes a callback answer (CALLBACK_STATUS).
     app.setErrorHandler((error, request, reply) => {
@@ -103,7 +101,7 @@ export function callbackRoutes(ctx: AdapterContext, fetch: DocsFetcher) {
 }
 
 function fileIdOf(request: FastifyRequest): string {
-  return isRecord(request.params) ? firstString(request.params.fileId) ?? '' : ''
+  return isRecord(request.params) ? (firstString(request.params.fileId) ?? '') : ''
 }
 
 /** A refusal, logged with why (the answer says only 'callback refused'). */
@@ -152,17 +150,12 @@ async function handleCallback(
     throw new DomainError('INVALID_INPUT', 'the body is not valid JSON')
   }
   if (!isRecord(parsed)) throw new DomainError('INVALID_INPUT', 'the body must be a JSON object')
-  const auth = await authenticateCallback(
-    parsed,
-    request.headers[docs.jwtHeader.toLowerCase()],
-    docs.jwtSecret,
-    now,
-  )
+  const auth = await authenticateCallback(parsed, request.headers[docs.jwtHeader.toLowerCase()], docs.jwtSecret, now)
   if (!auth.ok) throw refuse(auth.reason)
   const read = parseCallbackBody(auth.claims)
   if (!read.ok) throw new DomainError('INVALID_INPUT', read.problem)
   const body = read.body
-  if (parseDocumentKey(body.key)?.fileId !== fileId) throw refuse('the key is not this file\'s')
+  if (parseDocumentKey(body.key)?.fileId !== fileId) throw refuse("the key is not this file's")
 
   try {
     await applyCallback(ctx, fetch, fileId, issued, body)
@@ -194,11 +187,16 @@ async function applyCallback(
       return save(ctx, fetch, fileId, issued, body, body.status)
     case 3:
     case 7: {
-      const message = body.status === 3
-        ? 'ONLYOFFICE Docs could not save the edited document (status 3); the previous version is kept'
-        : 'ONLYOFFICE Docs could not force-save the document (status 7); the previous version is kept'
+      const message =
+        body.status === 3
+          ? 'ONLYOFFICE Docs could not save the edited document (status 3); the previous version is kept'
+          : 'ONLYOFFICE Docs could not force-save the document (status 7); the previous version is kept'
       ctx.logger.warn({ fileId, key: body.key, status: body.status }, message)
-      await ctx.app.editing.recordSaveError(fileId, { status: body.status, documentKey: body.key, message }, body.status === 3)
+      await ctx.app.editing.recordSaveError(
+        fileId,
+        { status: body.status, documentKey: body.key, message },
+        body.status === 3,
+      )
       return
     }
     default:
@@ -219,15 +217,16 @@ async function save(
   if (!docs) throw new DomainError('FORBIDDEN', 'ONLYOFFICE Docs is not configured')
   if (body.url === undefined) throw new DomainError('INVALID_INPUT', `status ${status} without url`)
   const noteError = async (message: string) => {
-    await ctx.app.editing.recordSaveError(fileId, { status, documentKey: body.key, message }, false).catch(
-      () => undefined,
-    )
+    await ctx.app.editing
+      .recordSaveError(fileId, { status, documentKey: body.key, message }, false)
+      .catch(() => undefined)
   }
   // Both links are vetted before either is fetched.
   const url = toInternalDocsUrl(body.url, docs)
   const changesUrl = body.changesurl === undefined ? undefined : toInternalDocsUrl(body.changesurl, docs)
   if (url === undefined || (body.changesurl !== undefined && changesUrl === undefined)) {
-    const message = 'a save link is not on the ONLYOFFICE Docs server (check FOLIO_DOCS_URL and ' +
+    const message =
+      'a save link is not on the ONLYOFFICE Docs server (check FOLIO_DOCS_URL and ' +
       'FOLIO_DOCS_INTERNAL_URL); nothing was fetched'
     ctx.logger.error({ fileId, url: body.url, changesurl: body.changesurl }, message)
     await noteError(message)

@@ -65,13 +65,12 @@ export function docsCommandClient(options: CommandClientOptions): DocsCommandCli
   const endpoint = `${options.internalUrl.replace(/\/+$/, '')}/command`
 
   async function send(command: Record<string, unknown> & { c: string }): Promise<CommandReply> {
-    const body = options.jwtSecret === undefined
-      ? command
-      : { token: await signDocsToken(command, options.jwtSecret, options.now(), COMMAND_TOKEN_SECONDS) }
+    const body =
+      options.jwtSecret === undefined
+        ? command
+        : { token: await signDocsToken(command, options.jwtSecret, options.now(), COMMAND_TOKEN_SECONDS) }
     // shardkey lets a sharded Docs (8.1+) route the command to the node holding the key.
-    const url = typeof command.key === 'string'
-      ? `${endpoint}?shardkey=${encodeURIComponent(command.key)}`
-      : endpoint
+    const url = typeof command.key === 'string' ? `${endpoint}?shardkey=${encodeURIComponent(command.key)}` : endpoint
     let text: string
     let status: number
     try {
@@ -102,8 +101,7 @@ export function docsCommandClient(options: CommandClientOptions): DocsCommandCli
     send,
     forcesave: (key, userdata) =>
       send(userdata === undefined ? { c: 'forcesave', key } : { c: 'forcesave', key, userdata }),
-    info: (key, userdata) =>
-      send(userdata === undefined ? { c: 'info', key } : { c: 'info', key, userdata }),
+    info: (key, userdata) => send(userdata === undefined ? { c: 'info', key } : { c: 'info', key, userdata }),
     drop: (key, users) => send(users === undefined ? { c: 'drop', key } : { c: 'drop', key, users }),
     meta: (key, title) => send({ c: 'meta', key, meta: { title } }),
   }

@@ -18,7 +18,7 @@ describe('toInternalDocsUrl', () => {
     assert.equal(toInternalDocsUrl(internal, DOCS), internal)
   })
 
-  test('only Docs\' file cache is fetched, never another path of the Docs server', () => {
+  test("only Docs' file cache is fetched, never another path of the Docs server", () => {
     for (const link of [
       'https://docs.example.com/healthcheck',
       'https://docs.example.com/command?c=info',

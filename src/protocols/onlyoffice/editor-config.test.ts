@@ -99,7 +99,13 @@ describe('buildEditorConfig', () => {
     const perms = (access: Parameters<typeof effectiveMode>[2]) => {
       const config = buildEditorConfig(input({ access }))
       const p = config.document.permissions
-      return { mode: config.editorConfig.mode, edit: p.edit, review: p.review, comment: p.comment, fillForms: p.fillForms }
+      return {
+        mode: config.editorConfig.mode,
+        edit: p.edit,
+        review: p.review,
+        comment: p.comment,
+        fillForms: p.fillForms,
+      }
     }
     assert.deepEqual(perms('readwrite'), { mode: 'edit', edit: true, review: true, comment: true, fillForms: true })
     assert.deepEqual(perms('review'), { mode: 'edit', edit: false, review: true, comment: true, fillForms: false })

@@ -130,11 +130,7 @@ export function buildEditorConfig(input: EditorConfigInput): EditorConfig {
  * without key, url, permissions, callbackUrl and mode, and one with a top-level
  * url, payload or key; the claims are the config itself, so neither can happen.
  */
-export async function signEditorConfig(
-  config: EditorConfig,
-  secret: string,
-  now: number,
-): Promise<EditorConfig> {
+export async function signEditorConfig(config: EditorConfig, secret: string, now: number): Promise<EditorConfig> {
   const claims = {
     documentType: config.documentType,
     document: config.document,

@@ -164,14 +164,16 @@ export function editorPageContentSecurityPolicy(docsUrl: string, nonce: string):
 
 function sendHtml(reply: FastifyReply, status: number, html: string, csp?: string): FastifyReply {
   if (csp !== undefined) reply.header('Content-Security-Policy', csp)
-  return reply
-    .code(status)
-    .type('text/html; charset=utf-8')
-    // The page holds short-lived signed links: never cache it, never leak it as a referrer.
-    .header('Cache-Control', 'no-store')
-    .header('Referrer-Policy', 'no-referrer')
-    .header('X-Content-Type-Options', 'nosniff')
-    .send(html)
+  return (
+    reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      // The page holds short-lived signed links: never cache it, never leak it as a referrer.
+      .header('Cache-Control', 'no-store')
+      .header('Referrer-Policy', 'no-referrer')
+      .header('X-Content-Type-Options', 'nosniff')
+      .send(html)
+  )
 }
 
 /** The portal API path as the browser sees it, under FOLIO_PUBLIC_URL's path. */
@@ -204,7 +206,14 @@ export function shareLinkPageRoutes(ctx: AdapterContext) {
         const mode = request.query.mode === 'view' ? 'view' : 'edit'
         let config: EditorConfig
         try {
-          config = await editorConfigFor(ctx, opened.file, opened.principal.user, mode, opened.access, opened.principal.keyHash)
+          config = await editorConfigFor(
+            ctx,
+            opened.file,
+            opened.principal.user,
+            mode,
+            opened.access,
+            opened.principal.keyHash,
+          )
         } catch (error) {
           if (!isDomainError(error)) throw error
           return sendProblemPage(reply, 'NOT_SUPPORTED')
@@ -229,18 +238,18 @@ export function editorPageRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
     // /doceditor/ too: ONLYOFFICE's Desktop Editors open a portal URL with `doceditor` in
     // it as an editor tab of their own.
-    for (const path of ['/editor/:fileId', '/doceditor/:fileId']) app.get<{ Params: { fileId: string }; Querystring: { mode?: string } }>(
-      path,
-      async (request, reply) => {
+    for (const path of ['/editor/:fileId', '/doceditor/:fileId'])
+      app.get<{ Params: { fileId: string }; Querystring: { mode?: string } }>(path, async (request, reply) => {
         const docs = ctx.config.docs
         const { fileId } = request.params
         const token = readPortalToken(request)
-        const user = token === undefined
-          ? undefined
-          : await ctx.app.accounts.authenticateToken(token).catch((error: unknown) => {
-              if (isDomainError(error)) return undefined
-              throw error
-            })
+        const user =
+          token === undefined
+            ? undefined
+            : await ctx.app.accounts.authenticateToken(token).catch((error: unknown) => {
+                if (isDomainError(error)) return undefined
+                throw error
+              })
         if (!user) return reply.redirect(`/?next=/editor/${encodeURIComponent(fileId)}`, 302)
         const principal = userPrincipal(user)
         const file = await foundOrUndefined(ctx.app.files.get(principal, fileId))
@@ -253,7 +262,10 @@ export function editorPageRoutes(ctx: AdapterContext) {
         } catch (error) {
           if (!isDomainError(error)) throw error
           return sendProblemPage(reply, 'NOT_SUPPORTED', [
-            { href: `${apiBaseOf(ctx.config.publicUrl)}/files/file/${encodeURIComponent(file.id)}/download`, label: 'Download it' },
+            {
+              href: `${apiBaseOf(ctx.config.publicUrl)}/files/file/${encodeURIComponent(file.id)}/download`,
+              label: 'Download it',
+            },
           ])
         }
         const nonce = randomBytes(16).toString('base64')
@@ -266,7 +278,6 @@ export function editorPageRoutes(ctx: AdapterContext) {
           nonce,
         })
         return sendHtml(reply, 200, html, editorPageContentSecurityPolicy(docs.url, nonce))
-      },
-    )
+      })
   }
 }

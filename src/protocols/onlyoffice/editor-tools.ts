@@ -15,7 +15,13 @@ import { requireDocsSettings } from './services.js'
 /** The ONLYOFFICE pieces the portal's editor routes present (the composition root hands them over). */
 export interface OnlyofficeEditorTools {
   requireDocs(): void
-  editorConfig(file: FileRecord, user: UserRecord, mode: EditorMode, access: AccessLevel, link?: string): Promise<EditorConfig>
+  editorConfig(
+    file: FileRecord,
+    user: UserRecord,
+    mode: EditorMode,
+    access: AccessLevel,
+    link?: string,
+  ): Promise<EditorConfig>
   forcesave(file: FileRecord): Promise<{ key: string; result: 'requested' | 'not-modified' }>
   refreshHistoryData(file: FileRecord, versions: VersionRecord[], names: Map<string, string>): RefreshHistoryData
   historyData(file: FileRecord, version: VersionRecord, holder: LinkHolder): Promise<HistoryData>
@@ -23,7 +29,13 @@ export interface OnlyofficeEditorTools {
   fetch: DocsFetcher
   docsVersion(): Promise<string>
   docsApiUrl(): string
-  deviceEditorConfig(file: FileRecord, user: UserRecord, mode: EditorMode, access: AccessLevel, documentUrl: string): EditorConfig
+  deviceEditorConfig(
+    file: FileRecord,
+    user: UserRecord,
+    mode: EditorMode,
+    access: AccessLevel,
+    documentUrl: string,
+  ): EditorConfig
 }
 
 /** How long Docs' version is kept once known, and how soon a failed ask is tried again (ms). */

@@ -7,10 +7,7 @@ const SECRET = 'unit-secret'
 const NOW = Date.UTC(2024, 5, 1, 12, 0, 0)
 
 /** Signs as Docs does: with an expiry (5 minutes unless given; null leaves `exp` out). */
-function sign(
-  claims: Record<string, unknown>,
-  options: { secret?: string; iat?: number; exp?: number | null } = {},
-) {
+function sign(claims: Record<string, unknown>, options: { secret?: string; iat?: number; exp?: number | null } = {}) {
   const iat = options.iat ?? Math.floor(NOW / 1000)
   const jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(iat)
   if (options.exp !== null) jwt.setExpirationTime(options.exp ?? iat + 300)
@@ -64,7 +61,7 @@ describe('authenticateCallback', () => {
     assert.deepEqual(auth, { ok: true, claims: { key: 'k', status: 4 }, via: 'body' })
   })
 
-  test('without a body token, the header token\'s payload is the callback', async () => {
+  test("without a body token, the header token's payload is the callback", async () => {
     const header = `Bearer ${await sign({ payload: { key: 'k', status: 1 } })}`
     const auth = await authenticateCallback(plain, header, SECRET, NOW)
     assert.deepEqual(auth, { ok: true, claims: { key: 'k', status: 1 }, via: 'header' })

@@ -70,8 +70,7 @@ export function bearerToken(header: string | string[] | undefined): string | und
 
 /** The callback fields to believe and where they came from, or why none are. */
 export type CallbackAuth =
-  | { ok: true; claims: Record<string, unknown>; via: 'body' | 'header' | 'none' }
-  | { ok: false; reason: string }
+  { ok: true; claims: Record<string, unknown>; via: 'body' | 'header' | 'none' } | { ok: false; reason: string }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -24,11 +24,7 @@ export function requireDocsSettings(ctx: { config: Config }): DocsSettings {
  * The command service client of this installation, made once by the composition root;
  * undefined when ONLYOFFICE Docs is not configured.
  */
-export function commandClientFor(
-  config: Config,
-  clock: Clock,
-  client: OutboundClient,
-): DocsCommandClient | undefined {
+export function commandClientFor(config: Config, clock: Clock, client: OutboundClient): DocsCommandClient | undefined {
   const docs = config.docs
   if (!docs) return undefined
   return docsCommandClient({

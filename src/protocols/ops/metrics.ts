@@ -38,7 +38,17 @@ export interface MetricsSources {
 const JOB_STATES = ['pending', 'running', 'failed'] as const
 
 /** Sizes of saved files in bytes, 1 KiB to 1 GiB. */
-const SIZE_BUCKETS = [1024, 16 * 1024, 256 * 1024, 1024 ** 2, 4 * 1024 ** 2, 16 * 1024 ** 2, 64 * 1024 ** 2, 256 * 1024 ** 2, 1024 ** 3]
+const SIZE_BUCKETS = [
+  1024,
+  16 * 1024,
+  256 * 1024,
+  1024 ** 2,
+  4 * 1024 ** 2,
+  16 * 1024 ** 2,
+  64 * 1024 ** 2,
+  256 * 1024 ** 2,
+  1024 ** 3,
+]
 
 /**
  * Creates the metrics: HTTP requests by method, route pattern and status with a latency
@@ -92,7 +102,11 @@ export function createFolioMetrics(sources: MetricsSources = {}): FolioMetrics {
     })
     return spaceReading
   }
-  const spaceGauge = (name: string, help: string, pick: (figures: { freeBytes: number; totalBytes: number; reserveBytes: number }) => number) =>
+  const spaceGauge = (
+    name: string,
+    help: string,
+    pick: (figures: { freeBytes: number; totalBytes: number; reserveBytes: number }) => number,
+  ) =>
     new Gauge({
       name,
       help,
@@ -108,9 +122,17 @@ export function createFolioMetrics(sources: MetricsSources = {}): FolioMetrics {
           }
         : {}),
     })
-  spaceGauge('folio_data_free_bytes', 'Free bytes of the data folder\'s disk (absent with file contents on S3)', (f) => f.freeBytes)
-  spaceGauge('folio_data_size_bytes', 'Size in bytes of the data folder\'s disk', (f) => f.totalBytes)
-  spaceGauge('folio_data_reserve_bytes', 'Free space kept for metadata and deletes (FOLIO_MIN_FREE_SPACE); writes of file contents are refused below it', (f) => f.reserveBytes)
+  spaceGauge(
+    'folio_data_free_bytes',
+    "Free bytes of the data folder's disk (absent with file contents on S3)",
+    (f) => f.freeBytes,
+  )
+  spaceGauge('folio_data_size_bytes', "Size in bytes of the data folder's disk", (f) => f.totalBytes)
+  spaceGauge(
+    'folio_data_reserve_bytes',
+    'Free space kept for metadata and deletes (FOLIO_MIN_FREE_SPACE); writes of file contents are refused below it',
+    (f) => f.reserveBytes,
+  )
   const saves = new Counter({
     name: 'folio_onlyoffice_saves_total',
     help: 'ONLYOFFICE Docs saves stored, by kind (exit: status 2, force: status 6)',

@@ -30,15 +30,17 @@ export function registerCheckConversion(app: FastifyInstance, ctx: AdapterContex
     if (view === undefined) return success([])
     const [result] = view.result ? await itemPresenter(ctx, me(request)).files([view.result]) : []
     const ended = view.state === 'done' || view.state === 'failed'
-    return success([{
-      id: view.sourceFileId,
-      operationType: CONVERT_OPERATION,
-      error: view.state === 'failed' ? (view.error ?? 'the conversion failed') : '',
-      processed: ended ? '1' : '0',
-      progress: ended ? 100 : view.state === 'running' ? 50 : 0,
-      source: JSON.stringify({ id: view.sourceFileId, version: view.sourceVersion }),
-      result: result ?? null,
-    }])
+    return success([
+      {
+        id: view.sourceFileId,
+        operationType: CONVERT_OPERATION,
+        error: view.state === 'failed' ? (view.error ?? 'the conversion failed') : '',
+        processed: ended ? '1' : '0',
+        progress: ended ? 100 : view.state === 'running' ? 50 : 0,
+        source: JSON.stringify({ id: view.sourceFileId, version: view.sourceVersion }),
+        result: result ?? null,
+      },
+    ])
   }
 
   app.put('/files/file/:fileId/checkconversion', async (request) => {

@@ -70,16 +70,25 @@ export async function sendPreview(
   const preview: Preview = await ctx.app.conversion.preview(by, fileId)
   // Its frame-ancestors below, not the web UI's blanket DENY, says who may frame it.
   reply.removeHeader('X-Frame-Options')
-  reply.header('Content-Security-Policy', preview.kind === 'pdf' || preview.kind === 'converted' ? PREVIEW_CSP : SANDBOXED_PREVIEW_CSP)
+  reply.header(
+    'Content-Security-Policy',
+    preview.kind === 'pdf' || preview.kind === 'converted' ? PREVIEW_CSP : SANDBOXED_PREVIEW_CSP,
+  )
   if (preview.kind === 'converted') return send(reply, preview.converted, 'inline')
   const { file } = preview
-  return sendContent(ctx, request, reply, {
-    blobKey: file.blobKey,
-    size: file.size,
-    sha256: file.sha256,
-    fileName: file.title,
-    modifiedAt: file.updatedAt,
-  }, { disposition: 'inline', headers: { 'Content-Type': preview.contentType } })
+  return sendContent(
+    ctx,
+    request,
+    reply,
+    {
+      blobKey: file.blobKey,
+      size: file.size,
+      sha256: file.sha256,
+      fileName: file.title,
+      modifiedAt: file.updatedAt,
+    },
+    { disposition: 'inline', headers: { 'Content-Type': preview.contentType } },
+  )
 }
 
 function send(reply: FastifyReply, converted: DownloadedAs, type: 'attachment' | 'inline'): FastifyReply {

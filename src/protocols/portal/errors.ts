@@ -84,10 +84,7 @@ export function portalErrorHandler(logger: Logger) {
       const { status, type, message } = clientErrorOf(error)
       return reply.code(status).send(failure(status, type, message))
     }
-    logger.error(
-      { err: error, path: request.url.split('?')[0], method: request.method },
-      'portal request failed',
-    )
+    logger.error({ err: error, path: request.url.split('?')[0], method: request.method }, 'portal request failed')
     return reply.code(500).send(failure(500, 'INTERNAL', 'internal server error'))
   }
 }

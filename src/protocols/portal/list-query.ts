@@ -7,18 +7,29 @@ type FilterName = ReturnType<typeof parseInput<typeof folderListQuery>>['filterT
 
 function listFilter(kind: FilterName): FolderListQuery['filter'] {
   switch (kind) {
-    case 'files': return { kind: 'files-only' }
-    case 'folders': return { kind: 'folders-only' }
-    case 'documents': return { kind: 'files-only', suffixes: suffixesOf(7) }
-    case 'presentations': return { kind: 'files-only', suffixes: suffixesOf(6) }
-    case 'spreadsheets': return { kind: 'files-only', suffixes: suffixesOf(5) }
-    case 'images': return { kind: 'files-only', suffixes: suffixesOf(4) }
-    case 'media': return { kind: 'files-only', suffixes: [...suffixesOf(2), ...suffixesOf(3)] }
-    case 'archives': return { kind: 'files-only', suffixes: suffixesOf(1) }
-    case 'pdf': return { kind: 'files-only', suffixes: ['.pdf'] }
+    case 'files':
+      return { kind: 'files-only' }
+    case 'folders':
+      return { kind: 'folders-only' }
+    case 'documents':
+      return { kind: 'files-only', suffixes: suffixesOf(7) }
+    case 'presentations':
+      return { kind: 'files-only', suffixes: suffixesOf(6) }
+    case 'spreadsheets':
+      return { kind: 'files-only', suffixes: suffixesOf(5) }
+    case 'images':
+      return { kind: 'files-only', suffixes: suffixesOf(4) }
+    case 'media':
+      return { kind: 'files-only', suffixes: [...suffixesOf(2), ...suffixesOf(3)] }
+    case 'archives':
+      return { kind: 'files-only', suffixes: suffixesOf(1) }
+    case 'pdf':
+      return { kind: 'files-only', suffixes: ['.pdf'] }
     // No suffix matches: an empty list.
-    case 'nothing': return { kind: 'files-only', suffixes: [] }
-    default: return { kind: 'all' }
+    case 'nothing':
+      return { kind: 'files-only', suffixes: [] }
+    default:
+      return { kind: 'all' }
   }
 }
 

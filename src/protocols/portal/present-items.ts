@@ -63,7 +63,9 @@ export function itemPresenter(ctx: AdapterContext, by: Principal) {
     const originTitle = await titleOf(item.originFolderId)
     // The housekeeping empties what has been in a trash longer than the retention.
     const autoDeleteAt = item.trashedAt + ctx.config.trashRetentionMs
-    return originTitle === undefined ? { rootType, access, autoDeleteAt } : { rootType, originTitle, access, autoDeleteAt }
+    return originTitle === undefined
+      ? { rootType, access, autoDeleteAt }
+      : { rootType, originTitle, access, autoDeleteAt }
   }
 
   return {
@@ -93,7 +95,12 @@ export function itemPresenter(ctx: AdapterContext, by: Principal) {
         const level = access?.get(file.id) ?? (shared ? await ctx.app.authorize(by, 'read', file) : 'owner')
         presented.push({
           ...presentFile(
-            file, ctx.config.publicUrl, names, now, editing.get(file.id), await place(file, section, level),
+            file,
+            ctx.config.publicUrl,
+            names,
+            now,
+            editing.get(file.id),
+            await place(file, section, level),
             thumbnails.get(file.id),
           ),
           ...sharingFields(sharing.get(`file:${file.id}`)),
@@ -114,9 +121,8 @@ export function itemPresenter(ctx: AdapterContext, by: Principal) {
       const presented = []
       for (const folder of folders) {
         const known = access?.get(folder.id)
-        const view = rootType !== undefined && known !== undefined
-          ? { section: rootType, level: known }
-          : await viewOf(folder.id)
+        const view =
+          rootType !== undefined && known !== undefined ? { section: rootType, level: known } : await viewOf(folder.id)
         const count = counts.get(folder.id) ?? { files: 0, folders: 0 }
         presented.push({
           ...presentFolder(folder, count, names, await place(folder, view.section, view.level)),

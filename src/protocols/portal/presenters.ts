@@ -152,9 +152,7 @@ export function presentFile(
     }),
     // The same people as { id, displayName }: who is editing the file now.
     editors: (editing?.editors ?? []).map((id) => ({ id, displayName: names.get(id) || id })),
-    lastSaveError: error
-      ? { status: error.status, message: error.message, at: isoWithOffset(error.at) }
-      : null,
+    lastSaveError: error ? { status: error.status, message: error.message, at: isoWithOffset(error.at) } : null,
   }
 }
 

@@ -139,7 +139,10 @@ export function appRoutes(ctx: AdapterContext, tools: Pick<EditorTools, 'docsVer
       }
 
       // Push notifications, the mobile registration: Folio sends none and keeps nothing.
-      for (const path of [...withJson('/settings/push/docregisterdevice'), ...withJson('/portal/mobile/registration')]) {
+      for (const path of [
+        ...withJson('/settings/push/docregisterdevice'),
+        ...withJson('/portal/mobile/registration'),
+      ]) {
         signedIn.post(path, async () => success(null))
       }
       for (const path of withJson('/settings/push/docsubscribe')) {
@@ -207,8 +210,13 @@ async function saveEditing(ctx: AdapterContext, request: FastifyRequest, fileId:
     }
   } catch (error) {
     if (error instanceof DomainError) throw error
-    throw new DomainError('INVALID_INPUT', `malformed multipart body: ${error instanceof Error ? error.message : 'unreadable'}`, { field: 'file' })
+    throw new DomainError(
+      'INVALID_INPUT',
+      `malformed multipart body: ${error instanceof Error ? error.message : 'unreadable'}`,
+      { field: 'file' },
+    )
   }
-  if (stored === undefined) throw new DomainError('INVALID_INPUT', 'saveediting needs the document as a file part', { field: 'file' })
+  if (stored === undefined)
+    throw new DomainError('INVALID_INPUT', 'saveediting needs the document as a file part', { field: 'file' })
   return stored
 }

@@ -8,7 +8,9 @@ import { success } from './envelope.js'
 import { parseInput, text, wholeNumber } from './schema.js'
 
 const instant = z.pipe(
-  text(0, 64).check(z.refine((value) => !Number.isNaN(Date.parse(value)), { message: 'must be a date or time (ISO 8601)' })),
+  text(0, 64).check(
+    z.refine((value) => !Number.isNaN(Date.parse(value)), { message: 'must be a date or time (ISO 8601)' }),
+  ),
   z.transform((value) => Date.parse(value)),
 )
 
@@ -30,10 +32,7 @@ function presentEvent(event: AuditEvent) {
     userId: event.actorId,
     userName: event.actorName,
     ip: event.address,
-    target:
-      event.targetType === ''
-        ? null
-        : { type: event.targetType, id: event.targetId, title: event.targetName },
+    target: event.targetType === '' ? null : { type: event.targetType, id: event.targetId, title: event.targetName },
     detail: event.detail,
   }
 }

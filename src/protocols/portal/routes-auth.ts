@@ -29,9 +29,7 @@ export function authRoutes(ctx: AdapterContext) {
       })
     }
     for (const path of ['/people/@self.json', '/people/@self']) {
-      app.get(path, { onRequest: requireUser }, async (request) =>
-        success(presentProfile(currentUser(request))),
-      )
+      app.get(path, { onRequest: requireUser }, async (request) => success(presentProfile(currentUser(request))))
     }
   }
 }

@@ -43,7 +43,8 @@ export function clientRoutes(ctx: AdapterContext, tools: Pick<EditorTools, 'docs
   return async (app: FastifyInstance): Promise<void> => {
     for (const path of ['/capabilities', '/capabilities.json']) {
       app.get(path, async () =>
-        success({ ldapEnabled: false, oauthEnabled: false, providers: [], ssoLabel: '', ssoUrl: '' }))
+        success({ ldapEnabled: false, oauthEnabled: false, providers: [], ssoLabel: '', ssoUrl: '' }),
+      )
     }
 
     await app.register(async (signedIn) => {
@@ -51,26 +52,30 @@ export function clientRoutes(ctx: AdapterContext, tools: Pick<EditorTools, 'docs
       // documentServer: the connected Docs' own version ('' without Docs); Android co-edits
       // only when it matches the editors built into the app.
       for (const path of ['/settings/version/build', '/settings/version/build.json']) {
-        signedIn.get(path, async () => success({
-          communityServer: PORTAL_API_VERSION,
-          documentServer: await tools.docsVersion(),
-          mailServer: '',
-          folio: FOLIO_VERSION,
-        }))
+        signedIn.get(path, async () =>
+          success({
+            communityServer: PORTAL_API_VERSION,
+            documentServer: await tools.docsVersion(),
+            mailServer: '',
+            folio: FOLIO_VERSION,
+          }),
+        )
       }
       for (const path of ['/settings', '/settings.json']) {
-        signedIn.get(path, async () => success({
-          personal: false,
-          docSpace: false,
-          standalone: true,
-          version: FOLIO_VERSION,
-          utcOffset: '00:00:00',
-          utcHoursOffset: 0,
-          culture: 'en-US',
-          timezone: 'UTC',
-          trustedDomainsType: 0,
-          passwordHash: null,
-        }))
+        signedIn.get(path, async () =>
+          success({
+            personal: false,
+            docSpace: false,
+            standalone: true,
+            version: FOLIO_VERSION,
+            utcOffset: '00:00:00',
+            utcHoursOffset: 0,
+            culture: 'en-US',
+            timezone: 'UTC',
+            trustedDomainsType: 0,
+            passwordHash: null,
+          }),
+        )
       }
     })
   }

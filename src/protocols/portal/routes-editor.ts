@@ -30,7 +30,11 @@ export interface EditorTools {
   /** The history pane's list of versions. */
   refreshHistoryData(file: FileRecord, versions: VersionRecord[], names: Map<string, string>): unknown
   /** The history pane's data of one version (NOT_SUPPORTED without Docs). */
-  historyData(file: FileRecord, version: VersionRecord, holder: Pick<UserRecord, 'id' | 'tokenGeneration'>): Promise<unknown>
+  historyData(
+    file: FileRecord,
+    version: VersionRecord,
+    holder: Pick<UserRecord, 'id' | 'tokenGeneration'>,
+  ): Promise<unknown>
   /**
    * A link the browser handed over, rewritten to the Docs server's internal address;
    * undefined when it is not on the Docs server; NOT_SUPPORTED without Docs.
@@ -56,10 +60,15 @@ export interface EditorTools {
 }
 
 /** A boolean from a query ('true' / 'false', any case). */
-const queryFlag = z.optional(z.pipe(
-  z.union([z.boolean(), z.string().check(z.refine((v) => ['true', 'false'].includes(v.toLowerCase()), { message: 'true or false' }))]),
-  z.transform((v) => v === true || (typeof v === 'string' && v.toLowerCase() === 'true')),
-))
+const queryFlag = z.optional(
+  z.pipe(
+    z.union([
+      z.boolean(),
+      z.string().check(z.refine((v) => ['true', 'false'].includes(v.toLowerCase()), { message: 'true or false' })),
+    ]),
+    z.transform((v) => v === true || (typeof v === 'string' && v.toLowerCase() === 'true')),
+  ),
+)
 
 const openEditQuery = z.object({
   mode: z._default(z.enum(['edit', 'view']), 'edit'),
@@ -83,7 +92,12 @@ const openEditQuery = z.object({
  * callback links stay tied to the link, so turning it off stops them too.
  */
 /** The mode an openedit asks for: `view=true` views; `edit=false` without `fill=true` views. */
-export function requestedMode(query: { mode: 'edit' | 'view'; edit?: boolean; view?: boolean; fill?: boolean }): 'edit' | 'view' {
+export function requestedMode(query: {
+  mode: 'edit' | 'view'
+  edit?: boolean
+  view?: boolean
+  fill?: boolean
+}): 'edit' | 'view' {
   if (query.view === true) return 'view'
   if (query.edit === true || query.fill === true) return 'edit'
   if (query.edit === false) return 'view'

@@ -28,8 +28,7 @@ export function fileRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
     app.addHook('onRequest', requirePortalUser(ctx))
 
-    const present = (request: FastifyRequest, files: FileRecord[]) =>
-      itemPresenter(ctx, me(request)).files(files)
+    const present = (request: FastifyRequest, files: FileRecord[]) => itemPresenter(ctx, me(request)).files(files)
 
     app.post('/files/:folderId/file', async (request, reply) => {
       const { folderId } = parseInput(folderRefParams, request.params)
@@ -132,15 +131,27 @@ export function fileRoutes(ctx: AdapterContext) {
       const file = await ctx.app.files.get(me(request), fileId)
       const versions = (await ctx.app.files.versions(me(request), fileId)).reverse()
       const names = await ctx.app.accounts.displayNames(versions.map((v) => v.createdBy))
-      const asFiles = await present(request, versions.map((v) => ({
-        ...file, version: v.version, size: v.size, sha256: v.sha256, blobKey: v.blobKey,
-        createdAt: v.createdAt, createdBy: v.createdBy, updatedAt: v.createdAt, updatedBy: v.createdBy,
-      })))
-      return success(versions.map((v, index) => ({
-        ...asFiles[index],
-        ...presentVersion(v, ctx.config.publicUrl, names),
-        viewUrl: `${ctx.config.publicUrl}/api/2.0/files/file/${encodeURIComponent(file.id)}/download?action=download&version=${v.version}`,
-      })))
+      const asFiles = await present(
+        request,
+        versions.map((v) => ({
+          ...file,
+          version: v.version,
+          size: v.size,
+          sha256: v.sha256,
+          blobKey: v.blobKey,
+          createdAt: v.createdAt,
+          createdBy: v.createdBy,
+          updatedAt: v.createdAt,
+          updatedBy: v.createdBy,
+        })),
+      )
+      return success(
+        versions.map((v, index) => ({
+          ...asFiles[index],
+          ...presentVersion(v, ctx.config.publicUrl, names),
+          viewUrl: `${ctx.config.publicUrl}/api/2.0/files/file/${encodeURIComponent(file.id)}/download?action=download&version=${v.version}`,
+        })),
+      )
     })
 
     app.get('/files/file/:fileId/version/:version/download', async (request, reply) => {
@@ -214,11 +225,9 @@ function malformedMultipart(error: unknown): DomainError | undefined {
   if (!(error instanceof Error)) return undefined
   if ('statusCode' in error && typeof error.statusCode === 'number') {
     if (error.statusCode === 413 && 'code' in error && error.code === 'FST_FILES_LIMIT') {
-      return new DomainError(
-        'INVALID_INPUT',
-        `one upload may carry at most ${MAX_FILES_PER_UPLOAD} files`,
-        { field: 'file' },
-      )
+      return new DomainError('INVALID_INPUT', `one upload may carry at most ${MAX_FILES_PER_UPLOAD} files`, {
+        field: 'file',
+      })
     }
     return undefined
   }
@@ -305,7 +314,10 @@ async function storeUpdate(ctx: AdapterContext, request: FastifyRequest, fileId:
     const body = request.body as Readable
     try {
       return await ctx.app.files.storeNewContents(fileId, {
-        by, body, source: 'upload', ...(expectedSize !== undefined ? { expectedSize } : {}),
+        by,
+        body,
+        source: 'upload',
+        ...(expectedSize !== undefined ? { expectedSize } : {}),
       })
     } catch (error) {
       request.raw.resume()

@@ -133,7 +133,10 @@ export function folderRoutes(ctx: AdapterContext) {
     async function presentOne(by: Principal, folder: FolderRecord) {
       const { counts, rootType, level } = await ctx.app.folders.get(by, folder.id)
       const [presented] = await itemPresenter(ctx, by).folders(
-        [folder], new Map([[folder.id, counts]]), rootType, new Map([[folder.id, level]]),
+        [folder],
+        new Map([[folder.id, counts]]),
+        rootType,
+        new Map([[folder.id, level]]),
       )
       return presented
     }
@@ -146,7 +149,10 @@ export function folderRoutes(ctx: AdapterContext) {
 
     app.get('/files/folder/:folderId/path', async (request) => {
       const by = me(request)
-      const { path, rootType } = await ctx.app.folders.get(by, folderRef(parseInput(folderRefParams, request.params).folderId))
+      const { path, rootType } = await ctx.app.folders.get(
+        by,
+        folderRef(parseInput(folderRefParams, request.params).folderId),
+      )
       // A sharee's path starts at their '@share' section, as their listings' pathParts do.
       const presented: unknown[] = rootType === 'share' ? [shareSection(by)] : []
       for (const folder of path) presented.push(await presentOne(by, folder))
@@ -156,7 +162,11 @@ export function folderRoutes(ctx: AdapterContext) {
     app.post('/files/folder/:folderId', async (request, reply) => {
       const by = me(request)
       const { title } = parseInput(titleBody, request.body)
-      const created = await ctx.app.folders.create(by, folderRef(parseInput(folderRefParams, request.params).folderId), title)
+      const created = await ctx.app.folders.create(
+        by,
+        folderRef(parseInput(folderRefParams, request.params).folderId),
+        title,
+      )
       return reply.code(201).send(success(await presentOne(by, created), 201))
     })
 
@@ -235,7 +245,11 @@ export function folderRoutes(ctx: AdapterContext) {
     app.put('/files/fileops/delete', async (request) => {
       const by = me(request)
       const body = parseInput(deleteItemsBody, request.body)
-      const started = await ctx.app.folders.delete(by, { folderIds: body.folderIds, fileIds: body.fileIds }, body.immediately)
+      const started = await ctx.app.folders.delete(
+        by,
+        { folderIds: body.folderIds, fileIds: body.fileIds },
+        body.immediately,
+      )
       return operationsReply(by, started)
     })
 
@@ -294,7 +308,6 @@ export function toRecord(value: unknown): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return {}
   return Object.fromEntries(Object.entries(value))
 }
-
 
 /** What `read` finds, or undefined when it is gone or hidden from the caller (NOT_FOUND). */
 async function visible<T>(read: () => Promise<T>): Promise<T | undefined> {

@@ -58,7 +58,9 @@ function disabledByStatus(status: string): boolean {
 export function peopleRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
     app.addHook('onRequest', requirePortalUser(ctx))
-    const adminOnly = { onRequest: async (request: FastifyRequest) => ctx.app.accounts.assertAdmin(currentUser(request)) }
+    const adminOnly = {
+      onRequest: async (request: FastifyRequest) => ctx.app.accounts.assertAdmin(currentUser(request)),
+    }
 
     for (const path of ['/people', '/people.json']) {
       app.get(path, async (request) => {
@@ -96,7 +98,9 @@ export function peopleRoutes(ctx: AdapterContext) {
       const own = userId === '@self' || userId === user.id
       if (own && (currentPassword !== undefined || !user.isAdmin)) {
         if (currentPassword === undefined) {
-          throw new DomainError('INVALID_INPUT', 'send currentPassword to change your own password', { field: 'currentPassword' })
+          throw new DomainError('INVALID_INPUT', 'send currentPassword to change your own password', {
+            field: 'currentPassword',
+          })
         }
         await ctx.app.accounts.changeOwnPassword(me(request), request.portalToken ?? '', currentPassword, password)
         return success(presentProfile(await ctx.app.accounts.requireUserById(user.id)))

@@ -52,12 +52,7 @@ export function isListingSearch(request: FastifyRequest): boolean {
  * `ownSection` is the section of the caller's own items found ('my', or 'trash' when the
  * trash was searched); everyone else's are in 'share'. Known, so not looked up per item.
  */
-async function presentItems(
-  ctx: AdapterContext,
-  by: Principal,
-  items: SearchItem[],
-  ownSection: Section,
-) {
+async function presentItems(ctx: AdapterContext, by: Principal, items: SearchItem[], ownSection: Section) {
   const present = itemPresenter(ctx, by)
   const folders = items.flatMap((item) => (item.kind === 'folder' ? [item.folder] : []))
   const counts = new Map<string, FolderCounts>()
@@ -68,7 +63,11 @@ async function presentItems(
   const others = fileItems.filter((item) => item.file.ownerId !== by.user.id)
   const presented = new Map<string, object>()
   const add = async (group: typeof fileItems, section: Section) => {
-    const shown = await present.files(group.map((item) => item.file), section, levels)
+    const shown = await present.files(
+      group.map((item) => item.file),
+      section,
+      levels,
+    )
     for (const [i, file] of shown.entries()) {
       const snippet = group[i]?.snippet
       presented.set(group[i]?.file.id ?? '', snippet === undefined ? file : { ...file, snippet })
@@ -101,7 +100,10 @@ export async function searchListing(ctx: AdapterContext, request: FastifyRequest
   const page = items.slice(query.startIndex, query.startIndex + query.count)
   const { folders, files } = await presentItems(ctx, by, page, rootType === 'trash' ? 'trash' : 'my')
   const [current] = await itemPresenter(ctx, by).folders(
-    [folder], new Map([[folder.id, counts]]), rootType, new Map([[folder.id, level]]),
+    [folder],
+    new Map([[folder.id, counts]]),
+    rootType,
+    new Map([[folder.id, level]]),
   )
   const pathParts = path.map((f) => f.id)
   return {

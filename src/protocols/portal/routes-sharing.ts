@@ -43,7 +43,12 @@ function presentShare(entry: ShareEntry) {
 /** The link a guest opens: the browser page of the link, with the file id and its key. */
 function presentLink(ctx: AdapterContext, link: ShareLink) {
   const url = `${ctx.config.publicUrl}/s/${encodeURIComponent(link.fileId)}?doc=${encodeURIComponent(link.key)}`
-  return { access: link.access, sharedTo: { id: link.fileId, shareLink: url, title: 'Link' }, isOwner: false, isLocked: false }
+  return {
+    access: link.access,
+    sharedTo: { id: link.fileId, shareLink: url, title: 'Link' },
+    isOwner: false,
+    isLocked: false,
+  }
 }
 
 /**

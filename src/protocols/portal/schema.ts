@@ -70,20 +70,46 @@ export function parseInput<T extends z.ZodMiniType>(schema: T, value: unknown): 
  * each. Folio has no tags, rooms or last-opened dates: those sort by the last change.
  */
 const SORTS: Record<string, FileSortField> = {
-  dateandtime: 'updated', '0': 'updated', updated: 'updated', lastopened: 'updated',
-  az: 'title', '1': 'title', title: 'title', name: 'title', firstname: 'title', displayname: 'title',
-  size: 'size', '2': 'size', usedspace: 'size',
-  author: 'author', '3': 'author',
-  type: 'type', '4': 'type',
-  new: 'updated', '5': 'updated',
-  dateandtimecreation: 'created', '6': 'created', created: 'created',
-  tag: 'updated', tags: 'updated', roomtype: 'updated',
+  dateandtime: 'updated',
+  '0': 'updated',
+  updated: 'updated',
+  lastopened: 'updated',
+  az: 'title',
+  '1': 'title',
+  title: 'title',
+  name: 'title',
+  firstname: 'title',
+  displayname: 'title',
+  size: 'size',
+  '2': 'size',
+  usedspace: 'size',
+  author: 'author',
+  '3': 'author',
+  type: 'type',
+  '4': 'type',
+  new: 'updated',
+  '5': 'updated',
+  dateandtimecreation: 'created',
+  '6': 'created',
+  created: 'created',
+  tag: 'updated',
+  tags: 'updated',
+  roomtype: 'updated',
 }
 
 /** What Folio lists for a FilterType: a kind of item, or nothing (a filter it has no meaning for). */
 export type ListFilterName =
-  | 'none' | 'files' | 'folders' | 'documents' | 'presentations' | 'spreadsheets'
-  | 'images' | 'media' | 'archives' | 'pdf' | 'nothing'
+  | 'none'
+  | 'files'
+  | 'folders'
+  | 'documents'
+  | 'presentations'
+  | 'spreadsheets'
+  | 'images'
+  | 'media'
+  | 'archives'
+  | 'pdf'
+  | 'nothing'
 
 /**
  * Names and numbers of ONLYOFFICE's FilterType (Workspace's and DocSpace's). The ones about
@@ -91,29 +117,52 @@ export type ListFilterName =
  * rather than being refused, so an app's filter menu works.
  */
 const FILTERS: Record<string, ListFilterName> = {
-  none: 'none', '0': 'none',
-  filesonly: 'files', '1': 'files',
-  foldersonly: 'folders', '2': 'folders',
-  documentsonly: 'documents', '3': 'documents',
-  presentationsonly: 'presentations', '4': 'presentations',
-  spreadsheetsonly: 'spreadsheets', '5': 'spreadsheets',
-  imagesonly: 'images', '7': 'images',
-  byuser: 'nothing', '8': 'nothing',
-  bydepartment: 'nothing', '9': 'nothing',
-  archiveonly: 'archives', '10': 'archives',
-  byextension: 'nothing', '11': 'nothing',
-  mediaonly: 'media', '12': 'media',
-  fillingformsrooms: 'nothing', '13': 'nothing',
-  editingrooms: 'nothing', '14': 'nothing',
-  reviewrooms: 'nothing', '15': 'nothing',
-  readonlyrooms: 'nothing', '16': 'nothing',
-  customrooms: 'nothing', '17': 'nothing',
-  oformtemplateonly: 'nothing', '18': 'nothing',
-  oformonly: 'nothing', '19': 'nothing',
-  virtualdatarooms: 'nothing', '20': 'nothing',
-  publicrooms: 'nothing', '21': 'nothing',
-  pdf: 'pdf', '22': 'pdf',
-  pdfform: 'nothing', '23': 'nothing',
+  none: 'none',
+  '0': 'none',
+  filesonly: 'files',
+  '1': 'files',
+  foldersonly: 'folders',
+  '2': 'folders',
+  documentsonly: 'documents',
+  '3': 'documents',
+  presentationsonly: 'presentations',
+  '4': 'presentations',
+  spreadsheetsonly: 'spreadsheets',
+  '5': 'spreadsheets',
+  imagesonly: 'images',
+  '7': 'images',
+  byuser: 'nothing',
+  '8': 'nothing',
+  bydepartment: 'nothing',
+  '9': 'nothing',
+  archiveonly: 'archives',
+  '10': 'archives',
+  byextension: 'nothing',
+  '11': 'nothing',
+  mediaonly: 'media',
+  '12': 'media',
+  fillingformsrooms: 'nothing',
+  '13': 'nothing',
+  editingrooms: 'nothing',
+  '14': 'nothing',
+  reviewrooms: 'nothing',
+  '15': 'nothing',
+  readonlyrooms: 'nothing',
+  '16': 'nothing',
+  customrooms: 'nothing',
+  '17': 'nothing',
+  oformtemplateonly: 'nothing',
+  '18': 'nothing',
+  oformonly: 'nothing',
+  '19': 'nothing',
+  virtualdatarooms: 'nothing',
+  '20': 'nothing',
+  publicrooms: 'nothing',
+  '21': 'nothing',
+  pdf: 'pdf',
+  '22': 'pdf',
+  pdfform: 'nothing',
+  '23': 'nothing',
 }
 
 /** Query of a folder listing: paging, sort (names or numbers, any case) and filters. */
@@ -123,16 +172,20 @@ export const folderListQuery = z.object({
   sortBy: z.pipe(
     z.optional(text(0, 64)).check(
       z.refine((value) => value === undefined || value === '' || Object.hasOwn(SORTS, value.toLowerCase()), {
-        message: 'unknown sortBy (DateAndTime, AZ, Size, Author, Type, New, DateAndTimeCreation, 0-6, or created, name, tag)',
+        message:
+          'unknown sortBy (DateAndTime, AZ, Size, Author, Type, New, DateAndTimeCreation, 0-6, or created, name, tag)',
       }),
     ),
     z.transform((value) => (value ? SORTS[value.toLowerCase()] : undefined)),
   ),
   sortOrder: z.pipe(
     z.optional(text(0, 16)).check(
-      z.refine((value) => value === undefined || ['ascending', 'descending', 'asc', 'desc', ''].includes(value.toLowerCase()), {
-        message: 'sortOrder is ascending or descending',
-      }),
+      z.refine(
+        (value) => value === undefined || ['ascending', 'descending', 'asc', 'desc', ''].includes(value.toLowerCase()),
+        {
+          message: 'sortOrder is ascending or descending',
+        },
+      ),
     ),
     z.transform((value) => (value ? value.toLowerCase().startsWith('desc') : undefined)),
   ),
@@ -140,10 +193,11 @@ export const folderListQuery = z.object({
   filterType: z.pipe(
     z.optional(text(0, 32)).check(
       z.refine((value) => value === undefined || value === '' || Object.hasOwn(FILTERS, value.toLowerCase()), {
-        message: 'unknown filterType (one of ONLYOFFICE\'s FilterType names or numbers: None, FilesOnly, FoldersOnly, DocumentsOnly, ImagesOnly, MediaOnly, ArchiveOnly, Pdf, ...)',
+        message:
+          "unknown filterType (one of ONLYOFFICE's FilterType names or numbers: None, FilesOnly, FoldersOnly, DocumentsOnly, ImagesOnly, MediaOnly, ArchiveOnly, Pdf, ...)",
       }),
     ),
-    z.transform((value) => (value ? FILTERS[value.toLowerCase()] ?? 'none' : 'none')),
+    z.transform((value) => (value ? (FILTERS[value.toLowerCase()] ?? 'none') : 'none')),
   ),
 })
 
@@ -157,9 +211,22 @@ const conflict = z.pipe(
   z.optional(z.union([z.number().check(z.int()), text(0, 16)])),
   z.transform((value, ctx) => {
     const key = String(value ?? 2).toLowerCase()
-    const found = ({ '0': 'skip', skip: 'skip', '1': 'overwrite', overwrite: 'overwrite', '2': 'duplicate', duplicate: 'duplicate' } as const)[key]
+    const found = (
+      {
+        '0': 'skip',
+        skip: 'skip',
+        '1': 'overwrite',
+        overwrite: 'overwrite',
+        '2': 'duplicate',
+        duplicate: 'duplicate',
+      } as const
+    )[key]
     if (found === undefined) {
-      ctx.issues.push({ code: 'custom', message: 'conflictResolveType is 0 (Skip), 1 (Overwrite) or 2 (Duplicate)', input: value })
+      ctx.issues.push({
+        code: 'custom',
+        message: 'conflictResolveType is 0 (Skip), 1 (Overwrite) or 2 (Duplicate)',
+        input: value,
+      })
       return z.NEVER
     }
     return found
@@ -193,10 +260,12 @@ export const immediatelyInput = z.object({
 const queryIds = z.pipe(
   z.pipe(
     z.optional(z.union([text(0, 100_000), z.array(text(0, 128)).check(z.maxLength(10_000))])),
-    z.transform((value) => (value === undefined ? [] : (Array.isArray(value) ? value : [value]))
-      .flatMap((entry) => entry.split(','))
-      .map((entry) => entry.trim())
-      .filter((entry) => entry !== '')),
+    z.transform((value) =>
+      (value === undefined ? [] : Array.isArray(value) ? value : [value])
+        .flatMap((entry) => entry.split(','))
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== ''),
+    ),
   ),
   z.array(text(1, 128)).check(z.maxLength(10_000)),
 )
@@ -246,9 +315,11 @@ export const archiveQuery = z.pipe(
   z.transform((q) => ({
     folderIds: [...q.folderIds, ...q['folderIds[]']],
     fileIds: [...q.fileIds, ...q['fileIds[]']],
-    convert: new Map(q.convert.flatMap((pair): Array<[string, string]> => {
-      const colon = pair.lastIndexOf(':')
-      return colon > 0 ? [[pair.slice(0, colon), pair.slice(colon + 1)]] : []
-    })),
+    convert: new Map(
+      q.convert.flatMap((pair): Array<[string, string]> => {
+        const colon = pair.lastIndexOf(':')
+        return colon > 0 ? [[pair.slice(0, colon), pair.slice(colon + 1)]] : []
+      }),
+    ),
   })),
 )

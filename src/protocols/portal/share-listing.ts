@@ -29,7 +29,12 @@ export async function shareListing(ctx: AdapterContext, by: Principal, query: Fo
   return {
     files,
     folders,
-    current: { id: '@share', title: 'Shared with me', filesCount: page.sectionCounts.files, foldersCount: page.sectionCounts.folders },
+    current: {
+      id: '@share',
+      title: 'Shared with me',
+      filesCount: page.sectionCounts.files,
+      foldersCount: page.sectionCounts.folders,
+    },
     pathParts: ['@share'],
     startIndex: query.offset,
     count: files.length + folders.length,

@@ -11,22 +11,49 @@ function contextAt(publicUrl: string): AdapterContext {
 }
 
 const FILE: FileRecord = {
-  id: 'f-1', ownerId: 'u-ann', title: 'Report.docx', version: 3, size: 16384,
-  sha256: 'ab'.repeat(32), blobKey: 'b-1', createdAt: 1_700_000_000_000, createdBy: 'u-ann',
-  updatedAt: 1_700_000_100_000, updatedBy: 'u-ann', lock: null, keyVersion: 1, revision: 7,
-  folderId: 'd-1', trashedAt: null, originFolderId: null,
+  id: 'f-1',
+  ownerId: 'u-ann',
+  title: 'Report.docx',
+  version: 3,
+  size: 16384,
+  sha256: 'ab'.repeat(32),
+  blobKey: 'b-1',
+  createdAt: 1_700_000_000_000,
+  createdBy: 'u-ann',
+  updatedAt: 1_700_000_100_000,
+  updatedBy: 'u-ann',
+  lock: null,
+  keyVersion: 1,
+  revision: 7,
+  folderId: 'd-1',
+  trashedAt: null,
+  originFolderId: null,
 }
 
 const USER: UserRecord = {
-  id: 'u-ann', userName: 'ann', displayName: 'Ann', email: '', isAdmin: false,
-  passwordHash: 'x', wopiUserInfo: '', tokenGeneration: 0, disabled: false, createdAt: 0, updatedAt: 0,
+  id: 'u-ann',
+  userName: 'ann',
+  displayName: 'Ann',
+  email: '',
+  isAdmin: false,
+  passwordHash: 'x',
+  wopiUserInfo: '',
+  tokenGeneration: 0,
+  disabled: false,
+  createdAt: 0,
+  updatedAt: 0,
 }
 
 describe('CheckFileInfo bodies remembered per file', () => {
   test('every answer is the body built afresh from the same inputs, whatever changed', () => {
     const ctx = contextAt('https://folio.example')
-    const fresh = (c: AdapterContext, file: FileRecord, user: UserRecord, permission: 'read' | 'write', guest: boolean) =>
-      checkFileInfoJson(presentCheckFileInfo(c, file, user, permission, guest))
+    const fresh = (
+      c: AdapterContext,
+      file: FileRecord,
+      user: UserRecord,
+      permission: 'read' | 'write',
+      guest: boolean,
+    ) => checkFileInfoJson(presentCheckFileInfo(c, file, user, permission, guest))
     // Each step changes one input the body depends on, then asks twice (the second may be remembered).
     const steps: [AdapterContext, FileRecord, UserRecord, 'read' | 'write', boolean][] = [
       [ctx, FILE, USER, 'write', false],

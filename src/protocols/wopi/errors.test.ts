@@ -19,7 +19,10 @@ describe('WOPI error table', () => {
   test('every 409 carries X-WOPI-Lock, the empty string when unlocked', () => {
     const unlocked = wopiErrorReply(new DomainError('LOCK_MISMATCH', 'not locked', { currentLock: '' }), 'Unlock')
     assert.equal(unlocked.headers['X-WOPI-Lock'], '')
-    const taken = wopiErrorReply(new DomainError('NAME_TAKEN', 'taken', { suggestedName: 'Отчёт (2).docx' }), 'PutRelativeFile')
+    const taken = wopiErrorReply(
+      new DomainError('NAME_TAKEN', 'taken', { suggestedName: 'Отчёт (2).docx' }),
+      'PutRelativeFile',
+    )
     assert.equal(taken.status, 409)
     assert.equal(taken.headers['X-WOPI-Lock'], '')
     assert.equal(decodeUtf7(taken.headers['X-WOPI-ValidRelativeTarget'] ?? ''), 'Отчёт (2).docx')

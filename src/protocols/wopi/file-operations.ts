@@ -32,11 +32,9 @@ export async function renameFile(call: WopiCall): Promise<void> {
   // The requested base must survive repair on its own, or '\u0001' would become '.docx'.
   const base = requested === undefined ? undefined : sanitizeFileName(requested)
   if (base === undefined) {
-    throw new DomainError(
-      'NAME_INVALID',
-      'X-WOPI-RequestedName is missing or has no usable characters',
-      { field: 'X-WOPI-RequestedName' },
-    )
+    throw new DomainError('NAME_INVALID', 'X-WOPI-RequestedName is missing or has no usable characters', {
+      field: 'X-WOPI-RequestedName',
+    })
   }
   const extension = splitExtension(original.title).extension
   try {

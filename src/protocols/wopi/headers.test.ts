@@ -32,24 +32,42 @@ describe('WOPI header readers', () => {
 
   test('X-WOPI-Lock is required (non-empty) for the lock operations', () => {
     assert.equal(requireLock({ 'x-wopi-lock': 'abc' }), 'abc')
-    assert.equal(fieldOf(() => requireLock({})), 'X-WOPI-Lock')
-    assert.equal(fieldOf(() => requireLock({ 'x-wopi-lock': '' })), 'X-WOPI-Lock')
+    assert.equal(
+      fieldOf(() => requireLock({})),
+      'X-WOPI-Lock',
+    )
+    assert.equal(
+      fieldOf(() => requireLock({ 'x-wopi-lock': '' })),
+      'X-WOPI-Lock',
+    )
     assert.equal(readOldLock({}), undefined)
-    assert.equal(fieldOf(() => readOldLock({ 'x-wopi-oldlock': '' })), 'X-WOPI-OldLock')
+    assert.equal(
+      fieldOf(() => readOldLock({ 'x-wopi-oldlock': '' })),
+      'X-WOPI-OldLock',
+    )
   })
 
   test('names are UTF-7 decoded; invalid UTF-7 names the header', () => {
     const headers = { 'x-wopi-suggestedtarget': '+BB0EPgQyBEsEOQ-.docx' }
     assert.equal(readSuggestedTarget(headers), 'Новый.docx')
-    assert.equal(fieldOf(() => readSuggestedTarget({ 'x-wopi-suggestedtarget': 'a+.docx' })), 'X-WOPI-SuggestedTarget')
+    assert.equal(
+      fieldOf(() => readSuggestedTarget({ 'x-wopi-suggestedtarget': 'a+.docx' })),
+      'X-WOPI-SuggestedTarget',
+    )
   })
 
   test('sizes are non-negative integers; X-WOPI-Size must agree with Content-Length', () => {
     assert.equal(readMaxExpectedSize({ 'x-wopi-maxexpectedsize': '104857600' }), 104857600)
-    assert.equal(fieldOf(() => readMaxExpectedSize({ 'x-wopi-maxexpectedsize': '-1' })), 'X-WOPI-MaxExpectedSize')
+    assert.equal(
+      fieldOf(() => readMaxExpectedSize({ 'x-wopi-maxexpectedsize': '-1' })),
+      'X-WOPI-MaxExpectedSize',
+    )
     assert.equal(readExpectedBodySize({ 'content-length': '5', 'x-wopi-size': '5' }), 5)
     assert.equal(readExpectedBodySize({ 'x-wopi-size': '7' }), 7)
-    assert.equal(fieldOf(() => readExpectedBodySize({ 'content-length': '5', 'x-wopi-size': '6' })), 'X-WOPI-Size')
+    assert.equal(
+      fieldOf(() => readExpectedBodySize({ 'content-length': '5', 'x-wopi-size': '6' })),
+      'X-WOPI-Size',
+    )
   })
 
   test('save facts come from X-WOPI-Editors and either flag prefix', () => {

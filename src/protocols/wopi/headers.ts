@@ -162,8 +162,7 @@ export function readSaveFacts(headers: IncomingHttpHeaders): SaveFacts {
   if (modified !== undefined) facts.isModifiedByUser = modified
   if (autosave !== undefined) facts.isAutosave = autosave
   if (exitSave !== undefined) facts.isExitSave = exitSave
-  const timestamp =
-    single(headers, 'X-LOOL-WOPI-Timestamp') ?? single(headers, 'X-EDITOR-WOPI-Timestamp')
+  const timestamp = single(headers, 'X-LOOL-WOPI-Timestamp') ?? single(headers, 'X-EDITOR-WOPI-Timestamp')
   if (timestamp) facts.clientTimestamp = timestamp
   const clientVersion = single(headers, 'X-WOPI-ClientVersion')
   if (clientVersion) facts.clientVersion = clientVersion

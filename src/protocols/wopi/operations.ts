@@ -41,10 +41,7 @@ export const CONTENTS_OVERRIDES: ReadonlyMap<string, WopiOperation> = new Map([
 ])
 
 /** The operation for an override, or the 400/501 the request deserves. */
-export function operationFor(
-  table: ReadonlyMap<string, WopiOperation>,
-  override: string | undefined,
-): WopiOperation {
+export function operationFor(table: ReadonlyMap<string, WopiOperation>, override: string | undefined): WopiOperation {
   if (override === undefined) {
     throw new DomainError('INVALID_INPUT', 'X-WOPI-Override is required', {
       field: 'X-WOPI-Override',

@@ -28,14 +28,7 @@ const MINUTE = 60_000
 function signLikeClient(privateKey: KeyObject, token: string, url: string, ticks: string): string {
   const tokenBytes = Buffer.from(token, 'utf8')
   const urlBytes = Buffer.from(url.toUpperCase(), 'utf8')
-  const parts = [
-    u32(tokenBytes.length),
-    tokenBytes,
-    u32(urlBytes.length),
-    urlBytes,
-    u32(8),
-    u64(BigInt(ticks)),
-  ]
+  const parts = [u32(tokenBytes.length), tokenBytes, u32(urlBytes.length), urlBytes, u32(8), u64(BigInt(ticks))]
   return sign('RSA-SHA256', Buffer.concat(parts), privateKey).toString('base64')
 }
 
@@ -123,10 +116,7 @@ describe('buildProofBuffer', () => {
 
 describe('buildProofUrl', () => {
   test('appends the path and the encoded token to WOPISrc', () => {
-    assert.equal(
-      buildProofUrl(WOPI_SRC, 'a b&c', 'contents'),
-      `${WOPI_SRC}/contents?access_token=a%20b%26c`,
-    )
+    assert.equal(buildProofUrl(WOPI_SRC, 'a b&c', 'contents'), `${WOPI_SRC}/contents?access_token=a%20b%26c`)
     assert.equal(buildProofUrl(WOPI_SRC, 'x', 'file'), `${WOPI_SRC}?access_token=x`)
   })
 })
@@ -333,9 +323,7 @@ describe('parseDiscovery', () => {
   })
 
   test('falls back to the CryptoAPI blob in value when modulus is absent', () => {
-    const element =
-      `<proof-key value="${cspBlob(keyB.privateKey)}" ` +
-      `oldvalue="${cspBlob(keyA.privateKey)}"/>`
+    const element = `<proof-key value="${cspBlob(keyB.privateKey)}" ` + `oldvalue="${cspBlob(keyA.privateKey)}"/>`
     const { proofKey } = parseDiscovery(onlyofficeDiscovery(base, element))
     assert.ok(sameKey(proofKey?.current, keyB.privateKey))
     assert.ok(sameKey(proofKey?.old, keyA.privateKey))
@@ -404,8 +392,7 @@ describe('wopiActionUrl', () => {
     })
     assert.equal(
       url,
-      'https://docs.example.com/hosting/wopi/word/edit?rs=de-DE&ui=de-DE&wopisrc=' +
-        encodeURIComponent(WOPI_SRC),
+      'https://docs.example.com/hosting/wopi/word/edit?rs=de-DE&ui=de-DE&wopisrc=' + encodeURIComponent(WOPI_SRC),
     )
   })
 
@@ -421,10 +408,7 @@ describe('wopiActionUrl', () => {
   test('appends WOPISrc to a Microsoft-style template that has no WOPI_SOURCE placeholder', () => {
     const template = 'https://w/we/wordeditorframe.aspx?<ui=UI_LLCC&><rs=DC_LLCC&><dchat=DISABLE_CHAT>'
     const wopisrc = encodeURIComponent(WOPI_SRC)
-    assert.equal(
-      wopiActionUrl(template, { wopiSrc: WOPI_SRC }),
-      `https://w/we/wordeditorframe.aspx?WOPISrc=${wopisrc}`,
-    )
+    assert.equal(wopiActionUrl(template, { wopiSrc: WOPI_SRC }), `https://w/we/wordeditorframe.aspx?WOPISrc=${wopisrc}`)
     assert.equal(
       wopiActionUrl(template, { wopiSrc: WOPI_SRC, lang: 'fr-FR' }),
       `https://w/we/wordeditorframe.aspx?ui=fr-FR&rs=fr-FR&WOPISrc=${wopisrc}`,

@@ -133,11 +133,7 @@ export function buildProofBuffer(accessToken: string, url: string, ticks: string
  * encodeURIComponent(token). Build it from the WOPISrc the host issued, never
  * from the Host header of a proxied request.
  */
-export function buildProofUrl(
-  wopiSrc: string,
-  accessToken: string,
-  target: 'file' | 'contents',
-): string {
+export function buildProofUrl(wopiSrc: string, accessToken: string, target: 'file' | 'contents'): string {
   const suffix = target === 'contents' ? '/contents' : ''
   return `${wopiSrc}${suffix}?access_token=${encodeURIComponent(accessToken)}`
 }
@@ -215,11 +211,7 @@ function rsaKeyFromParts(modulus: Buffer, exponent: Buffer, field: string): KeyO
 
 /** An RSA public key from discovery's base64 big-endian `modulus` and `exponent`. */
 export function publicKeyFromModulus(modulus: string, exponent: string): KeyObject {
-  return rsaKeyFromParts(
-    decodeBase64(modulus, 'modulus'),
-    decodeBase64(exponent, 'exponent'),
-    'modulus',
-  )
+  return rsaKeyFromParts(decodeBase64(modulus, 'modulus'), decodeBase64(exponent, 'exponent'), 'modulus')
 }
 
 /**
@@ -232,8 +224,7 @@ function publicKeyFromCspBlob(value: string, field: string): KeyObject {
   const PUBLICKEYBLOB = 0x06
   const header = 8
   const rsaPubKey = 12
-  const bad = () =>
-    new DomainError('UPSTREAM_FAILED', `discovery ${field} is not a key blob`, { field })
+  const bad = () => new DomainError('UPSTREAM_FAILED', `discovery ${field} is not a key blob`, { field })
   if (blob.length < header + rsaPubKey || blob[0] !== PUBLICKEYBLOB) throw bad()
   if (blob.toString('latin1', header, header + 4) !== 'RSA1') throw bad()
   const bitLength = blob.readUInt32LE(header + 4)

@@ -62,11 +62,9 @@ function readTarget(call: WopiCall): RelativeTarget {
   const suggested = readSuggestedTarget(request.headers)
   const relative = readRelativeTarget(request.headers)
   if ((suggested === undefined) === (relative === undefined)) {
-    throw new DomainError(
-      'INVALID_INPUT',
-      'send exactly one of X-WOPI-SuggestedTarget and X-WOPI-RelativeTarget',
-      { field: 'X-WOPI-SuggestedTarget' },
-    )
+    throw new DomainError('INVALID_INPUT', 'send exactly one of X-WOPI-SuggestedTarget and X-WOPI-RelativeTarget', {
+      field: 'X-WOPI-SuggestedTarget',
+    })
   }
   if (suggested !== undefined) {
     if (suggested.trim() === '') {

@@ -13,10 +13,7 @@ export interface Crumb {
  * rows being dragged (the attributes `dropTarget` gives), so items move up the tree in one
  * gesture.
  */
-export function Breadcrumbs(props: {
-  crumbs: Crumb[]
-  dropTarget: (folder: string) => Record<string, unknown>
-}) {
+export function Breadcrumbs(props: { crumbs: Crumb[]; dropTarget: (folder: string) => Record<string, unknown> }) {
   if (props.crumbs.length < 2) return null
   return (
     <nav class="breadcrumbs" aria-label="Breadcrumbs">

@@ -2,9 +2,7 @@ import { useEffect, useRef } from 'preact/hooks'
 import { Link } from './link'
 
 /** Why a folder's screen cannot show the folder any more. */
-export type Gone =
-  | { kind: 'trashed'; title: string; originTitle?: string }
-  | { kind: 'missing' }
+export type Gone = { kind: 'trashed'; title: string; originTitle?: string } | { kind: 'missing' }
 
 /**
  * A folder that is gone: in the trash (where it went and the way to it), or deleted for
@@ -22,8 +20,8 @@ export function GoneFolder(props: { gone: Gone }) {
             “{gone.title}” is in the trash
           </h1>
           <p>
-            It was deleted{gone.originTitle ? ` from ${gone.originTitle}` : ''}. Nothing can be added to it there; restore
-            it from the trash to use it again.
+            It was deleted{gone.originTitle ? ` from ${gone.originTitle}` : ''}. Nothing can be added to it there;
+            restore it from the trash to use it again.
           </p>
           <p class="gone-ways">
             <Link href="/trash" class="button primary">

@@ -23,7 +23,15 @@ function KindMark(props: { kind: FileKind }) {
       return <path d="M5.5 11.5h11v7h-11zM11 18.5v3M8.5 21.5h5" {...mark} stroke-width={1.3} />
     case 'pdf':
       return (
-        <text x="11" y="20" text-anchor="middle" font-size="6.5" font-family="system-ui, sans-serif" font-weight="700" fill="#fff">
+        <text
+          x="11"
+          y="20"
+          text-anchor="middle"
+          font-size="6.5"
+          font-family="system-ui, sans-serif"
+          font-weight="700"
+          fill="#fff"
+        >
           PDF
         </text>
       )
@@ -82,7 +90,8 @@ const PATHS: Record<IconName, string> = {
   key: 'M14 10a4 4 0 1 0-3.5 4L9 15.5V18H6.5v2H4v-2.5l6.1-6.1M15.5 8.5h.01',
   restore: 'M4 12a8 8 0 1 0 2.3-5.6M4 4v4h4',
   folder: 'M3 6h6l2 2h10v11H3z',
-  share: 'M18 8a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM6 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM18 22a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM8.6 13.5l6.8 4M15.4 6.5l-6.8 4',
+  share:
+    'M18 8a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM6 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM18 22a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM8.6 13.5l6.8 4M15.4 6.5l-6.8 4',
   move: 'M3 6h6l2 2h10v11H3zM9 13.5h7m-3-3 3 3-3 3',
   link: 'M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1',
 }
@@ -101,7 +110,14 @@ export function FolderIcon() {
 export function Icon(props: { name: IconName }) {
   return (
     <svg class="icon" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
-      <path d={PATHS[props.name]} fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" />
+      <path
+        d={PATHS[props.name]}
+        fill="none"
+        stroke="currentColor"
+        stroke-width="2"
+        stroke-linecap="round"
+        stroke-linejoin="round"
+      />
     </svg>
   )
 }

@@ -12,17 +12,30 @@ export function SameNameDialog(props: {
 }) {
   const one = props.names.length === 1
   return (
-    <Dialog title={one ? 'A file with this name is here already' : 'Files with these names are here already'} onClose={props.onClose}>
+    <Dialog
+      title={one ? 'A file with this name is here already' : 'Files with these names are here already'}
+      onClose={props.onClose}
+    >
       <ul class="same-names">
-        {props.names.map((name) => <li key={name}>{name}</li>)}
+        {props.names.map((name) => (
+          <li key={name}>{name}</li>
+        ))}
       </ul>
       <p>
-        {one ? 'Upload it as a new version of that file (its earlier versions are kept), or keep both files?' : 'Upload them as new versions of those files (their earlier versions are kept), or keep both?'}
+        {one
+          ? 'Upload it as a new version of that file (its earlier versions are kept), or keep both files?'
+          : 'Upload them as new versions of those files (their earlier versions are kept), or keep both?'}
       </p>
       <div class="dialog-actions">
-        <button type="button" class="button" onClick={props.onClose}>Cancel</button>
-        <button type="button" class="button" onClick={props.onKeepBoth}>Keep both</button>
-        <button type="button" class="button primary" onClick={props.onNewVersion}>Upload as new version</button>
+        <button type="button" class="button" onClick={props.onClose}>
+          Cancel
+        </button>
+        <button type="button" class="button" onClick={props.onKeepBoth}>
+          Keep both
+        </button>
+        <button type="button" class="button primary" onClick={props.onNewVersion}>
+          Upload as new version
+        </button>
       </div>
     </Dialog>
   )

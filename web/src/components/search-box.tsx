@@ -60,10 +60,12 @@ export function SearchBox(props: { capabilities: api.Capabilities }) {
       setError('')
       const homes = [...new Set(found.slice(0, SHOWN).flatMap((item) => homeOf(item) ?? []))]
       const named = new Map<string, string>()
-      await Promise.all(homes.map(async (id) => {
-        const crumbs = await api.folderPath(id).catch(() => [])
-        named.set(id, crumbs.map((crumb) => crumb.title).join(' / '))
-      }))
+      await Promise.all(
+        homes.map(async (id) => {
+          const crumbs = await api.folderPath(id).catch(() => [])
+          named.set(id, crumbs.map((crumb) => crumb.title).join(' / '))
+        }),
+      )
       if (mine === sequence.current) setPaths(named)
     } catch (failure) {
       if (mine === sequence.current) setError(errorText(failure))
@@ -84,7 +86,11 @@ export function SearchBox(props: { capabilities: api.Capabilities }) {
           }}
         />
       </label>
-      {error ? <p class="error" role="alert">{error}</p> : null}
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
       {results !== undefined ? (
         <div class="search-results" role="region" aria-label="Search results" aria-live="polite">
           {results.length === 0 ? <p class="empty">Nothing found for “{text.trim()}”.</p> : null}
@@ -99,7 +105,9 @@ export function SearchBox(props: { capabilities: api.Capabilities }) {
                       {item.title}
                     </a>
                   ) : (
-                    <Link href={folderPath(item.id)} class="folder-name">{item.title}</Link>
+                    <Link href={folderPath(item.id)} class="folder-name">
+                      {item.title}
+                    </Link>
                   )}
                   {item.snippet ? <p class="snippet">{item.snippet}</p> : null}
                   {home !== undefined ? (

@@ -59,7 +59,11 @@ export function ShareDialog(props: { target: api.ShareTarget; title: string; sel
                   value={String(entry.access)}
                   disabled={busy}
                   onChange={(event) =>
-                    change(entry.sharedTo.id, Number(event.currentTarget.value), `${entry.sharedTo.displayName} now has ${accessLabel(Number(event.currentTarget.value)).toLowerCase()}`)
+                    change(
+                      entry.sharedTo.id,
+                      Number(event.currentTarget.value),
+                      `${entry.sharedTo.displayName} now has ${accessLabel(Number(event.currentTarget.value)).toLowerCase()}`,
+                    )
                   }
                 >
                   {SHARE_LEVELS.map((level) => (
@@ -204,15 +208,26 @@ function LinkSection(props: { fileId: string }) {
       {link ? (
         <>
           <label for="share-link-access">Link access</label>
-          <select id="share-link-access" value={String(link.access)} disabled={busy} onChange={(event) => void set(Number(event.currentTarget.value))}>
-              {LINK_LEVELS.map((level) => (
-                <option key={level.access} value={String(level.access)}>
-                  {level.label}
-                </option>
-              ))}
+          <select
+            id="share-link-access"
+            value={String(link.access)}
+            disabled={busy}
+            onChange={(event) => void set(Number(event.currentTarget.value))}
+          >
+            {LINK_LEVELS.map((level) => (
+              <option key={level.access} value={String(level.access)}>
+                {level.label}
+              </option>
+            ))}
           </select>
           <div class="link-row">
-            <input ref={input} readOnly aria-label="Link" value={link.sharedTo.shareLink} onFocus={(event) => event.currentTarget.select()} />
+            <input
+              ref={input}
+              readOnly
+              aria-label="Link"
+              value={link.sharedTo.shareLink}
+              onFocus={(event) => event.currentTarget.select()}
+            />
             <button type="button" class="button" onClick={copy}>
               Copy link
             </button>

@@ -17,17 +17,34 @@ export function UploadPanel(props: { uploads: Upload[]; onCancel: (id: number) =
               {upload.state === 'failed' || upload.state === 'cancelled' ? (
                 <span class="progress-placeholder" />
               ) : (
-                <progress max={Math.max(upload.size, 1)} value={upload.state === 'done' ? Math.max(upload.size, 1) : upload.loaded} aria-label={`Upload of ${upload.name}`} />
+                <progress
+                  max={Math.max(upload.size, 1)}
+                  value={upload.state === 'done' ? Math.max(upload.size, 1) : upload.loaded}
+                  aria-label={`Upload of ${upload.name}`}
+                />
               )}
               <span class="upload-status">
                 {upload.state === 'queued' ? 'Waiting' : null}
                 {upload.state === 'uploading' ? `${percent}%` : null}
-                {upload.state === 'done' ? (upload.storedTitle && upload.storedTitle !== upload.name ? `Done, saved as ${upload.storedTitle}` : 'Done') : null}
+                {upload.state === 'done'
+                  ? upload.storedTitle && upload.storedTitle !== upload.name
+                    ? `Done, saved as ${upload.storedTitle}`
+                    : 'Done'
+                  : null}
                 {upload.state === 'cancelled' ? 'Cancelled' : null}
-                {upload.state === 'failed' ? <span role="alert" class="upload-error">{upload.error}</span> : null}
+                {upload.state === 'failed' ? (
+                  <span role="alert" class="upload-error">
+                    {upload.error}
+                  </span>
+                ) : null}
               </span>
               {running ? (
-                <button type="button" class="button subtle" aria-label={`Cancel upload of ${upload.name}`} onClick={() => props.onCancel(upload.id)}>
+                <button
+                  type="button"
+                  class="button subtle"
+                  aria-label={`Cancel upload of ${upload.name}`}
+                  onClick={() => props.onCancel(upload.id)}
+                >
                   Cancel
                 </button>
               ) : null}
@@ -47,7 +64,9 @@ export function UploadPanel(props: { uploads: Upload[]; onCancel: (id: number) =
 
 /** Each upload whose name Folio had to change (illegal characters, a name taken), plainly. */
 function ChangedNames(props: { uploads: Upload[] }) {
-  const changed = props.uploads.filter((upload) => upload.state === 'done' && upload.storedTitle && upload.storedTitle !== upload.name)
+  const changed = props.uploads.filter(
+    (upload) => upload.state === 'done' && upload.storedTitle && upload.storedTitle !== upload.name,
+  )
   if (changed.length === 0) return null
   return (
     <section class="changed-names" aria-labelledby="changed-names-heading">

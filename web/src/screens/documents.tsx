@@ -65,7 +65,12 @@ function sectionOf(folder: string, current: api.FolderItem | undefined): Section
  * folder, and offers on each row what the reader's access allows: open, download, share,
  * move (dialog or drag onto a folder or breadcrumb), rename, delete to the trash, restore.
  */
-export function DocumentsScreen(props: { folder: string; capabilities: api.Capabilities; isAdmin: boolean; selfId: string }) {
+export function DocumentsScreen(props: {
+  folder: string
+  capabilities: api.Capabilities
+  isAdmin: boolean
+  selfId: string
+}) {
   const [sortBy, setSortBy] = useState<SortField>('DateAndTime')
   const [sortOrder, setSortOrder] = useState<SortOrder>('descending')
   const [filterText, setFilterText] = useState('')
@@ -263,14 +268,19 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
   // A trashed folder reached by Back or a bookmark: where it went, and no live controls.
   const trashedView: Gone | undefined =
     loadedFolder?.rootFolderType === TRASH_ROOT_TYPE && props.folder !== '@trash'
-      ? { kind: 'trashed', title: loadedFolder.title, ...(loadedFolder.originTitle ? { originTitle: loadedFolder.originTitle } : {}) }
+      ? {
+          kind: 'trashed',
+          title: loadedFolder.title,
+          ...(loadedFolder.originTitle ? { originTitle: loadedFolder.originTitle } : {}),
+        }
       : undefined
   const inFolder = props.folder !== '@share' && section !== 'trash' && trashedView === undefined
   const mayAdd = inFolder && loadedFolder !== undefined && allowed(loadedFolder.access).rename
   const title = SECTION_TITLES[props.folder] ?? data?.current.title ?? 'Folder'
-  const crumbs = path && path.length > 0 && !SECTION_TITLES[props.folder]
-    ? [...path.filter((crumb) => crumb.folder !== props.folder), { folder: props.folder, title }]
-    : path ?? []
+  const crumbs =
+    path && path.length > 0 && !SECTION_TITLES[props.folder]
+      ? [...path.filter((crumb) => crumb.folder !== props.folder), { folder: props.folder, title }]
+      : (path ?? [])
 
   const [sameName, setSameName] = useState<{ files: File[]; folder: string } | null>(null)
   // Files named like one already listed here are held back for a question: a new version
@@ -412,7 +422,14 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
 
   return (
     <section class={`documents${dragging ? ' dragging' : ''}`}>
-      <Breadcrumbs crumbs={crumbs} dropTarget={(folder) => (folder === '@my' || !SECTION_TITLES[folder] ? dropProps(folder, crumbs.find((c) => c.folder === folder)?.title ?? '') : {})} />
+      <Breadcrumbs
+        crumbs={crumbs}
+        dropTarget={(folder) =>
+          folder === '@my' || !SECTION_TITLES[folder]
+            ? dropProps(folder, crumbs.find((c) => c.folder === folder)?.title ?? '')
+            : {}
+        }
+      />
       <div class="screen-head">
         <h1 ref={heading} tabIndex={-1}>
           {title}
@@ -437,7 +454,12 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
               }}
             />
             {NEW_KIND_ORDER.map((kind) => (
-              <button key={kind} type="button" class="button" onClick={() => setOpen({ kind: 'create', newKind: kind })}>
+              <button
+                key={kind}
+                type="button"
+                class="button"
+                onClick={() => setOpen({ kind: 'create', newKind: kind })}
+              >
                 <Icon name="plus" />
                 <span>New {NEW_KINDS[kind].label}</span>
               </button>
@@ -450,7 +472,12 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
         ) : null}
         {section === 'trash' ? (
           <div class="toolbar">
-            <button type="button" class="button danger" disabled={total === 0} onClick={() => setOpen({ kind: 'empty-trash' })}>
+            <button
+              type="button"
+              class="button danger"
+              disabled={total === 0}
+              onClick={() => setOpen({ kind: 'empty-trash' })}
+            >
               <Icon name="trash" />
               <span>Empty trash</span>
             </button>
@@ -458,7 +485,9 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
         ) : null}
       </div>
       {mayAdd ? <p class="hint">Drop files anywhere on this page to upload them.</p> : null}
-      {section === 'trash' ? <p class="hint">Deleted items stay here until you restore them or empty the trash.</p> : null}
+      {section === 'trash' ? (
+        <p class="hint">Deleted items stay here until you restore them or empty the trash.</p>
+      ) : null}
 
       {sameName ? (
         <SameNameDialog
@@ -490,7 +519,11 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
         </label>
         {section === 'my' ? (
           <label class="checkbox shared-filter">
-            <input type="checkbox" checked={sharedOnly} onChange={(event) => setSharedOnly(event.currentTarget.checked)} />
+            <input
+              type="checkbox"
+              checked={sharedOnly}
+              onChange={(event) => setSharedOnly(event.currentTarget.checked)}
+            />
             Shared by me
           </label>
         ) : null}
@@ -535,7 +568,11 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
                 <span>Download</span>
               </button>
               {chosenTrashable ? (
-                <button type="button" class="button danger" onClick={() => setOpen({ kind: 'delete', entries: chosen })}>
+                <button
+                  type="button"
+                  class="button danger"
+                  onClick={() => setOpen({ kind: 'delete', entries: chosen })}
+                >
                   <Icon name="trash" />
                   <span>Delete</span>
                 </button>
@@ -570,9 +607,30 @@ export function DocumentsScreen(props: { folder: string; capabilities: api.Capab
                 onChange={(event) => setSelected(event.currentTarget.checked ? new Set(entries.map(keyOf)) : new Set())}
               />
             </th>
-            <SortHeader label="Name" field="AZ" sortBy={sortBy} sortOrder={sortOrder} onSort={sortOn} class="col-name" />
-            <SortHeader label="Size" field="Size" sortBy={sortBy} sortOrder={sortOrder} onSort={sortOn} class="col-size" />
-            <SortHeader label="Modified" field="DateAndTime" sortBy={sortBy} sortOrder={sortOrder} onSort={sortOn} class="col-modified" />
+            <SortHeader
+              label="Name"
+              field="AZ"
+              sortBy={sortBy}
+              sortOrder={sortOrder}
+              onSort={sortOn}
+              class="col-name"
+            />
+            <SortHeader
+              label="Size"
+              field="Size"
+              sortBy={sortBy}
+              sortOrder={sortOrder}
+              onSort={sortOn}
+              class="col-size"
+            />
+            <SortHeader
+              label="Modified"
+              field="DateAndTime"
+              sortBy={sortBy}
+              sortOrder={sortOrder}
+              onSort={sortOn}
+              class="col-modified"
+            />
             <th scope="col" class="col-by">
               Modified by
             </th>
@@ -685,7 +743,9 @@ function OpenDialog(props: {
         <NewFolderDialog
           parent={props.folder}
           onClose={props.onClose}
-          onCreated={(folder) => props.onDone(`Created folder ${folder.title}`, keyOf({ kind: 'folder', item: folder }))}
+          onCreated={(folder) =>
+            props.onDone(`Created folder ${folder.title}`, keyOf({ kind: 'folder', item: folder }))
+          }
         />
       )
     case 'delete': {
@@ -701,11 +761,30 @@ function OpenDialog(props: {
       )
     }
     case 'move':
-      return <MoveDialog entries={open.entries} onClose={props.onClose} onMoved={(destination) => props.onDone(`Moved ${describe(open.entries)} to ${destination}`)} />
+      return (
+        <MoveDialog
+          entries={open.entries}
+          onClose={props.onClose}
+          onMoved={(destination) => props.onDone(`Moved ${describe(open.entries)} to ${destination}`)}
+        />
+      )
     case 'share':
-      return <ShareDialog target={{ kind: open.entry.kind, id: open.entry.item.id }} title={open.entry.item.title} selfId={props.selfId} onClose={props.onClose} />
+      return (
+        <ShareDialog
+          target={{ kind: open.entry.kind, id: open.entry.item.id }}
+          title={open.entry.item.title}
+          selfId={props.selfId}
+          onClose={props.onClose}
+        />
+      )
     case 'release':
-      return <ReleaseLockDialog file={open.file} onClose={props.onClose} onReleased={() => props.onDone(`Released the lock on ${open.file.title}`)} />
+      return (
+        <ReleaseLockDialog
+          file={open.file}
+          onClose={props.onClose}
+          onReleased={() => props.onDone(`Released the lock on ${open.file.title}`)}
+        />
+      )
     case 'empty-trash':
       return <EmptyTrashDialog onClose={props.onClose} onEmptied={() => props.onDone('The trash is empty')} />
   }

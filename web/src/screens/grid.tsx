@@ -34,7 +34,13 @@ export function ViewToggle(props: { view: ListView; onChange: (view: ListView) =
   return (
     <div class="view-toggle" role="group" aria-label="View">
       {(['list', 'grid'] as const).map((view) => (
-        <button key={view} type="button" class="button small" aria-pressed={props.view === view} onClick={() => props.onChange(view)}>
+        <button
+          key={view}
+          type="button"
+          class="button small"
+          aria-pressed={props.view === view}
+          onClick={() => props.onChange(view)}
+        >
           {view === 'list' ? 'List' : 'Grid'}
         </button>
       ))}
@@ -52,7 +58,13 @@ export function ItemGrid(props: { entries: Entry[]; capabilities: api.Capabiliti
             <div class="card-image">
               <FolderIcon />
             </div>
-            {props.inTrash ? <span class="card-name">{entry.item.title}</span> : <Link href={folderPath(entry.item.id)} class="card-name">{entry.item.title}</Link>}
+            {props.inTrash ? (
+              <span class="card-name">{entry.item.title}</span>
+            ) : (
+              <Link href={folderPath(entry.item.id)} class="card-name">
+                {entry.item.title}
+              </Link>
+            )}
           </li>
         ) : (
           <li key={`file-${entry.item.id}`} class="card" data-kind="file">
@@ -82,11 +94,12 @@ export function ItemGrid(props: { entries: Entry[]; capabilities: api.Capabiliti
 function Thumbnail(props: { file: api.FileItem; capabilities: api.Capabilities }) {
   const [failed, setFailed] = useState(false)
   const extension = splitExtension(props.file.title)[1].replace(/^\./, '').toLowerCase()
-  const src = props.capabilities.previews[extension] === 'image'
-    ? api.previewUrl(props.file.id)
-    : (props.capabilities.conversions[extension] ?? []).includes('png')
-      ? `${api.thumbnailUrl(props.file.id)}?v=${props.file.version}`
-      : undefined
+  const src =
+    props.capabilities.previews[extension] === 'image'
+      ? api.previewUrl(props.file.id)
+      : (props.capabilities.conversions[extension] ?? []).includes('png')
+        ? `${api.thumbnailUrl(props.file.id)}?v=${props.file.version}`
+        : undefined
   if (!src || failed) return <FileIcon kind={fileKind(props.file.fileExst)} />
   return <img class="thumbnail" src={src} alt="" loading="lazy" onError={() => setFailed(true)} />
 }

@@ -63,7 +63,10 @@ export function CreateDialog(props: {
             {extension}
           </span>
         </div>
-        <NamePreview id="new-file-preview" wanted={name.trim().replace(new RegExp(`\\${extension}$`, 'i'), '') + extension} />
+        <NamePreview
+          id="new-file-preview"
+          wanted={name.trim().replace(new RegExp(`\\${extension}$`, 'i'), '') + extension}
+        />
         <FormError text={error} />
         <p class="hint" id="new-file-what">
           {props.hasEditor
@@ -84,7 +87,11 @@ export function CreateDialog(props: {
 }
 
 /** A new folder in `parent`. */
-export function NewFolderDialog(props: { parent: string; onClose: () => void; onCreated: (folder: api.FolderItem) => void }) {
+export function NewFolderDialog(props: {
+  parent: string
+  onClose: () => void
+  onCreated: (folder: api.FolderItem) => void
+}) {
   const [name, setName] = useState('New folder')
   const [error, setError] = useState('')
   const [busy, setBusy] = useState(false)
@@ -142,7 +149,12 @@ function FormError(props: { text: string }) {
 }
 
 /** Moves rows to the trash, or (from the trash, `forever`) deletes them for good. */
-export function DeleteDialog(props: { entries: Entry[]; forever: boolean; onClose: () => void; onDeleted: () => void }) {
+export function DeleteDialog(props: {
+  entries: Entry[]
+  forever: boolean
+  onClose: () => void
+  onDeleted: () => void
+}) {
   const [only] = props.entries
   const one = props.entries.length === 1 && only
   const what = one ? (only.kind === 'file' ? 'this file' : 'this folder') : `these ${props.entries.length} items`
@@ -216,9 +228,8 @@ export function ReleaseLockDialog(props: { file: api.FileItem; onClose: () => vo
       <p>
         “<span class="file-name">{props.file.title}</span>” is locked by an online editor
         {props.file.lockedBy?.displayName ? ` of ${props.file.lockedBy.displayName}` : ''}
-        {props.file.lockedAt ? ` since ${formatDate(props.file.lockedAt)}` : ''}. Release it only if
-        that editor was closed: an editor still open loses the lock and must reload, and
-        changes it has not saved yet may be lost.
+        {props.file.lockedAt ? ` since ${formatDate(props.file.lockedAt)}` : ''}. Release it only if that editor was
+        closed: an editor still open loses the lock and must reload, and changes it has not saved yet may be lost.
       </p>
     </ConfirmDialog>
   )
@@ -246,7 +257,14 @@ export function MoveDialog(props: { entries: Entry[]; onClose: () => void; onMov
     let current = true
     setFolders(undefined)
     api
-      .listFolder(here.id, { startIndex: 0, count: 1000, sortBy: 'AZ', sortOrder: 'ascending', filterValue: '', filterType: 'FoldersOnly' })
+      .listFolder(here.id, {
+        startIndex: 0,
+        count: 1000,
+        sortBy: 'AZ',
+        sortOrder: 'ascending',
+        filterValue: '',
+        filterType: 'FoldersOnly',
+      })
       .then((page) => {
         if (current) setFolders(page.folders)
       })
@@ -276,7 +294,12 @@ export function MoveDialog(props: { entries: Entry[]; onClose: () => void; onMov
               {place.title}
             </span>
           ) : (
-            <button key={place.id} type="button" class="link-button" onClick={() => setTrail(trail.slice(0, index + 1))}>
+            <button
+              key={place.id}
+              type="button"
+              class="link-button"
+              onClick={() => setTrail(trail.slice(0, index + 1))}
+            >
               {place.title}
             </button>
           ),
@@ -287,13 +310,19 @@ export function MoveDialog(props: { entries: Entry[]; onClose: () => void; onMov
           .filter((folder) => !moving.has(folder.id))
           .map((folder) => (
             <li key={folder.id}>
-              <button type="button" class="picker-folder" onClick={() => setTrail([...trail, { id: folder.id, title: folder.title }])}>
+              <button
+                type="button"
+                class="picker-folder"
+                onClick={() => setTrail([...trail, { id: folder.id, title: folder.title }])}
+              >
                 <Icon name="folder" />
                 <span>{folder.title}</span>
               </button>
             </li>
           ))}
-        {folders !== undefined && folders.filter((f) => !moving.has(f.id)).length === 0 ? <li class="hint">No folders here.</li> : null}
+        {folders !== undefined && folders.filter((f) => !moving.has(f.id)).length === 0 ? (
+          <li class="hint">No folders here.</li>
+        ) : null}
       </ul>
       <FormError text={error} />
       <div class="dialog-actions">

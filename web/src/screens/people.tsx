@@ -45,7 +45,9 @@ export function PeopleScreen(props: { self: api.Profile }) {
 
   const setDisabled = async (person: api.Profile, disabled: boolean) => {
     await api.setPersonDisabled(person.id, disabled)
-    announce(disabled ? `${person.userName} is disabled; their sessions have ended.` : `${person.userName} is enabled again.`)
+    announce(
+      disabled ? `${person.userName} is disabled; their sessions have ended.` : `${person.userName} is enabled again.`,
+    )
     setDisabling(null)
     await load()
   }
@@ -122,21 +124,41 @@ export function PeopleScreen(props: { self: api.Profile }) {
                   <td class="col-created">{formatDate(person.created)}</td>
                   <td>
                     <div class="actions">
-                      <button type="button" class="button" aria-label={`Reset password of ${person.userName}`} onClick={() => setResetting(person)}>
+                      <button
+                        type="button"
+                        class="button"
+                        aria-label={`Reset password of ${person.userName}`}
+                        onClick={() => setResetting(person)}
+                      >
                         <Icon name="key" />
                         <span>Reset password</span>
                       </button>
                       {isSelf ? null : isDisabled(person) ? (
-                        <button type="button" class="button" aria-label={`Enable ${person.userName}`} onClick={() => void enable(person)}>
+                        <button
+                          type="button"
+                          class="button"
+                          aria-label={`Enable ${person.userName}`}
+                          onClick={() => void enable(person)}
+                        >
                           <span>Enable</span>
                         </button>
                       ) : (
-                        <button type="button" class="button" aria-label={`Disable ${person.userName}`} onClick={() => setDisabling(person)}>
+                        <button
+                          type="button"
+                          class="button"
+                          aria-label={`Disable ${person.userName}`}
+                          onClick={() => setDisabling(person)}
+                        >
                           <span>Disable</span>
                         </button>
                       )}
                       {isSelf ? null : (
-                        <button type="button" class="button danger" aria-label={`Remove ${person.userName}`} onClick={() => setRemoving(person)}>
+                        <button
+                          type="button"
+                          class="button danger"
+                          aria-label={`Remove ${person.userName}`}
+                          onClick={() => setRemoving(person)}
+                        >
                           <Icon name="trash" />
                           <span>Remove</span>
                         </button>
@@ -163,7 +185,11 @@ export function PeopleScreen(props: { self: api.Profile }) {
       ) : null}
       {changingAdmin ? (
         <ConfirmDialog
-          title={changingAdmin.isAdmin ? `Withdraw admin rights from ${changingAdmin.userName}?` : `Make ${changingAdmin.userName} an admin?`}
+          title={
+            changingAdmin.isAdmin
+              ? `Withdraw admin rights from ${changingAdmin.userName}?`
+              : `Make ${changingAdmin.userName} an admin?`
+          }
           confirmLabel={changingAdmin.isAdmin ? 'Withdraw admin rights' : 'Make admin'}
           tone={changingAdmin.isAdmin ? 'danger' : 'primary'}
           action={() => toggleAdmin(changingAdmin)}
@@ -187,8 +213,8 @@ export function PeopleScreen(props: { self: api.Profile }) {
           onClose={() => setDisabling(null)}
         >
           <p>
-            They can no longer sign in; their sessions, open editors and the links to their files end now. Their
-            files and what others shared with them stay, and come back when you enable them.
+            They can no longer sign in; their sessions, open editors and the links to their files end now. Their files
+            and what others shared with them stay, and come back when you enable them.
           </p>
         </ConfirmDialog>
       ) : null}
@@ -280,12 +306,23 @@ function AddPersonForm(props: { onAdded: (person: api.Profile) => void }) {
         </div>
         <div>
           <label for="add-password">Password</label>
-          <input {...field('password')} type="password" required minLength={8} autocomplete="new-password" aria-describedby="add-password-hint" />
+          <input
+            {...field('password')}
+            type="password"
+            required
+            minLength={8}
+            autocomplete="new-password"
+            aria-describedby="add-password-hint"
+          />
           <small id="add-password-hint">At least 8 characters.</small>
         </div>
       </div>
       <label class="checkbox">
-        <input type="checkbox" checked={form.isAdmin} onChange={(event) => setForm({ ...form, isAdmin: event.currentTarget.checked })} />
+        <input
+          type="checkbox"
+          checked={form.isAdmin}
+          onChange={(event) => setForm({ ...form, isAdmin: event.currentTarget.checked })}
+        />
         Admin (may manage people)
       </label>
       {error ? (

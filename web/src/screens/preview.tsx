@@ -22,8 +22,15 @@ export function PreviewScreen(props: { fileId: string; capabilities: api.Capabil
 
   useEffect(() => {
     setFile(undefined)
-    api.getFile(props.fileId).then(setFile, (failure: unknown) =>
-      setError(failure instanceof api.ApiError && failure.status === 404 ? 'This file does not exist (any more), or you may not open it.' : errorText(failure)))
+    api
+      .getFile(props.fileId)
+      .then(setFile, (failure: unknown) =>
+        setError(
+          failure instanceof api.ApiError && failure.status === 404
+            ? 'This file does not exist (any more), or you may not open it.'
+            : errorText(failure),
+        ),
+      )
   }, [props.fileId])
   useEffect(() => heading.current?.focus(), [file?.id])
 
@@ -33,13 +40,21 @@ export function PreviewScreen(props: { fileId: string; capabilities: api.Capabil
         <p class="back">
           <Link href="/">← All documents</Link>
         </p>
-        {error ? <p class="form-error" role="alert">{error}</p> : <p class="loading">Loading…</p>}
+        {error ? (
+          <p class="form-error" role="alert">
+            {error}
+          </p>
+        ) : (
+          <p class="loading">Loading…</p>
+        )}
       </section>
     )
   }
   const extension = splitExtension(file.title)[1].replace(/^\./, '').toLowerCase()
   const editor = allowed(file.access).open ? editorHref(file, props.capabilities) : undefined
-  const targets = props.capabilities.converter ? (props.capabilities.conversions[extension] ?? []).filter((t) => t !== 'png') : []
+  const targets = props.capabilities.converter
+    ? (props.capabilities.conversions[extension] ?? []).filter((t) => t !== 'png')
+    : []
   return (
     <section class="preview">
       <p class="back">
@@ -80,7 +95,11 @@ function DownloadAs(props: { file: api.FileItem; targets: string[] }) {
     <span class="download-as">
       <label>
         <span class="visually-hidden">Format</span>
-        <select value={target} onChange={(event) => setTarget(event.currentTarget.value)} aria-label="Download as format">
+        <select
+          value={target}
+          onChange={(event) => setTarget(event.currentTarget.value)}
+          aria-label="Download as format"
+        >
           {props.targets.map((t) => (
             <option key={t} value={t}>
               .{t}
@@ -96,7 +115,12 @@ function DownloadAs(props: { file: api.FileItem; targets: string[] }) {
 }
 
 /** What the page shows of the file itself. */
-export function PreviewBody(props: { file: { id: string; title: string }; kind: string | undefined; converter: boolean; src?: string }) {
+export function PreviewBody(props: {
+  file: { id: string; title: string }
+  kind: string | undefined
+  converter: boolean
+  src?: string
+}) {
   const src = props.src ?? api.previewUrl(props.file.id)
   if (props.kind === 'image') return <img class="preview-image" src={src} alt={`Preview of ${props.file.title}`} />
   if (props.kind === 'text') return <TextPreview src={src} title={props.file.title} />
@@ -106,8 +130,8 @@ export function PreviewBody(props: { file: { id: string; title: string }; kind: 
   if (props.kind === 'converted') {
     return (
       <p class="preview-none" data-reason="no-converter">
-        A preview of this document needs LibreOffice, which is not running on this Folio. Download the document to open it, or
-        ask your administrator to install LibreOffice (or set FOLIO_CONVERTER).
+        A preview of this document needs LibreOffice, which is not running on this Folio. Download the document to open
+        it, or ask your administrator to install LibreOffice (or set FOLIO_CONVERTER).
       </p>
     )
   }
@@ -119,17 +143,27 @@ function TextPreview(props: { src: string; title: string }) {
   const [error, setError] = useState('')
   useEffect(() => {
     const controller = new AbortController()
-    fetch(props.src, { credentials: 'same-origin', headers: { Range: `bytes=0-${TEXT_PREVIEW_BYTES - 1}` }, signal: controller.signal })
+    fetch(props.src, {
+      credentials: 'same-origin',
+      headers: { Range: `bytes=0-${TEXT_PREVIEW_BYTES - 1}` },
+      signal: controller.signal,
+    })
       .then(async (response) => {
         if (!response.ok && response.status !== 206) throw new Error(`Folio answered ${response.status}`)
         setText(await response.text())
       })
       .catch((failure: unknown) => {
-        if (!controller.signal.aborted) setError(failure instanceof Error ? failure.message : 'The preview could not be loaded.')
+        if (!controller.signal.aborted)
+          setError(failure instanceof Error ? failure.message : 'The preview could not be loaded.')
       })
     return () => controller.abort()
   }, [props.src])
-  if (error) return <p class="form-error" role="alert">{error}</p>
+  if (error)
+    return (
+      <p class="form-error" role="alert">
+        {error}
+      </p>
+    )
   if (text === undefined) return <p class="loading">Loading…</p>
   // Preact puts the text in a text node: nothing in it is read as HTML.
   return (

@@ -50,7 +50,11 @@ function PasswordForm() {
       setAgain('')
       announce('Your password is changed. Your other sessions are signed out.')
     } catch (failure) {
-      setError(failure instanceof api.ApiError && failure.status === 403 ? 'The current password is not right.' : errorText(failure))
+      setError(
+        failure instanceof api.ApiError && failure.status === 403
+          ? 'The current password is not right.'
+          : errorText(failure),
+      )
     } finally {
       setBusy(false)
     }
@@ -60,11 +64,32 @@ function PasswordForm() {
     <form class="card" onSubmit={submit} aria-labelledby="password-heading">
       <h2 id="password-heading">Change your password</h2>
       <label for="profile-current">Current password</label>
-      <input id="profile-current" type="password" autocomplete="current-password" required value={current} onInput={(event) => setCurrent(event.currentTarget.value)} />
+      <input
+        id="profile-current"
+        type="password"
+        autocomplete="current-password"
+        required
+        value={current}
+        onInput={(event) => setCurrent(event.currentTarget.value)}
+      />
       <label for="profile-new">New password</label>
-      <input id="profile-new" type="password" autocomplete="new-password" required value={next} onInput={(event) => setNext(event.currentTarget.value)} />
+      <input
+        id="profile-new"
+        type="password"
+        autocomplete="new-password"
+        required
+        value={next}
+        onInput={(event) => setNext(event.currentTarget.value)}
+      />
       <label for="profile-again">New password again</label>
-      <input id="profile-again" type="password" autocomplete="new-password" required value={again} onInput={(event) => setAgain(event.currentTarget.value)} />
+      <input
+        id="profile-again"
+        type="password"
+        autocomplete="new-password"
+        required
+        value={again}
+        onInput={(event) => setAgain(event.currentTarget.value)}
+      />
       <p class="hint">Every other place you are signed in (other browsers, apps, open editors) is signed out.</p>
       {error ? (
         <p class="form-error" role="alert">
@@ -96,7 +121,9 @@ function OtherSessions() {
   return (
     <section class="card" aria-labelledby="sessions-heading">
       <h2 id="sessions-heading">Other sessions</h2>
-      <p class="hint">Signed in on another computer, or forgot to sign out somewhere? End every session but this one.</p>
+      <p class="hint">
+        Signed in on another computer, or forgot to sign out somewhere? End every session but this one.
+      </p>
       {error ? (
         <p class="form-error" role="alert">
           {error}

@@ -115,7 +115,10 @@ function SharingMarks(props: { item: api.SharingFacts }) {
   const link = props.item.sharedLink
   if (people.length === 0 && (link === null || link === undefined)) return null
   const who = `Shared with ${people.map((person) => person.displayName).join(', ')}`
-  const linkText = link === null || link === undefined ? '' : LINK_LEVELS.find((level) => level.access === link)?.label ?? 'Anyone with the link'
+  const linkText =
+    link === null || link === undefined
+      ? ''
+      : (LINK_LEVELS.find((level) => level.access === link)?.label ?? 'Anyone with the link')
   return (
     <span class="sharing-marks">
       {people.length > 0 ? (
@@ -124,7 +127,12 @@ function SharingMarks(props: { item: api.SharingFacts }) {
         </span>
       ) : null}
       {linkText ? (
-        <span class="sharing-mark" role="img" aria-label={`Link on: ${linkText.toLowerCase()}`} title={`Link on: ${linkText.toLowerCase()}`}>
+        <span
+          class="sharing-mark"
+          role="img"
+          aria-label={`Link on: ${linkText.toLowerCase()}`}
+          title={`Link on: ${linkText.toLowerCase()}`}
+        >
           <Icon name="link" />
         </span>
       ) : null}
@@ -133,15 +141,35 @@ function SharingMarks(props: { item: api.SharingFacts }) {
 }
 
 /** The actions only an item's owner has: share, move, delete (and, in the trash, restore). */
-function OwnerActions(props: RowProps & { title: string; mayManage: boolean; mayTrash: boolean; mayRename: boolean; renameButton: { current: HTMLButtonElement | null } }) {
+function OwnerActions(
+  props: RowProps & {
+    title: string
+    mayManage: boolean
+    mayTrash: boolean
+    mayRename: boolean
+    renameButton: { current: HTMLButtonElement | null }
+  },
+) {
   const { title } = props
   if (props.section === 'trash') {
     return (
       <>
-        <button type="button" class="icon-button" aria-label={`Restore ${title}`} title="Restore" onClick={props.onRestore}>
+        <button
+          type="button"
+          class="icon-button"
+          aria-label={`Restore ${title}`}
+          title="Restore"
+          onClick={props.onRestore}
+        >
           <Icon name="restore" />
         </button>
-        <button type="button" class="icon-button danger" aria-label={`Delete ${title} forever`} title="Delete forever" onClick={props.onDelete}>
+        <button
+          type="button"
+          class="icon-button danger"
+          aria-label={`Delete ${title} forever`}
+          title="Delete forever"
+          onClick={props.onDelete}
+        >
           <Icon name="trash" />
         </button>
       </>
@@ -155,17 +183,37 @@ function OwnerActions(props: RowProps & { title: string; mayManage: boolean; may
         </button>
       ) : null}
       {props.mayManage ? (
-        <button type="button" class="icon-button" aria-label={`Move ${title} to…`} title="Move to" onClick={props.onMove}>
+        <button
+          type="button"
+          class="icon-button"
+          aria-label={`Move ${title} to…`}
+          title="Move to"
+          onClick={props.onMove}
+        >
           <Icon name="move" />
         </button>
       ) : null}
       {props.mayRename ? (
-        <button ref={props.renameButton} type="button" class="icon-button" aria-label={`Rename ${title}`} title="Rename" onClick={props.onRename} disabled={props.renaming}>
+        <button
+          ref={props.renameButton}
+          type="button"
+          class="icon-button"
+          aria-label={`Rename ${title}`}
+          title="Rename"
+          onClick={props.onRename}
+          disabled={props.renaming}
+        >
           <Icon name="pencil" />
         </button>
       ) : null}
       {props.mayTrash ? (
-        <button type="button" class="icon-button danger" aria-label={`Delete ${title}`} title="Delete" onClick={props.onDelete}>
+        <button
+          type="button"
+          class="icon-button danger"
+          aria-label={`Delete ${title}`}
+          title="Delete"
+          onClick={props.onDelete}
+        >
           <Icon name="trash" />
         </button>
       ) : null}
@@ -193,7 +241,12 @@ export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
   const count = (folder.filesCount ?? 0) + (folder.foldersCount ?? 0)
   const items = counted ? (count === 1 ? '1 item' : `${count} items`) : ''
   return (
-    <tr class={`folder-row${props.justMade ? ' just-made' : ''}`} data-kind="folder" {...props.drag} {...(props.drop ?? {})}>
+    <tr
+      class={`folder-row${props.justMade ? ' just-made' : ''}`}
+      data-kind="folder"
+      {...props.drag}
+      {...(props.drop ?? {})}
+    >
       <SelectCell title={folder.title} selected={props.selected} onSelect={props.onSelect} />
       <td class="col-name">
         <div class="name-cell">
@@ -212,30 +265,49 @@ export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
                   <SharingMarks item={folder} />
                 </span>
               )}
-              <span class="meta-line">{[items, folder.updated ? formatDate(folder.updated) : ''].filter(Boolean).join(' · ')}</span>
+              <span class="meta-line">
+                {[items, folder.updated ? formatDate(folder.updated) : ''].filter(Boolean).join(' · ')}
+              </span>
             </div>
           )}
         </div>
       </td>
       <td class="col-size">{items}</td>
-      <td class="col-modified">{folder.updated ? <time dateTime={folder.updated}>{formatDate(folder.updated)}</time> : null}</td>
+      <td class="col-modified">
+        {folder.updated ? <time dateTime={folder.updated}>{formatDate(folder.updated)}</time> : null}
+      </td>
       <td class="col-by">{folder.createdBy?.displayName ?? folder.owner?.displayName ?? ''}</td>
       <td class="col-status">
         <PlaceBadge item={folder} section={props.section} />
       </td>
       <td class="col-actions">
         <div class="actions">
-          <button type="button" class="icon-button" onClick={() => downloadAs(api.archiveUrl({ folderIds: [folder.id], fileIds: [] }), `${folder.title}.zip`)} aria-label={`Download ${folder.title} as a zip archive`} title="Download as a zip archive">
+          <button
+            type="button"
+            class="icon-button"
+            onClick={() => downloadAs(api.archiveUrl({ folderIds: [folder.id], fileIds: [] }), `${folder.title}.zip`)}
+            aria-label={`Download ${folder.title} as a zip archive`}
+            title="Download as a zip archive"
+          >
             <Icon name="download" />
           </button>
-          <OwnerActions {...props} title={folder.title} mayManage={may.manage} mayTrash={may.trash} mayRename={may.rename} renameButton={renameButton} />
+          <OwnerActions
+            {...props}
+            title={folder.title}
+            mayManage={may.manage}
+            mayTrash={may.trash}
+            mayRename={may.rename}
+            renameButton={renameButton}
+          />
         </div>
       </td>
     </tr>
   )
 }
 
-export function FileRow(props: RowProps & { file: api.FileItem; capabilities: api.Capabilities; isAdmin: boolean; onReleaseLock: () => void }) {
+export function FileRow(
+  props: RowProps & { file: api.FileItem; capabilities: api.Capabilities; isAdmin: boolean; onReleaseLock: () => void },
+) {
   const { file } = props
   const may = allowed(file.access, props.parentAccess)
   const kind = fileKind(file.fileExst)
@@ -284,7 +356,9 @@ export function FileRow(props: RowProps & { file: api.FileItem; capabilities: ap
       <td class="col-status">
         <PlaceBadge item={file} section={props.section} />
         {editors.length > 0 ? (
-          <span class="badge editing">Editing now: {editors.map((user) => user.displayName || user.id).join(', ')}</span>
+          <span class="badge editing">
+            Editing now: {editors.map((user) => user.displayName || user.id).join(', ')}
+          </span>
         ) : null}
         {file.lastSaveError ? (
           <span class="badge failed" title={file.lastSaveError.message}>
@@ -298,7 +372,12 @@ export function FileRow(props: RowProps & { file: api.FileItem; capabilities: ap
           </span>
         ) : null}
         {file.locked && may.manage && !inTrash ? (
-          <button type="button" class="button small" aria-label={`Release the lock on ${file.title}`} onClick={props.onReleaseLock}>
+          <button
+            type="button"
+            class="button small"
+            aria-label={`Release the lock on ${file.title}`}
+            onClick={props.onReleaseLock}
+          >
             Release lock
           </button>
         ) : null}
@@ -306,24 +385,55 @@ export function FileRow(props: RowProps & { file: api.FileItem; capabilities: ap
       <td class="col-actions">
         <div class="actions">
           {href && may.open ? (
-            <a class="icon-button" href={href} target="_blank" rel="noopener" aria-label={`Open ${file.title} in the editor`} title="Open in the editor">
+            <a
+              class="icon-button"
+              href={href}
+              target="_blank"
+              rel="noopener"
+              aria-label={`Open ${file.title} in the editor`}
+              title="Open in the editor"
+            >
               <Icon name="open" />
             </a>
           ) : props.isAdmin && !inTrash ? (
             // Admins see why the editor is missing; others are not offered it at all.
-            <button type="button" class="icon-button" disabled aria-label={`Open ${file.title} in the editor (no online editor is connected)`} title="No online editor is connected to Folio (see Configuration in the README)">
+            <button
+              type="button"
+              class="icon-button"
+              disabled
+              aria-label={`Open ${file.title} in the editor (no online editor is connected)`}
+              title="No online editor is connected to Folio (see Configuration in the README)"
+            >
               <Icon name="open" />
             </button>
           ) : null}
-          <a class="icon-button" href={api.downloadUrl(file.id)} download={file.title} aria-label={`Download ${file.title}`} title="Download">
+          <a
+            class="icon-button"
+            href={api.downloadUrl(file.id)}
+            download={file.title}
+            aria-label={`Download ${file.title}`}
+            title="Download"
+          >
             <Icon name="download" />
           </a>
           {!inTrash ? (
-            <Link href={`/versions/${encodeURIComponent(file.id)}`} class="icon-button" aria-label={`Versions of ${file.title}`} title="Versions">
+            <Link
+              href={`/versions/${encodeURIComponent(file.id)}`}
+              class="icon-button"
+              aria-label={`Versions of ${file.title}`}
+              title="Versions"
+            >
               <Icon name="history" />
             </Link>
           ) : null}
-          <OwnerActions {...props} title={file.title} mayManage={may.manage} mayTrash={may.trash} mayRename={may.rename} renameButton={renameButton} />
+          <OwnerActions
+            {...props}
+            title={file.title}
+            mayManage={may.manage}
+            mayTrash={may.trash}
+            mayRename={may.rename}
+            renameButton={renameButton}
+          />
         </div>
       </td>
     </tr>
@@ -356,7 +466,9 @@ function RenameForm(props: { entry: Entry; onDone: (renamed?: { title: string })
     const stored = storedName(title) ?? title
     setBusy(true)
     try {
-      props.onDone(props.entry.kind === 'file' ? await api.renameFile(item.id, stored) : await api.renameFolder(item.id, stored))
+      props.onDone(
+        props.entry.kind === 'file' ? await api.renameFile(item.id, stored) : await api.renameFolder(item.id, stored),
+      )
     } catch (failure) {
       setError(errorText(failure))
       setBusy(false)

@@ -91,8 +91,8 @@ export function SignInScreen(props: { onSignedIn: (profile: api.Profile) => Prom
         <p>
           Ask whoever runs Folio for your user name and password. If that is you: the first admin account (usually{' '}
           <code>admin</code>) has a password that is printed in the server's log when Folio starts for the first time
-          (look for <code>generatedPassword</code>). To set a new one, run <code>folio user passwd admin --password-stdin</code>{' '}
-          on the server.
+          (look for <code>generatedPassword</code>). To set a new one, run{' '}
+          <code>folio user passwd admin --password-stdin</code> on the server.
         </p>
       </details>
     </section>

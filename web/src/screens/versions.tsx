@@ -22,7 +22,11 @@ export function VersionsScreen(props: { fileId: string }) {
       setVersions(list)
       setError('')
     } catch (failure) {
-      setError(failure instanceof api.ApiError && failure.status === 404 ? 'This file does not exist (any more).' : String(failure instanceof Error ? failure.message : failure))
+      setError(
+        failure instanceof api.ApiError && failure.status === 404
+          ? 'This file does not exist (any more).'
+          : String(failure instanceof Error ? failure.message : failure),
+      )
     }
   }
 
@@ -77,19 +81,32 @@ export function VersionsScreen(props: { fileId: string }) {
                 <td>
                   {versionSourceLabel(version.source)}
                   {version.meta?.conflict === true ? (
-                    <span class="badge" title="The editor had an older version open while the file changed; nothing was lost: the other versions are in this list">
+                    <span
+                      class="badge"
+                      title="The editor had an older version open while the file changed; nothing was lost: the other versions are in this list"
+                    >
                       conflict: made from version {version.meta.baseVersion ?? '?'}
                     </span>
                   ) : null}
                 </td>
                 <td>
                   <div class="actions">
-                    <a class="button" href={api.versionDownloadUrl(props.fileId, version.version)} download aria-label={`Download version ${version.version}`}>
+                    <a
+                      class="button"
+                      href={api.versionDownloadUrl(props.fileId, version.version)}
+                      download
+                      aria-label={`Download version ${version.version}`}
+                    >
                       <Icon name="download" />
                       <span>Download</span>
                     </a>
                     {version.version !== current ? (
-                      <button type="button" class="button" aria-label={`Restore version ${version.version}`} onClick={() => setRestoring(version)}>
+                      <button
+                        type="button"
+                        class="button"
+                        aria-label={`Restore version ${version.version}`}
+                        onClick={() => setRestoring(version)}
+                      >
                         <Icon name="restore" />
                         <span>Restore</span>
                       </button>
@@ -119,7 +136,12 @@ export function VersionsScreen(props: { fileId: string }) {
   )
 }
 
-function RestoreDialog(props: { file: api.FileItem; version: api.VersionItem; onClose: () => void; onRestored: () => void }) {
+function RestoreDialog(props: {
+  file: api.FileItem
+  version: api.VersionItem
+  onClose: () => void
+  onRestored: () => void
+}) {
   return (
     <ConfirmDialog
       title={`Restore version ${props.version.version}?`}
@@ -154,7 +176,10 @@ function useFolderOf(file: api.FileItem | undefined): { href: string; title: str
       (folders) => {
         const last = folders[folders.length - 1]
         if (!current || !last) return
-        if (folders.length === 1) setPlace(last.id === '@share' ? { href: '/shared', title: 'Shared with me' } : { href: '/', title: 'Documents' })
+        if (folders.length === 1)
+          setPlace(
+            last.id === '@share' ? { href: '/shared', title: 'Shared with me' } : { href: '/', title: 'Documents' },
+          )
         else setPlace({ href: folderPath(last.id), title: last.title })
       },
       () => {

@@ -43,7 +43,17 @@ export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../../../dist/web/', i
  * Paths the front end routes itself (history API); each answers index.html.
  * web/src/router.ts lists the same screens.
  */
-export const CLIENT_ROUTES = ['/', '/sign-in', '/people', '/profile', '/versions/:fileId', '/files/:fileId/preview', '/folders/:folderId', '/shared', '/trash']
+export const CLIENT_ROUTES = [
+  '/',
+  '/sign-in',
+  '/people',
+  '/profile',
+  '/versions/:fileId',
+  '/files/:fileId/preview',
+  '/folders/:folderId',
+  '/shared',
+  '/trash',
+]
 
 /** Settings of the web UI plugin (tests point `root` at a build of their own). */
 export interface WebUiOptions {
@@ -106,12 +116,20 @@ export function webUi(ctx: AdapterContext, options: WebUiOptions = {}): HttpPlug
  */
 function desktopRoutes() {
   return async (app: FastifyInstance): Promise<void> => {
-    const startPages = ['/Products/Files', '/Products/Files/', '/Products/Files//', '/products/files', '/products/files/', '/products/files//']
+    const startPages = [
+      '/Products/Files',
+      '/Products/Files/',
+      '/Products/Files//',
+      '/products/files',
+      '/products/files/',
+      '/products/files//',
+    ]
     for (const path of startPages) app.get(path, async (_request, reply) => reply.redirect('/', 302))
     for (const path of ['/Products/Files/DocEditor.aspx', '/products/files/doceditor.aspx']) {
       app.get(path, async (request, reply) => {
         const query: Record<string, unknown> = { ...(request.query ?? {}) }
-        const fileId = typeof query.fileid === 'string' ? query.fileid : typeof query.fileId === 'string' ? query.fileId : ''
+        const fileId =
+          typeof query.fileid === 'string' ? query.fileid : typeof query.fileId === 'string' ? query.fileId : ''
         const { fileId: id } = parseInput(fileIdParams, { fileId })
         return reply.redirect(`/doceditor/${encodeURIComponent(id)}`, 302)
       })
@@ -133,7 +151,8 @@ function sessionRoutes(ctx: AdapterContext) {
           'SameSite=Strict',
           `Max-Age=${maxAgeSeconds}`,
           ...(secure ? ['Secure'] : []),
-        ].join('; '))
+        ].join('; '),
+      )
 
     app.post('/ui/session', async (request, reply) => {
       // A cross-site form cannot sign a victim into the attacker's account either.
@@ -179,14 +198,10 @@ function sessionRoutes(ctx: AdapterContext) {
 export function webUiApi(ctx: AdapterContext): HttpPlugin {
   return async (app: FastifyInstance): Promise<void> => {
     webScope(ctx, app)
-    app.get(
-      '/api/2.0/settings/capabilities',
-      { onRequest: requirePortalUser(ctx) },
-      async (_request, reply) => {
-        reply.header('Cache-Control', 'private, no-cache')
-        return success(uiCapabilities(ctx))
-      },
-    )
+    app.get('/api/2.0/settings/capabilities', { onRequest: requirePortalUser(ctx) }, async (_request, reply) => {
+      reply.header('Cache-Control', 'private, no-cache')
+      return success(uiCapabilities(ctx))
+    })
   }
 }
 
@@ -277,22 +292,23 @@ function fileLinks(fileId: string): PageLink[] {
  */
 function editorFallbackRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
-    for (const path of ['/editor/:fileId', '/doceditor/:fileId']) app.get(path, async (request, reply) => {
-      const { fileId } = parseInput(fileIdParams, request.params)
-      const id = encodeURIComponent(fileId)
-      const credentials = readPortalCredentials(request)
-      const user = credentials
-        ? await ctx.app.accounts.authenticateToken(credentials.token).catch((error: unknown) => {
-            if (error instanceof DomainError && error.code === 'UNAUTHENTICATED') return undefined
-            throw error
-          })
-        : undefined
-      if (!user) return reply.redirect(`/sign-in?next=${encodeURIComponent(`/editor/${id}`)}`, 303)
-      const file = await foundOrUndefined(ctx.app.files.get(userPrincipal(user), fileId))
-      if (!file) return sendProblemPage(reply, 'NOT_FOUND')
-      if (ctx.config.wopi.discoveryUrl !== undefined) return reply.redirect(`/wopi-host/${id}`, 302)
-      return sendProblemPage(reply, 'NO_EDITOR', fileLinks(file.id))
-    })
+    for (const path of ['/editor/:fileId', '/doceditor/:fileId'])
+      app.get(path, async (request, reply) => {
+        const { fileId } = parseInput(fileIdParams, request.params)
+        const id = encodeURIComponent(fileId)
+        const credentials = readPortalCredentials(request)
+        const user = credentials
+          ? await ctx.app.accounts.authenticateToken(credentials.token).catch((error: unknown) => {
+              if (error instanceof DomainError && error.code === 'UNAUTHENTICATED') return undefined
+              throw error
+            })
+          : undefined
+        if (!user) return reply.redirect(`/sign-in?next=${encodeURIComponent(`/editor/${id}`)}`, 303)
+        const file = await foundOrUndefined(ctx.app.files.get(userPrincipal(user), fileId))
+        if (!file) return sendProblemPage(reply, 'NOT_FOUND')
+        if (ctx.config.wopi.discoveryUrl !== undefined) return reply.redirect(`/wopi-host/${id}`, 302)
+        return sendProblemPage(reply, 'NO_EDITOR', fileLinks(file.id))
+      })
   }
 }
 

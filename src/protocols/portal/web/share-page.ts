@@ -59,7 +59,11 @@ function keyOf(query: LinkQuery): string {
 }
 
 /** The principal of whoever holds the link (the preview and the download need no name). */
-async function linkHolder(ctx: AdapterContext, fileId: string, key: string): Promise<{ principal: Principal; file: FileRecord } | undefined> {
+async function linkHolder(
+  ctx: AdapterContext,
+  fileId: string,
+  key: string,
+): Promise<{ principal: Principal; file: FileRecord } | undefined> {
   if (key === '') return undefined
   return foundOrUndefined(ctx.app.sharing.linkPrincipal(fileId, key, { id: 'link-reader', name: 'Guest' }))
 }
@@ -85,7 +89,8 @@ async function previewHtml(ctx: AdapterContext, file: FileRecord, base: string, 
   const format = previewFormatOf(extensionOf(file.title))
   const src = `${base}/preview?${keyQuery(key)}`
   const title = escapeHtml(`Preview of ${file.title}`)
-  if (format === undefined) return '<p class="none">There is no preview of this kind of file. Download it to open it.</p>'
+  if (format === undefined)
+    return '<p class="none">There is no preview of this kind of file. Download it to open it.</p>'
   if (format.kind === 'image') return `<img class="image" src="${escapeHtml(src)}" alt="${title}">`
   if (format.kind === 'converted' && ctx.app.conversion.status().kind === 'off') {
     return '<p class="none" data-reason="no-converter">A preview of this document needs LibreOffice, which is not running on this Folio. Download the document to open it.</p>'
@@ -93,7 +98,9 @@ async function previewHtml(ctx: AdapterContext, file: FileRecord, base: string, 
   if (format.kind === 'text') {
     const end = Math.min(file.size, TEXT_PREVIEW_BYTES) - 1
     const chunks: Buffer[] = []
-    if (end >= 0) for await (const chunk of await ctx.app.files.openBlob(file.blobKey, { start: 0, end })) chunks.push(Buffer.from(chunk))
+    if (end >= 0)
+      for await (const chunk of await ctx.app.files.openBlob(file.blobKey, { start: 0, end }))
+        chunks.push(Buffer.from(chunk))
     return `<pre aria-label="${escapeHtml(`Contents of ${file.title}`)}">${escapeHtml(Buffer.concat(chunks).toString('utf8'))}</pre>`
   }
   return `<iframe class="frame" src="${escapeHtml(src)}" title="${title}"></iframe>`
@@ -104,13 +111,19 @@ async function renderSharePage(ctx: AdapterContext, file: FileRecord, key: strin
   const owner = (await ctx.app.accounts.displayNames([file.ownerId])).get(file.ownerId) ?? ''
   const date = new Date(file.updatedAt).toISOString().replace('T', ' ').slice(0, 16) + ' UTC'
   // ONLYOFFICE Docs' editor page, else the WOPI client's host page.
-  const editorPath = ctx.config.docs !== undefined ? `${base}/editor` : ctx.config.wopi.discoveryUrl !== undefined ? `${base}/wopi` : undefined
-  const editor = editorPath !== undefined
-    ? `<details><summary class="button primary">Open in editor</summary><form method="get" action="${escapeHtml(editorPath)}">` +
-      `<input type="hidden" name="doc" value="${escapeHtml(key)}">` +
-      '<label>Your name (others editing see it) <input name="name" maxlength="64" required></label> ' +
-      '<button type="submit" class="button primary">Open</button></form></details>'
-    : ''
+  const editorPath =
+    ctx.config.docs !== undefined
+      ? `${base}/editor`
+      : ctx.config.wopi.discoveryUrl !== undefined
+        ? `${base}/wopi`
+        : undefined
+  const editor =
+    editorPath !== undefined
+      ? `<details><summary class="button primary">Open in editor</summary><form method="get" action="${escapeHtml(editorPath)}">` +
+        `<input type="hidden" name="doc" value="${escapeHtml(key)}">` +
+        '<label>Your name (others editing see it) <input name="name" maxlength="64" required></label> ' +
+        '<button type="submit" class="button primary">Open</button></form></details>'
+      : ''
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -134,14 +147,16 @@ ${await previewHtml(ctx, file, base, key)}
 }
 
 function sendPage(reply: FastifyReply, html: string): FastifyReply {
-  return reply
-    .code(200)
-    .header('Content-Type', 'text/html; charset=utf-8')
-    .header('Content-Security-Policy', SHARE_PAGE_CSP)
-    // The page's address holds the link's key: never cached, never sent on as a referrer.
-    .header('Cache-Control', 'no-store')
-    .header('Referrer-Policy', 'no-referrer')
-    .send(html)
+  return (
+    reply
+      .code(200)
+      .header('Content-Type', 'text/html; charset=utf-8')
+      .header('Content-Security-Policy', SHARE_PAGE_CSP)
+      // The page's address holds the link's key: never cached, never sent on as a referrer.
+      .header('Cache-Control', 'no-store')
+      .header('Referrer-Policy', 'no-referrer')
+      .send(html)
+  )
 }
 
 /** The routes of a share link's page, its preview and its download. */
@@ -166,9 +181,13 @@ export function sharePageRoutes(ctx: AdapterContext) {
       const opened = await linkHolder(ctx, request.params.fileId, key)
       if (!opened) return sendProblemPage(reply, 'NOT_FOUND')
       if (ctx.config.wopi.discoveryUrl === undefined) return sendProblemPage(reply, 'NO_EDITOR')
-      const guest = { id: guestIdOf(request, reply, ctx.config.publicUrl.startsWith('https:')), name: guestName(request.query.name) }
+      const guest = {
+        id: guestIdOf(request, reply, ctx.config.publicUrl.startsWith('https:')),
+        name: guestName(request.query.name),
+      }
       const launch = await ctx.app.wopi.launchByLink(opened.file.id, key, guest, 'write').catch((error: unknown) => {
-        if (isDomainError(error) && error.code === 'FORBIDDEN') return ctx.app.wopi.launchByLink(opened.file.id, key, guest, 'read')
+        if (isDomainError(error) && error.code === 'FORBIDDEN')
+          return ctx.app.wopi.launchByLink(opened.file.id, key, guest, 'read')
         throw error
       })
       const urlsrc = launch.permission === 'write' ? (launch.edit ?? launch.view) : (launch.view ?? launch.edit)
@@ -180,7 +199,14 @@ export function sharePageRoutes(ctx: AdapterContext) {
         .header('Cache-Control', 'no-store')
         .header('Referrer-Policy', 'no-referrer')
         .header('Content-Security-Policy', wopiHostContentSecurityPolicy(new URL(actionUrl).origin))
-        .send(renderWopiHostPage({ title: opened.file.title, actionUrl, accessToken: launch.accessToken, accessTokenTtl: launch.accessTokenTtl }))
+        .send(
+          renderWopiHostPage({
+            title: opened.file.title,
+            actionUrl,
+            accessToken: launch.accessToken,
+            accessTokenTtl: launch.accessTokenTtl,
+          }),
+        )
     })
 
     app.get<{ Params: { fileId: string }; Querystring: LinkQuery }>('/s/:fileId/preview', async (request, reply) => {

@@ -85,4 +85,3 @@ export function renderWopiHostPage(input: WopiHostPageInput): string {
 </html>
 `
 }
-
