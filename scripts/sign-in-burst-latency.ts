@@ -59,7 +59,10 @@ async function main(): Promise<void> {
   })
   try {
     for (let i = 0; ; i++) {
-      const up = await fetch(`${base}/healthz`).then((r) => r.ok, () => false)
+      const up = await fetch(`${base}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
       if (up) break
       if (i > 200) throw new Error('Folio did not start')
       await sleep(50)
@@ -108,7 +111,8 @@ async function main(): Promise<void> {
       let done = false
       const burst = Promise.all(
         Array.from({ length: 200 }, (_, i) =>
-          signIn(phase === 'one user' ? 'admin' : `name-${i}`, `10.9.${Math.floor(i / 200)}.${i % 200}`)),
+          signIn(phase === 'one user' ? 'admin' : `name-${i}`, `10.9.${Math.floor(i / 200)}.${i % 200}`),
+        ),
       ).finally(() => {
         done = true
       })
@@ -118,7 +122,9 @@ async function main(): Promise<void> {
       const counts: Record<number, number> = {}
       for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1
       const seconds = ((performance.now() - started) / 1000).toFixed(1)
-      console.log(`${summary(`GetFile during a 200 sign-in burst (${phase})`, during)}; burst took ${seconds} s, statuses ${JSON.stringify(counts)}`)
+      console.log(
+        `${summary(`GetFile during a 200 sign-in burst (${phase})`, during)}; burst took ${seconds} s, statuses ${JSON.stringify(counts)}`,
+      )
     }
   } finally {
     child.kill('SIGTERM')
