@@ -258,10 +258,10 @@ describe('web UI: the first hour (what a new admin and two users meet)', () => {
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     await page.goto(`${server.url}/folders/${oldPlans}`)
-    await page.getByRole('heading', { name: 'This folder is not available', level: 1 }).waitFor()
+    await page.getByRole('heading', { name: 'You no longer have access to this folder', level: 1 }).waitFor()
     assert.equal(await page.getByRole('button', { name: 'Upload files' }).count(), 0)
     await bothWidths(b, 'folder-gone')
-    await page.getByRole('main').getByRole('link', { name: 'Back to Documents' }).click()
+    await page.getByRole('main').getByRole('link', { name: 'Back to your documents' }).click()
     await expectScreen(page, 'Documents')
   })
 

@@ -36,3 +36,8 @@ export function tellDesktopSignedIn(profile: Profile): void {
 export function tellDesktopSignedOut(): void {
   desktopEditor()?.execCommand('portal:logout', JSON.stringify({ domain: location.origin }))
 }
+
+/** True when this page runs inside ONLYOFFICE's Desktop Editors. */
+export function inDesktopEditors(): boolean {
+  return desktopEditor() !== undefined
+}

@@ -28,7 +28,7 @@ export interface SearchService {
   reindex(all: boolean): Promise<number>
   /** Jobs waiting or running, by kind and state (the backlog metric). */
   backlog(): ReturnType<AppContext['store']['jobs']['counts']>
-  /** Runs due background jobs in this process until none is left (the CLI). */
+  /** Runs the due indexing jobs in this process until none is left (the CLI); returns how many ran. */
   runPending(): Promise<number>
 }
 
@@ -51,7 +51,8 @@ export function createSearchService(ctx: AppContext): SearchService {
     runPending: async () => {
       const kinds = new Map(JOB_KINDS.map((kind) => [kind.kind, kind]))
       let ran = 0
-      while (await runOneJob(ctx, kinds, 'cli')) ran++
+      // Indexing only: thumbnails and conversions wait for a running instance's worker.
+      while (await runOneJob(ctx, kinds, 'cli', { only: [indexVersionJob.kind] })) ran++
       return ran
     },
   }

@@ -4,6 +4,7 @@ import { LINK_LEVELS, accessLabel, allowed } from '../access'
 import { FileIcon, FolderIcon, Icon } from '../components/icons'
 import { Link } from '../components/link'
 import { downloadAs } from '../downloads'
+import { inDesktopEditors } from '../desktop'
 import { errorText } from '../error-text'
 import { fileKind, formatDate, formatSize, splitExtension } from '../format'
 import type { Entry } from '../items'
@@ -330,6 +331,11 @@ export function FileRow(
               <span class="name-line">
                 {inTrash ? (
                   <a class="file-name" href={api.downloadUrl(file.id)} download={file.title}>
+                    {file.title}
+                  </a>
+                ) : href && inDesktopEditors() ? (
+                  // The Desktop Editors open a /doceditor address as an editor tab of their own.
+                  <a class="file-name" href={href}>
                     {file.title}
                   </a>
                 ) : (
