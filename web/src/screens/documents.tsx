@@ -486,7 +486,9 @@ export function DocumentsScreen(props: {
       </div>
       {mayAdd ? <p class="hint">Drop files anywhere on this page to upload them.</p> : null}
       {section === 'trash' ? (
-        <p class="hint">Deleted items stay here until you restore them, empty the trash, or the date shown on each row comes.</p>
+        <p class="hint">
+          Deleted items stay here until you restore them, empty the trash, or the date shown on each row comes.
+        </p>
       ) : null}
 
       {sameName ? (
