@@ -23,7 +23,8 @@ describe('files API', () => {
   let otherToken: string
 
   before(async () => {
-    server = await startTestServer({ FOLIO_MAX_FILE_SIZE: '1MiB' })
+    // No converter: no thumbnail is made in the background while these tests count stored blobs.
+    server = await startTestServer({ FOLIO_MAX_FILE_SIZE: '1MiB', FOLIO_CONVERTER: 'off' })
     token = await signIn(server.url)
     const { createUser } = await import('../../src/app/accounts/accounts.js')
     await createUser(server.ctx, { userName: 'bob', password: 'bob-password-1' })

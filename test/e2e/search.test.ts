@@ -150,7 +150,9 @@ describe('search', () => {
     const folder = await newFolder(owner, my, 'Ranking')
     const byWords = await upload(owner, folder, 'first.txt', 'orchidword is mentioned here')
     const byName = await upload(owner, folder, 'orchidword.txt', 'nothing of note')
+    // Both indexed (their jobs may run in either order), then the name match ranks first.
     await foundEventually(owner, 'orchidword', byWords)
+    await foundEventually(owner, 'orchidword', byName)
     const ids = await found(owner, 'orchidword')
     assert.deepEqual(ids, [byName, byWords])
   })
