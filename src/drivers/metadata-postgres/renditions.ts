@@ -1,23 +1,6 @@
-import type { RenditionRecord, RenditionRepository } from '../../ports/metadata-store.js'
+import type { RenditionRepository } from '../../ports/metadata-store.js'
+import { toRendition, type RenditionRow } from '../metadata-shared/rendition-rows.js'
 import type { Database } from './database.js'
-
-interface RenditionRow {
-  source_blob_key: string
-  target: string
-  blob_key: string
-  size: number
-  sha256: string
-  created_at: number
-}
-
-const toRendition = (row: RenditionRow): RenditionRecord => ({
-  sourceBlobKey: row.source_blob_key,
-  target: row.target,
-  blobKey: row.blob_key,
-  size: row.size,
-  sha256: row.sha256,
-  createdAt: row.created_at,
-})
 
 // The insert and the read are one statement; the no-op update makes RETURNING give the
 // stored row when the pair has one already.

@@ -1,23 +1,6 @@
 import type Database from 'better-sqlite3'
-import type { RenditionRecord, RenditionRepository } from '../../ports/metadata-store.js'
-
-interface RenditionRow {
-  source_blob_key: string
-  target: string
-  blob_key: string
-  size: number
-  sha256: string
-  created_at: number
-}
-
-const toRendition = (row: RenditionRow): RenditionRecord => ({
-  sourceBlobKey: row.source_blob_key,
-  target: row.target,
-  blobKey: row.blob_key,
-  size: row.size,
-  sha256: row.sha256,
-  createdAt: row.created_at,
-})
+import type { RenditionRepository } from '../../ports/metadata-store.js'
+import { toRendition, type RenditionRow } from '../metadata-shared/rendition-rows.js'
 
 /** Renditions in SQLite; the first one recorded for a source and format is kept. */
 export function createRenditionRepository(db: Database.Database): RenditionRepository {
