@@ -15,6 +15,7 @@ import {
 import { FakeClock } from '../support/folio-server.js'
 import { startHarness, type Harness } from '../support/onlyoffice-harness.js'
 import { call, signIn } from '../support/portal-client.js'
+import { sendAs } from '../support/app-request.js'
 
 /**
  * ONLYOFFICE Documents for Android against Folio, each request as the app's sources
@@ -26,12 +27,6 @@ import { call, signIn } from '../support/portal-client.js'
  */
 
 const JSON_HEADERS = { 'Content-OperationType': 'application/json', Accept: 'application/json' }
-
-interface Reply {
-  status: number
-  json: any // eslint-disable-line @typescript-eslint/no-explicit-any -- replies are checked field by field
-  body: Buffer
-}
 
 describe('ONLYOFFICE Documents for Android', () => {
   let h: Harness
@@ -46,26 +41,8 @@ describe('ONLYOFFICE Documents for Android', () => {
   })
   after(() => h?.close())
 
-  async function send(
-    method: string,
-    path: string,
-    init: { headers?: Record<string, string>; body?: BodyInit } = {},
-  ): Promise<Reply> {
-    const response = await fetch(path.startsWith('http') ? path : `${base}/${path}`, {
-      method,
-      headers: init.headers ?? {},
-      ...(init.body === undefined ? {} : { body: init.body }),
-      redirect: 'manual',
-    })
-    const body = Buffer.from(await response.arrayBuffer())
-    let json: unknown
-    try {
-      json = JSON.parse(body.toString('utf8'))
-    } catch {
-      json = undefined
-    }
-    return { status: response.status, json, body }
-  }
+  const send = (method: string, path: string, init: Parameters<typeof sendAs>[3] = {}) =>
+    sendAs(base, method, path, init)
   const bearer = () => ({ ...JSON_HEADERS, Authorization: `Bearer ${token}` })
 
   test('sign-in: capabilities, authentication, versions, settings, people/@self', async () => {

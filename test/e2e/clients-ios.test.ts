@@ -4,6 +4,7 @@ import { IOS_DOCSERVICE_VERSION, iosConfigMisfits, misfits } from '../support/ap
 import { startTestServer, type TestServer } from '../support/folio-server.js'
 import { startHarness, type Harness } from '../support/onlyoffice-harness.js'
 import { call, signIn } from '../support/portal-client.js'
+import { sendAs } from '../support/app-request.js'
 
 /**
  * ONLYOFFICE Documents for iOS against Folio, each request as the app's sources
@@ -15,34 +16,7 @@ import { call, signIn } from '../support/portal-client.js'
  * strict Codable (Onlyoffice/Model/OnlyofficeDocumentConfig.swift).
  */
 
-interface Reply {
-  status: number
-  headers: Headers
-  json: any // eslint-disable-line @typescript-eslint/no-explicit-any -- replies are checked field by field
-  body: Buffer
-}
-
-async function send(
-  base: string,
-  method: string,
-  path: string,
-  init: { headers?: Record<string, string>; body?: BodyInit } = {},
-): Promise<Reply> {
-  const response = await fetch(path.startsWith('http') ? path : `${base}/${path}`, {
-    method,
-    headers: init.headers ?? {},
-    ...(init.body === undefined ? {} : { body: init.body }),
-    redirect: 'manual',
-  })
-  const body = Buffer.from(await response.arrayBuffer())
-  let json: unknown
-  try {
-    json = JSON.parse(body.toString('utf8'))
-  } catch {
-    json = undefined
-  }
-  return { status: response.status, headers: response.headers, json, body }
-}
+const send = sendAs
 
 /** Compares dotted versions as iOS's isVersion(greaterThanOrEqualTo:) does. */
 function atLeast(version: string, wanted: string): boolean {
