@@ -126,17 +126,28 @@ export const AUTHOR_NAME = "coalesce(users.display_name, '')"
 const SUFFIX_FILTER = `AND EXISTS (SELECT 1 FROM json_each(@suffixes)
   WHERE substr(files.title_key, -length(value)) = value)`
 
+// A file its owner shared: with someone, or by a link that is on ("Shared by me").
+const SHARED_FILE = `(EXISTS (SELECT 1 FROM shares WHERE shares.item_kind = 'file' AND shares.item_id = files.id)
+  OR EXISTS (SELECT 1 FROM share_links WHERE share_links.file_id = files.id AND share_links.revoked_at IS NULL))`
+
 /**
  * The SELECT of one page of a listing. Exported so a test can check that
  * every sort is served by an index; only fixed column names go into it.
  */
-export function listSql(sortBy: FileSortField, descending: boolean, filtered: boolean, bySuffix = false): string {
+export function listSql(
+  sortBy: FileSortField,
+  descending: boolean,
+  filtered: boolean,
+  bySuffix = false,
+  shared = false,
+): string {
   const order = fileOrderBy(sortBy, { table: 'files.', author: AUTHOR_NAME, descending })
   const join = sortBy === 'author' ? 'LEFT JOIN users ON users.id = files.created_by' : ''
   const filter = filtered ? 'AND instr(files.title_key, @needle) > 0' : ''
   const suffix = bySuffix ? SUFFIX_FILTER : ''
+  const sharing = shared ? `AND ${SHARED_FILE}` : ''
   // instr() matches the needle literally: % and _ are plain characters here.
-  return `SELECT files.* FROM files ${join} WHERE files.folder_id = @folderId ${filter} ${suffix}
+  return `SELECT files.* FROM files ${join} WHERE files.folder_id = @folderId ${filter} ${suffix} ${sharing}
     ORDER BY ${order} LIMIT @limit OFFSET @offset`
 }
 
@@ -320,6 +331,15 @@ export function createFileRepository(db: Database.Database, walIndex?: WalIndexH
           WHERE substr(title_key, -length(value)) = value))`,
     )
     .pluck()
+  const countShared = db
+    .prepare<ListParams, number>(
+      `SELECT count(*) FROM files WHERE folder_id = @folderId
+        AND (@needle = '' OR instr(title_key, @needle) > 0)
+        AND (@suffixes = '' OR EXISTS (SELECT 1 FROM json_each(@suffixes)
+          WHERE substr(title_key, -length(value)) = value))
+        AND ${SHARED_FILE}`,
+    )
+    .pluck()
   const trashed = db.prepare<[number, number], FileRow>(`SELECT * FROM files
     WHERE trashed_at IS NOT NULL AND trashed_at <= ? ORDER BY trashed_at, id LIMIT ?`)
   const pages = new Map<string, Database.Statement<ListParams, FileRow>>()
@@ -327,8 +347,10 @@ export function createFileRepository(db: Database.Database, walIndex?: WalIndexH
     for (const descending of [false, true]) {
       for (const filtered of [false, true]) {
         for (const bySuffix of [false, true]) {
-          const sql = listSql(sortBy, descending, filtered, bySuffix)
-          pages.set(sql, db.prepare<ListParams, FileRow>(sql))
+          for (const shared of [false, true]) {
+            const sql = listSql(sortBy, descending, filtered, bySuffix, shared)
+            pages.set(sql, db.prepare<ListParams, FileRow>(sql))
+          }
         }
       }
     }
@@ -374,9 +396,11 @@ export function createFileRepository(db: Database.Database, walIndex?: WalIndexH
       limit: query.limit,
       offset: query.offset,
     }
-    const page = pages.get(listSql(query.sortBy, query.descending, filtered, bySuffix))
+    const shared = query.sharedOnly === true
+    const page = pages.get(listSql(query.sortBy, query.descending, filtered, bySuffix, shared))
     if (page === undefined) throw new Error(`no listing statement for sort ${query.sortBy}`)
-    const total = (filtered || bySuffix ? countFiltered : countAll).get(params) ?? 0
+    const count = shared ? countShared : filtered || bySuffix ? countFiltered : countAll
+    const total = count.get(params) ?? 0
     return { total, items: page.all(params).map(toFile) }
   })
 
