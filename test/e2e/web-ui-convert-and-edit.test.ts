@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core'
 import { libreOfficeMissing, textOf } from '../contract/converter.contract.js'
 import { launchBrowser, type TestBrowser } from '../support/browser.js'
 import { startHarness, type Harness } from '../support/onlyoffice-harness.js'
+import { call, signIn } from '../support/portal-client.js'
 import { expectScreen, fileRow, submitSignIn } from '../support/web-ui.js'
 
 const PHONE = { width: 390, height: 844 }
@@ -123,6 +124,52 @@ describe(
         headers: { Authorization: h.token },
       })
       assert.match(await textOf('docx', Buffer.from(await download.arrayBuffer())), /wombat club/)
+    })
+
+    test('a sharee is offered Convert and edit only where Folio lets them add the converted file', async () => {
+      const reader = await h.createUser('reader')
+      const folder = (await h.api('POST', '/files/folder/@my', { title: 'Team room' })).json.response.id as string
+      const inRoom = await call(h.folio.url, 'POST', `/api/2.0/files/${folder}/upload?title=Room.rtf`, {
+        token: h.token,
+        headers: { 'Content-Type': 'application/octet-stream' },
+        raw: rtfWith('Room notes'),
+      })
+      assert.equal(inRoom.status, 201, inRoom.text)
+      const lone = await h.upload('Lone.rtf', rtfWith('Lone notes'))
+      const share = async (kind: 'file' | 'folder', id: string, access: number) =>
+        assert.equal(
+          (await h.api('PUT', `/files/${kind}/${id}/share`, { share: [{ shareTo: reader.id, access }] })).status,
+          200,
+        )
+      await share('folder', folder, 1)
+      await share('file', lone.id, 2)
+
+      const other = await launchBrowser()
+      try {
+        other.page.setDefaultTimeout(60_000)
+        await other.page.goto(`${h.folio.url}/sign-in`)
+        await submitSignIn(other.page, 'reader', 'reader-password-1')
+        await expectScreen(other.page, 'Documents')
+        // Read only, shared alone: the folder is not theirs to add to, so the editor opens it as it is.
+        await other.page.goto(`${h.folio.url}/files/${lone.id}/preview`)
+        await other.page.getByRole('heading', { name: 'Lone.rtf' }).waitFor()
+        await other.page.getByRole('link', { name: 'Open in editor' }).waitFor()
+        assert.equal(await other.page.getByRole('button', { name: 'Convert and edit' }).count(), 0)
+        const refused = await call(h.folio.url, 'PUT', `/api/2.0/files/file/${lone.id}/checkconversion`, {
+          token: await signIn(h.folio.url, 'reader', 'reader-password-1'),
+        })
+        assert.equal(refused.status, 404, 'Folio agrees: the folder is not theirs')
+        // Full access to the folder: the converted file may go beside it.
+        await other.page.goto(`${h.folio.url}/folders/${folder}`)
+        await expectScreen(other.page, 'Team room')
+        await fileRow(other.page, 'Room.rtf')
+          .getByRole('button', { name: 'Convert Room.rtf to .docx and edit' })
+          .waitFor()
+        await other.page.goto(`${h.folio.url}/files/${inRoom.json.response.id}/preview`)
+        await other.page.getByRole('button', { name: 'Convert and edit' }).waitFor()
+      } finally {
+        await other.close()
+      }
     })
 
     test('a document the converter cannot read shows its error and makes no file', async () => {

@@ -246,6 +246,11 @@ describe('web UI: Copy to, keyboard shortcuts and "Shared by me" over the whole 
     const theirs = await call(server.url, 'GET', `/api/2.0/files/${sharedFolder}?sharedByMe=true`, { token: member })
     assert.equal(theirs.status, 200, theirs.text)
     assert.equal(theirs.json.response.total, 0)
+    const section = await call(server.url, 'GET', '/api/2.0/files/@share?sharedByMe=true', { token: member })
+    assert.equal(section.status, 200, section.text)
+    assert.equal(section.json.response.total, 0, 'what others shared is not shared by me')
+    const unfiltered = await call(server.url, 'GET', '/api/2.0/files/@share', { token: member })
+    assert.ok(unfiltered.json.response.total >= 2)
 
     await page.goto(`${server.url}/folders/${big}`)
     await expectScreen(page, 'Big')

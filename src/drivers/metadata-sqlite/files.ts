@@ -347,13 +347,21 @@ export function createFileRepository(db: Database.Database, walIndex?: WalIndexH
     for (const descending of [false, true]) {
       for (const filtered of [false, true]) {
         for (const bySuffix of [false, true]) {
-          for (const shared of [false, true]) {
-            const sql = listSql(sortBy, descending, filtered, bySuffix, shared)
-            pages.set(sql, db.prepare<ListParams, FileRow>(sql))
-          }
+          const sql = listSql(sortBy, descending, filtered, bySuffix)
+          pages.set(sql, db.prepare<ListParams, FileRow>(sql))
         }
       }
     }
+  }
+
+  // "Shared by me" pages are prepared when first asked for (kept with the others after):
+  // most stores never list them, and start-up prepares enough already.
+  const pageStatement = (sql: string) => {
+    const known = pages.get(sql)
+    if (known !== undefined) return known
+    const made = db.prepare<ListParams, FileRow>(sql)
+    pages.set(sql, made)
+    return made
   }
 
   const createTx = db.transaction((file: FileRecord, firstVersion: VersionRecord) => {
@@ -397,8 +405,7 @@ export function createFileRepository(db: Database.Database, walIndex?: WalIndexH
       offset: query.offset,
     }
     const shared = query.sharedOnly === true
-    const page = pages.get(listSql(query.sortBy, query.descending, filtered, bySuffix, shared))
-    if (page === undefined) throw new Error(`no listing statement for sort ${query.sortBy}`)
+    const page = pageStatement(listSql(query.sortBy, query.descending, filtered, bySuffix, shared))
     const count = shared ? countShared : filtered || bySuffix ? countFiltered : countAll
     const total = count.get(params) ?? 0
     return { total, items: page.all(params).map(toFile) }

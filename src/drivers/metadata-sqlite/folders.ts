@@ -211,12 +211,19 @@ export function createFolderRepository(db: Database.Database): FolderRepository 
   for (const sortBy of SORT_FIELDS) {
     for (const descending of [false, true]) {
       for (const filtered of [false, true]) {
-        for (const shared of [false, true]) {
-          const sql = folderListSql(sortBy, descending, filtered, shared)
-          pages.set(sql, db.prepare<ListParams, FolderRow>(sql))
-        }
+        const sql = folderListSql(sortBy, descending, filtered)
+        pages.set(sql, db.prepare<ListParams, FolderRow>(sql))
       }
     }
+  }
+
+  // "Shared by me" pages are prepared when first asked for (kept with the others after).
+  const pageStatement = (sql: string) => {
+    const known = pages.get(sql)
+    if (known !== undefined) return known
+    const made = db.prepare<ListParams, FolderRow>(sql)
+    pages.set(sql, made)
+    return made
   }
 
   const updateTx = db.transaction((params: PatchParams, patch: FolderPatch) => {
@@ -265,8 +272,7 @@ export function createFolderRepository(db: Database.Database): FolderRepository 
       offset: query.offset,
     }
     const shared = query.sharedOnly === true
-    const page = pages.get(folderListSql(query.sortBy, query.descending, filtered, shared))
-    if (page === undefined) throw new Error(`no listing statement for sort ${query.sortBy}`)
+    const page = pageStatement(folderListSql(query.sortBy, query.descending, filtered, shared))
     const total = (shared ? countShared : filtered ? countFiltered : countAll).get(params) ?? 0
     return { total, items: page.all(params).map(toFolder) }
   })

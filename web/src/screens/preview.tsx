@@ -36,9 +36,12 @@ export function PreviewScreen(props: { fileId: string; capabilities: api.Capabil
       )
   }, [props.fileId])
   useEffect(() => heading.current?.focus(), [file?.id])
+  // Asked only where it decides something: a document to convert that is not one's own
+  // (one's own file lies in one's own folder).
+  const asksFolder = file !== undefined && file.access !== 0 && !!editsAfterConversion(file.title, props.capabilities)
   useEffect(() => {
     setFolderAccess(undefined)
-    if (!file?.folderId) return
+    if (!file?.folderId || !asksFolder) return
     let current = true
     // A folder the reader cannot see (a file shared alone) leaves it unknown: nothing is added there.
     api.getFolder(file.folderId).then(
@@ -48,7 +51,7 @@ export function PreviewScreen(props: { fileId: string; capabilities: api.Capabil
     return () => {
       current = false
     }
-  }, [file?.id, file?.folderId])
+  }, [file?.id, file?.folderId, asksFolder])
 
   if (!file) {
     return (
