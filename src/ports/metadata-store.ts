@@ -137,6 +137,8 @@ export interface FileListQuery {
    * undefined lists every file.
    */
   titleEndsWith?: readonly string[]
+  /** Only files shared with someone or by a link that is on ("Shared by me"). */
+  sharedOnly?: boolean
 }
 
 /**
@@ -245,6 +247,8 @@ export interface FolderListQuery {
   descending: boolean
   /** Case-insensitive substring of the title. */
   titleContains?: string
+  /** Only folders shared with someone ("Shared by me"). */
+  sharedOnly?: boolean
 }
 
 /** What FolderRepository.delete did. */

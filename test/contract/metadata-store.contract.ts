@@ -1394,6 +1394,66 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         assert.equal(await accessOf('f-1', 'u-alice'), undefined)
       }))
 
+    test('sharedOnly lists the items shared with someone or by a working link, with their total, page by page', () =>
+      withStore(async (store) => {
+        const my = await store.folders.ensureRoot(root('u-alice', 'my'))
+        for (const id of ['d-1', 'd-2', 'd-3']) await store.folders.create(folder(id, my.id, `Folder ${id}`))
+        for (let i = 0; i < 6; i += 1) {
+          await createFile(store, { id: `f-${i}`, title: `file-${i}.docx`, folderId: my.id })
+        }
+        const share = (itemKind: 'file' | 'folder', itemId: string) =>
+          store.shares.put({ itemKind, itemId, userId: 'u-bob', access: 2, grantedBy: 'u-alice', grantedAt: T0 })
+        await share('folder', 'd-2')
+        await share('file', 'f-1')
+        await share('file', 'f-4')
+        const link = { keyHash: 'c'.repeat(64), access: 2, createdAt: T0, revokedAt: null }
+        await store.shareLinks.put({ fileId: 'f-3', ...link })
+        await store.shareLinks.put({ fileId: 'f-5', ...link })
+        assert.equal(await store.shareLinks.revoke('f-5', T0 + 1), true, 'a revoked link shares nothing')
+        const files = (offset: number, limit: number, titleContains?: string) =>
+          store.files.list({
+            folderId: my.id,
+            offset,
+            limit,
+            sortBy: 'title',
+            descending: false,
+            sharedOnly: true,
+            ...(titleContains === undefined ? {} : { titleContains }),
+          })
+        const first = await files(0, 2)
+        assert.equal(first.total, 3)
+        assert.deepEqual(
+          first.items.map((f) => f.id),
+          ['f-1', 'f-3'],
+        )
+        assert.deepEqual(
+          (await files(2, 2)).items.map((f) => f.id),
+          ['f-4'],
+        )
+        assert.deepEqual(await files(0, 10, 'file-4'), { total: 1, items: [await store.files.findById('f-4')] })
+        const folders = await store.folders.list({
+          parentId: my.id,
+          offset: 0,
+          limit: 10,
+          sortBy: 'title',
+          descending: false,
+          sharedOnly: true,
+        })
+        assert.equal(folders.total, 1)
+        assert.deepEqual(
+          folders.items.map((f) => f.id),
+          ['d-2'],
+        )
+        const all = await store.files.list({
+          folderId: my.id,
+          offset: 0,
+          limit: 10,
+          sortBy: 'title',
+          descending: false,
+        })
+        assert.equal(all.total, 6, 'without the flag every file is listed')
+      }))
+
     test('many concurrent findWithAccess calls of different files and users each get their own answer', () =>
       withStore(async (store) => {
         await store.users.create(buildUser())

@@ -44,3 +44,23 @@ test('Delete (to the trash) shows where Folio allows it: the owner, and full acc
   assert.equal(allowed(1, 2).trash, false)
   assert.equal(allowed(0).trash, true)
 })
+
+test('Copy shows where Folio lets the item be read; Convert and edit where it may be downloaded and its folder added to', () => {
+  const parents: Array<[number | undefined, AccessLevel]> = [[undefined, 'none'], ...CASES]
+  for (const [share, level] of CASES) {
+    assert.equal(allowed(share).copy, allows(level, 'read'), `copy for ${share}`)
+    for (const [parentShare, parentLevel] of parents) {
+      // Folio creates the converted file where the caller may rename the folder's contents
+      // (full access or owner); without a known folder, only the owner's own item.
+      const folderTakesFiles = parentShare === undefined ? level === 'owner' : allows(parentLevel, 'rename')
+      assert.equal(
+        allowed(share, parentShare).convert,
+        allows(level, 'download') && folderTakesFiles,
+        `convert for ${share} in ${parentShare}`,
+      )
+    }
+  }
+  assert.equal(allowed(3).copy, false)
+  assert.equal(allowed(2, 1).convert, true, 'a reader of a file in a folder they may add to converts it')
+  assert.equal(allowed(2, 2).convert, false)
+})

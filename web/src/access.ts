@@ -4,7 +4,7 @@
  * call; this only keeps buttons that would be refused off the screen.
  */
 
-import { allowsTrashing, levelOfShare, type AccessLevel } from '../../src/core/sharing/access-levels.js'
+import { allows, allowsTrashing, levelOfShare, type AccessLevel } from '../../src/core/sharing/access-levels.js'
 
 /** FileShare numbers the share dialog offers, with the names people see. */
 export const SHARE_LEVELS = [
@@ -43,6 +43,13 @@ export interface Allowed {
   trash: boolean
   /** Open in the editor (every level reads; the editor gets that level's permissions). */
   open: boolean
+  /** Copy elsewhere: reading the item is enough (the destination is checked on its own). */
+  copy: boolean
+  /**
+   * Convert a legacy document to OOXML beside it ("Convert and edit"): the file's download
+   * right and the right to add files to its folder (full access to it, or one's own).
+   */
+  convert: boolean
 }
 
 /** The level a FileShare number stands for (0: the owner's own). */
@@ -58,5 +65,10 @@ function levelOf(access: number): AccessLevel {
 export function allowed(access: number | undefined, parentAccess?: number): Allowed {
   const level = access ?? 0
   const trash = allowsTrashing(levelOf(level), parentAccess === undefined ? 'none' : levelOf(parentAccess))
-  return { rename: level === 0 || level === 1, manage: level === 0, open: level !== 3, trash }
+  const reads = allows(levelOf(level), 'read')
+  // Adding files to the folder: full access to it, or (no folder known, as in Shared with
+  // me) one's own item, whose folder is one's own.
+  const mayAdd = parentAccess === undefined ? level === 0 : parentAccess === 0 || parentAccess === 1
+  const convert = allows(levelOf(level), 'download') && mayAdd
+  return { rename: level === 0 || level === 1, manage: level === 0, open: level !== 3, trash, copy: reads, convert }
 }

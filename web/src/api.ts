@@ -256,8 +256,14 @@ export const listFolder = (
     sortOrder: 'ascending' | 'descending'
     filterValue: string
     filterType?: 'FoldersOnly' | 'FilesOnly'
+    /** Only one's own items shared with someone or by a link, over the whole folder. */
+    sharedByMe?: boolean
   },
-) => call<FolderPage>('GET', `/files/${folderSegment(ref)}` + query(options))
+) =>
+  call<FolderPage>(
+    'GET',
+    `/files/${folderSegment(ref)}` + query({ ...options, sharedByMe: options.sharedByMe ? 'true' : undefined }),
+  )
 
 /**
  * Everything the caller may open whose name or words match `text`: folders and files, best
@@ -318,6 +324,9 @@ async function untilEnded(started: Promise<Operation[]>): Promise<Operation[]> {
 /** Moves items into a folder; a name already there gets a free one (Duplicate). */
 export const moveItems = (items: Items, destFolderId: string) =>
   untilEnded(call<Operation[]>('PUT', '/files/fileops/move', { ...items, destFolderId, conflictResolveType: 2 }))
+/** Copies items into a folder; a name already there gets a free one (Duplicate), as a move. */
+export const copyItems = (items: Items, destFolderId: string) =>
+  untilEnded(call<Operation[]>('PUT', '/files/fileops/copy', { ...items, destFolderId, conflictResolveType: 2 }))
 /** Moves items to the trash (`immediately`: deletes them for good). */
 export const deleteItems = (items: Items, immediately = false) =>
   untilEnded(call<Operation[]>('PUT', '/files/fileops/delete', { ...items, immediately }))
@@ -354,6 +363,8 @@ export const setShareLink = (fileId: string, access: number) =>
 /** People a signed-in user may share with (no e-mail addresses of others). */
 export const findPeople = (filterValue: string) => call<Person[]>('GET', '/people/filter' + query({ filterValue }))
 
+/** One folder, with the caller's access to it. */
+export const getFolder = (id: string) => call<FolderItem>('GET', `/files/folder/${encodeURIComponent(id)}`)
 export const getFile = (id: string) => call<FileItem>('GET', `/files/file/${encodeURIComponent(id)}`)
 export const createFile = (title: string, folder = '@my') =>
   call<FileItem>('POST', `/files/${folderSegment(folder)}/file`, { title })
@@ -365,6 +376,22 @@ export const releaseLock = (id: string) =>
 export const listVersions = (id: string) => call<VersionItem[]>('GET', `/files/file/${encodeURIComponent(id)}/history`)
 export const restoreVersion = (id: string, version: number) =>
   call<unknown>('POST', `/files/file/${encodeURIComponent(id)}/restore`, { version })
+
+/** A conversion to OOXML as ONLYOFFICE's checkconversion reports it (`processed` '1' once ended). */
+export interface Conversion {
+  id: string
+  error: string
+  processed: string
+  progress: number
+  result: FileItem | null
+}
+
+/** Starts converting a legacy or open document to its OOXML twin beside it. */
+export const startConversion = (id: string) =>
+  call<Conversion[]>('PUT', `/files/file/${encodeURIComponent(id)}/checkconversion`)
+/** Where the conversion of a file stands (`[]` when none was started). */
+export const conversionStatus = (id: string) =>
+  call<Conversion[]>('GET', `/files/file/${encodeURIComponent(id)}/checkconversion`)
 
 /** Download address of a file (the cookie authorises the GET). */
 export const downloadUrl = (id: string) => `${API}/files/file/${encodeURIComponent(id)}/download`

@@ -53,6 +53,11 @@ export interface FolderListQuery {
   descending: boolean
   titleContains?: string
   filter: ListFilter
+  /**
+   * Only the caller's own items they shared with someone or by a link ("Shared by me"); in
+   * a folder of someone else's, nothing.
+   */
+  sharedOnly?: boolean
 }
 
 /**
@@ -156,9 +161,16 @@ export async function listFolder(
   query: FolderListQuery,
 ): Promise<FolderListing> {
   const { folder: current, view } = await viewFolder(ctx, by, ref, 'read')
-  const sort = { sortBy: query.sortBy, descending: query.descending, titleContains: query.titleContains }
-  const wantFolders = query.filter.kind !== 'files-only'
-  const wantFiles = query.filter.kind !== 'folders-only'
+  // Others' sharing is not the caller's to see: "shared by me" in their folder lists nothing.
+  const othersOnly = query.sharedOnly === true && (by.kind !== 'user' || current.ownerId !== by.user.id)
+  const sort = {
+    sortBy: query.sortBy,
+    descending: query.descending,
+    titleContains: query.titleContains,
+    ...(query.sharedOnly === true ? { sharedOnly: true } : {}),
+  }
+  const wantFolders = query.filter.kind !== 'files-only' && !othersOnly
+  const wantFiles = query.filter.kind !== 'folders-only' && !othersOnly
   let folders: FolderRecord[] = []
   let folderTotal = 0
   if (wantFolders) {

@@ -97,7 +97,9 @@ async function authorNames(
  * read and ordered here; the counts are read for the page's folders only.
  */
 export async function sharedPage(ctx: AppContext, by: Principal, query: FolderListQuery): Promise<SharedPage> {
-  const { files: sharedFiles, folders: sharedFolders } = await sharedWith(ctx, by)
+  // Everything here is someone else's: "shared by me" finds none of it.
+  const { files: sharedFiles, folders: sharedFolders } =
+    query.sharedOnly === true ? { files: [], folders: [] } : await sharedWith(ctx, by)
   const needle = (query.titleContains ?? '').toLowerCase()
   const named = (title: string) => needle === '' || title.toLowerCase().includes(needle)
   const filter = query.filter

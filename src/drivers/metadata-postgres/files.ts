@@ -73,6 +73,10 @@ export function titleKey(title: string): string {
   return title.toLowerCase()
 }
 
+// A file its owner shared: with someone, or by a link that is on ("Shared by me").
+const SHARED_FILE = `(EXISTS (SELECT 1 FROM shares WHERE shares.item_kind = 'file' AND shares.item_id = files.id)
+  OR EXISTS (SELECT 1 FROM share_links WHERE share_links.file_id = files.id AND share_links.revoked_at IS NULL))`
+
 /**
  * The one statement that reads a page of a listing with its total, so both come from
  * one snapshot. Exported so a test can check that every sort is served by an index;
@@ -80,14 +84,15 @@ export function titleKey(title: string): string {
  * ('' for none), $5 the title suffixes (filtered only). strpos() matches the needle
  * literally: % and _ are plain characters.
  */
-export function listSql(sortBy: FileSortField, descending: boolean, filtered: boolean): string {
+export function listSql(sortBy: FileSortField, descending: boolean, filtered: boolean, shared = false): string {
   const condition = `($4::text = '' OR strpos(files.title_key, $4) > 0) AND ($5::text[] IS NULL
     OR EXISTS (SELECT 1 FROM unnest($5::text[]) AS s WHERE right(files.title_key, length(s)) = s))`
-  const filter = filtered ? `AND ${condition}` : ''
+  const filter = `${filtered ? `AND ${condition}` : ''} ${shared ? `AND ${SHARED_FILE}` : ''}`
   // The unfiltered total is one row kept by a trigger (migration 005), not a count.
-  const total = filtered
-    ? `SELECT count(*) FROM files WHERE files.folder_id = $1 AND ${condition}`
-    : 'SELECT coalesce((SELECT files FROM folder_counts WHERE folder_id = $1), 0)'
+  const total =
+    filtered || shared
+      ? `SELECT count(*) FROM files WHERE files.folder_id = $1 ${filter}`
+      : 'SELECT coalesce((SELECT files FROM folder_counts WHERE folder_id = $1), 0)'
   // The page carries the creator's name (author_key) so the outer query keeps its order.
   const order = (table: string) => fileOrderBy(sortBy, { table, author: `${table}author_key`, descending })
   // COLLATE "C" orders names by bytes, as SQLite does.
@@ -225,7 +230,10 @@ export function createFileRepository(db: Database): FileRepository {
       const filtered = needle !== '' || suffixes !== null
       const params: unknown[] = [query.folderId, query.limit, query.offset]
       if (filtered) params.push(needle, suffixes)
-      const { rows } = await db.query<PageRow<FileRow>>(listSql(query.sortBy, query.descending, filtered), params)
+      const { rows } = await db.query<PageRow<FileRow>>(
+        listSql(query.sortBy, query.descending, filtered, query.sharedOnly === true),
+        params,
+      )
       return pageFromRows(rows, toFile)
     },
 

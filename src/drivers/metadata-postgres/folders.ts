@@ -51,15 +51,19 @@ const UPDATE = `UPDATE folders SET
     revision = revision + 1
   WHERE id = $1 AND revision = $2 RETURNING *`
 
+// A folder its owner shared with someone ("Shared by me"; folders have no links).
+const SHARED_FOLDER = `EXISTS (SELECT 1 FROM shares WHERE shares.item_kind = 'folder' AND shares.item_id = folders.id)`
+
 /**
  * One page of a folder listing with its total; only fixed column names go into it.
  * $1 parent, $2 limit, $3 offset, $4 the needle (filtered only).
  */
-export function folderListSql(sortBy: FileSortField, descending: boolean, filtered: boolean): string {
-  const filter = filtered ? 'AND strpos(folders.title_key, $4) > 0' : ''
-  const total = filtered
-    ? `SELECT count(*) FROM folders WHERE folders.parent_id = $1 ${filter}`
-    : 'SELECT coalesce((SELECT folders FROM folder_counts WHERE folder_id = $1), 0)'
+export function folderListSql(sortBy: FileSortField, descending: boolean, filtered: boolean, shared = false): string {
+  const filter = `${filtered ? 'AND strpos(folders.title_key, $4) > 0' : ''} ${shared ? `AND ${SHARED_FOLDER}` : ''}`
+  const total =
+    filtered || shared
+      ? `SELECT count(*) FROM folders WHERE folders.parent_id = $1 ${filter}`
+      : 'SELECT coalesce((SELECT folders FROM folder_counts WHERE folder_id = $1), 0)'
   const order = (table: string) => folderOrderBy(sortBy, { table, author: `${table}author_key`, descending })
   // COLLATE "C" orders names by bytes, as SQLite does; the page carries the name so the
   // outer query keeps the same order.
@@ -199,7 +203,7 @@ export function createFolderRepository(db: Database): FolderRepository {
       const params: unknown[] = [query.parentId, query.limit, query.offset]
       if (filtered) params.push(needle)
       const { rows } = await db.query<PageRow<FolderRow>>(
-        folderListSql(query.sortBy, query.descending, filtered),
+        folderListSql(query.sortBy, query.descending, filtered, query.sharedOnly === true),
         params,
       )
       return pageFromRows(rows, toFolder)

@@ -126,17 +126,28 @@ export const AUTHOR_NAME = "coalesce(users.display_name, '')"
 const SUFFIX_FILTER = `AND EXISTS (SELECT 1 FROM json_each(@suffixes)
   WHERE substr(files.title_key, -length(value)) = value)`
 
+// A file its owner shared: with someone, or by a link that is on ("Shared by me").
+const SHARED_FILE = `(EXISTS (SELECT 1 FROM shares WHERE shares.item_kind = 'file' AND shares.item_id = files.id)
+  OR EXISTS (SELECT 1 FROM share_links WHERE share_links.file_id = files.id AND share_links.revoked_at IS NULL))`
+
 /**
  * The SELECT of one page of a listing. Exported so a test can check that
  * every sort is served by an index; only fixed column names go into it.
  */
-export function listSql(sortBy: FileSortField, descending: boolean, filtered: boolean, bySuffix = false): string {
+export function listSql(
+  sortBy: FileSortField,
+  descending: boolean,
+  filtered: boolean,
+  bySuffix = false,
+  shared = false,
+): string {
   const order = fileOrderBy(sortBy, { table: 'files.', author: AUTHOR_NAME, descending })
   const join = sortBy === 'author' ? 'LEFT JOIN users ON users.id = files.created_by' : ''
   const filter = filtered ? 'AND instr(files.title_key, @needle) > 0' : ''
   const suffix = bySuffix ? SUFFIX_FILTER : ''
+  const sharing = shared ? `AND ${SHARED_FILE}` : ''
   // instr() matches the needle literally: % and _ are plain characters here.
-  return `SELECT files.* FROM files ${join} WHERE files.folder_id = @folderId ${filter} ${suffix}
+  return `SELECT files.* FROM files ${join} WHERE files.folder_id = @folderId ${filter} ${suffix} ${sharing}
     ORDER BY ${order} LIMIT @limit OFFSET @offset`
 }
 
@@ -320,6 +331,15 @@ export function createFileRepository(db: Database.Database, walIndex?: WalIndexH
           WHERE substr(title_key, -length(value)) = value))`,
     )
     .pluck()
+  const countShared = db
+    .prepare<ListParams, number>(
+      `SELECT count(*) FROM files WHERE folder_id = @folderId
+        AND (@needle = '' OR instr(title_key, @needle) > 0)
+        AND (@suffixes = '' OR EXISTS (SELECT 1 FROM json_each(@suffixes)
+          WHERE substr(title_key, -length(value)) = value))
+        AND ${SHARED_FILE}`,
+    )
+    .pluck()
   const trashed = db.prepare<[number, number], FileRow>(`SELECT * FROM files
     WHERE trashed_at IS NOT NULL AND trashed_at <= ? ORDER BY trashed_at, id LIMIT ?`)
   const pages = new Map<string, Database.Statement<ListParams, FileRow>>()
@@ -332,6 +352,16 @@ export function createFileRepository(db: Database.Database, walIndex?: WalIndexH
         }
       }
     }
+  }
+
+  // "Shared by me" pages are prepared when first asked for (kept with the others after):
+  // most stores never list them, and start-up prepares enough already.
+  const pageStatement = (sql: string) => {
+    const known = pages.get(sql)
+    if (known !== undefined) return known
+    const made = db.prepare<ListParams, FileRow>(sql)
+    pages.set(sql, made)
+    return made
   }
 
   const createTx = db.transaction((file: FileRecord, firstVersion: VersionRecord) => {
@@ -374,9 +404,10 @@ export function createFileRepository(db: Database.Database, walIndex?: WalIndexH
       limit: query.limit,
       offset: query.offset,
     }
-    const page = pages.get(listSql(query.sortBy, query.descending, filtered, bySuffix))
-    if (page === undefined) throw new Error(`no listing statement for sort ${query.sortBy}`)
-    const total = (filtered || bySuffix ? countFiltered : countAll).get(params) ?? 0
+    const shared = query.sharedOnly === true
+    const page = pageStatement(listSql(query.sortBy, query.descending, filtered, bySuffix, shared))
+    const count = shared ? countShared : filtered || bySuffix ? countFiltered : countAll
+    const total = count.get(params) ?? 0
     return { total, items: page.all(params).map(toFile) }
   })
 

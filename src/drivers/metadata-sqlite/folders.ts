@@ -78,12 +78,16 @@ const TREE_SQL = `WITH RECURSIVE tree (id) AS (
     UNION ALL SELECT folders.id FROM folders JOIN tree ON folders.parent_id = tree.id
   ) SELECT id FROM tree`
 
+// A folder its owner shared with someone ("Shared by me"; folders have no links).
+const SHARED_FOLDER = `EXISTS (SELECT 1 FROM shares WHERE shares.item_kind = 'folder' AND shares.item_id = folders.id)`
+
 /** The SELECT of one page of a folder listing; only fixed column names go into it. */
-export function folderListSql(sortBy: FileSortField, descending: boolean, filtered: boolean): string {
+export function folderListSql(sortBy: FileSortField, descending: boolean, filtered: boolean, shared = false): string {
   const order = folderOrderBy(sortBy, { table: 'folders.', author: AUTHOR_NAME, descending })
   const join = sortBy === 'author' ? 'LEFT JOIN users ON users.id = folders.created_by' : ''
   const filter = filtered ? 'AND instr(folders.title_key, @needle) > 0' : ''
-  return `SELECT folders.* FROM folders ${join} WHERE folders.parent_id = @parentId ${filter}
+  const sharing = shared ? `AND ${SHARED_FOLDER}` : ''
+  return `SELECT folders.* FROM folders ${join} WHERE folders.parent_id = @parentId ${filter} ${sharing}
     ORDER BY ${order} LIMIT @limit OFFSET @offset`
 }
 
@@ -181,6 +185,12 @@ export function createFolderRepository(db: Database.Database): FolderRepository 
       'SELECT count(*) FROM folders WHERE parent_id = @parentId AND instr(title_key, @needle) > 0',
     )
     .pluck()
+  const countShared = db
+    .prepare<ListParams, number>(
+      `SELECT count(*) FROM folders WHERE parent_id = @parentId
+        AND (@needle = '' OR instr(title_key, @needle) > 0) AND ${SHARED_FOLDER}`,
+    )
+    .pluck()
   const update = db.prepare<PatchParams, FolderRow>(`UPDATE folders SET ${PATCH_SET}
     WHERE id = @id AND revision = @expectedRevision RETURNING *`)
   const trashed = db.prepare<[number, number], FolderRow>(`SELECT * FROM folders
@@ -205,6 +215,15 @@ export function createFolderRepository(db: Database.Database): FolderRepository 
         pages.set(sql, db.prepare<ListParams, FolderRow>(sql))
       }
     }
+  }
+
+  // "Shared by me" pages are prepared when first asked for (kept with the others after).
+  const pageStatement = (sql: string) => {
+    const known = pages.get(sql)
+    if (known !== undefined) return known
+    const made = db.prepare<ListParams, FolderRow>(sql)
+    pages.set(sql, made)
+    return made
   }
 
   const updateTx = db.transaction((params: PatchParams, patch: FolderPatch) => {
@@ -252,9 +271,9 @@ export function createFolderRepository(db: Database.Database): FolderRepository 
       limit: query.limit,
       offset: query.offset,
     }
-    const page = pages.get(folderListSql(query.sortBy, query.descending, filtered))
-    if (page === undefined) throw new Error(`no listing statement for sort ${query.sortBy}`)
-    const total = (filtered ? countFiltered : countAll).get(params) ?? 0
+    const shared = query.sharedOnly === true
+    const page = pageStatement(folderListSql(query.sortBy, query.descending, filtered, shared))
+    const total = (shared ? countShared : filtered ? countFiltered : countAll).get(params) ?? 0
     return { total, items: page.all(params).map(toFolder) }
   })
 

@@ -36,6 +36,8 @@ function listFilter(kind: FilterName): FolderListQuery['filter'] {
 /**
  * A listing's paging, sort and filters from the query string, the same for a folder and
  * for the '@share' section. Newest first by default; names A to Z by default.
+ * `sharedByMe=true` (Folio's own) keeps only the caller's items shared with someone or by
+ * a link, over the whole folder, so paging and the total count the filtered items.
  */
 export function listQueryOf(request: FastifyRequest): FolderListQuery {
   const query = parseInput(folderListQuery, request.query)
@@ -47,5 +49,6 @@ export function listQueryOf(request: FastifyRequest): FolderListQuery {
     descending: query.sortOrder ?? sortBy !== 'title',
     titleContains: query.filterValue || undefined,
     filter: listFilter(query.filterType),
+    ...(query.sharedByMe ? { sharedOnly: true } : {}),
   }
 }

@@ -199,6 +199,11 @@ export const folderListQuery = z.object({
     ),
     z.transform((value) => (value ? (FILTERS[value.toLowerCase()] ?? 'none') : 'none')),
   ),
+  /** Folio's own: only the caller's items shared with someone or by a link. */
+  sharedByMe: z.pipe(
+    z.optional(z.enum(['true', 'false', ''])),
+    z.transform((value) => value === 'true'),
+  ),
 })
 
 /** An id in a path: a folder id, or an @ alias with an optional .json suffix. */

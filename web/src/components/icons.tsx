@@ -75,6 +75,9 @@ type IconName =
   | 'share'
   | 'move'
   | 'link'
+  | 'copy'
+  | 'keyboard'
+  | 'convert'
 
 const PATHS: Record<IconName, string> = {
   upload: 'M12 16V4m0 0L7 9m5-5 5 5M4 16v4h16v-4',
@@ -94,6 +97,9 @@ const PATHS: Record<IconName, string> = {
     'M18 8a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM6 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM18 22a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM8.6 13.5l6.8 4M15.4 6.5l-6.8 4',
   move: 'M3 6h6l2 2h10v11H3zM9 13.5h7m-3-3 3 3-3 3',
   link: 'M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1',
+  copy: 'M9 9h11v11H9zM5 15H4V4h11v1',
+  keyboard: 'M3 6h18v12H3zM7 10h.01M11 10h.01M15 10h.01M8 14h8',
+  convert: 'M4 9h13l-4-4M20 15H7l4 4',
 }
 
 /** A folder's icon; its accessible name is "Folder". */

@@ -5,6 +5,8 @@ import { Breadcrumbs, type Crumb } from '../components/breadcrumbs'
 import { GoneFolder, type Gone } from '../components/gone-folder'
 import { Icon } from '../components/icons'
 import { SearchBox } from '../components/search-box'
+import { CopyDialog } from '../components/copy-dialog'
+import { ShortcutsHelp, useListShortcuts } from '../components/list-shortcuts'
 import { ShareDialog } from '../components/share-dialog'
 import { SameNameDialog } from '../components/same-name-dialog'
 import { UploadPanel } from '../components/upload-panel'
@@ -41,6 +43,7 @@ type Open =
   | { kind: 'new-folder' }
   | { kind: 'delete'; entries: Entry[] }
   | { kind: 'move'; entries: Entry[] }
+  | { kind: 'copy'; entries: Entry[] }
   | { kind: 'share'; entry: Entry }
   | { kind: 'release'; file: api.FileItem }
   | { kind: 'empty-trash' }
@@ -78,7 +81,7 @@ export function DocumentsScreen(props: {
   const [view, setView] = useState<ListView>(savedView)
   const grid = view === 'grid' && props.capabilities.converter
   const [filter, setFilter] = useState('')
-  // "Shared by me": only the rows on this page that the owner shared with people or by link.
+  // "Shared by me": Folio filters the whole folder, so the pages and the total count only those.
   const [sharedOnly, setSharedOnly] = useState(false)
   const [page, setPage] = useState(0)
   const [data, setData] = useState<api.FolderPage | undefined>(undefined)
@@ -100,9 +103,11 @@ export function DocumentsScreen(props: {
   const [uploads, setUploads] = useState<Upload[]>([])
   const heading = useRef<HTMLHeadingElement>(null)
   const fileInput = useRef<HTMLInputElement>(null)
+  const table = useRef<HTMLTableElement>(null)
+  const [helpOpen, setHelpOpen] = useState(false)
   const sequence = useRef(0)
-  const params = useRef({ sortBy, sortOrder, filter, page, folder: props.folder })
-  params.current = { sortBy, sortOrder, filter, page, folder: props.folder }
+  const params = useRef({ sortBy, sortOrder, filter, sharedOnly, page, folder: props.folder })
+  params.current = { sortBy, sortOrder, filter, sharedOnly, page, folder: props.folder }
 
   const load = async (options: { quiet?: boolean } = {}) => {
     const mine = ++sequence.current
@@ -115,6 +120,7 @@ export function DocumentsScreen(props: {
         sortBy: current.sortBy,
         sortOrder: current.sortOrder,
         filterValue: current.filter,
+        sharedByMe: current.sharedOnly,
       })
       if (mine !== sequence.current) return
       const rows = result.files.length + result.folders.length
@@ -171,6 +177,7 @@ export function DocumentsScreen(props: {
     setRenaming(null)
     setFilterText('')
     setFilter('')
+    setSharedOnly(false)
     setPage(0)
   }, [props.folder])
 
@@ -219,7 +226,7 @@ export function DocumentsScreen(props: {
   }, [data])
   useEffect(() => {
     void load()
-  }, [sortBy, sortOrder, filter, page, props.folder])
+  }, [sortBy, sortOrder, filter, sharedOnly, page, props.folder])
 
   // Filter as the user types, without a request per key press. Only a changed filter goes
   // back to the first page: on the first render nothing was typed, and a "Next page" clicked
@@ -259,7 +266,7 @@ export function DocumentsScreen(props: {
   const entries: Entry[] = [
     ...(data?.folders ?? []).map((item): Entry => ({ kind: 'folder', item })),
     ...(data?.files ?? []).map((item): Entry => ({ kind: 'file', item })),
-  ].filter((entry) => !sharedOnly || entry.item.shared === true)
+  ]
   const chosen = entries.filter((entry) => selected.has(keyOf(entry)))
   // Adding is for a folder (one's own, or one shared with edit access), never a section
   // of others' items or the trash; nothing is offered before the folder's access is known.
@@ -390,10 +397,37 @@ export function DocumentsScreen(props: {
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE))
   const allChosen = entries.length > 0 && chosen.length === entries.length
   const chosenManageable = chosen.every((entry) => allowed(entry.item.access).manage)
+  const chosenCopyable = chosen.every((entry) => allowed(entry.item.access).copy)
   // The access to the folder on screen, for what full access allows inside it (a section
   // such as Shared with me is no folder: nothing in it is deleted by a sharee).
   const parentAccess = SECTION_TITLES[props.folder] ? undefined : loadedFolder?.access
   const chosenTrashable = chosen.every((entry) => allowed(entry.item.access, parentAccess).trash)
+
+  // The list's keyboard shortcuts: each acts on the selection, else on the row with focus,
+  // and offers only what the row's buttons offer.
+  const entryOf = (key: string | undefined) => entries.find((entry) => keyOf(entry) === key)
+  useListShortcuts(table, {
+    selectAll: () => setSelected(new Set(entries.map(keyOf))),
+    clearSelection: () => {
+      if (selected.size === 0) return false
+      setSelected(new Set())
+      return true
+    },
+    rename: (key) => {
+      const [only] = chosen
+      const entry = entryOf(key) ?? (chosen.length === 1 ? only : undefined)
+      if (!entry || section === 'trash' || !allowed(entry.item.access, parentAccess).rename) return
+      setRenaming(keyOf(entry))
+    },
+    remove: (key) => {
+      const row = entryOf(key)
+      const picked = chosen.length > 0 && (row === undefined || selected.has(keyOf(row))) ? chosen : row ? [row] : []
+      if (picked.length === 0) return
+      const may = section === 'trash' || picked.every((entry) => allowed(entry.item.access, parentAccess).trash)
+      if (may) setOpen({ kind: 'delete', entries: picked })
+    },
+    help: () => setHelpOpen(true),
+  })
 
   const rowProps = (entry: Entry) => ({
     section,
@@ -412,6 +446,7 @@ export function DocumentsScreen(props: {
     },
     onDelete: () => setOpen({ kind: 'delete', entries: [entry] }),
     onMove: () => setOpen({ kind: 'move', entries: [entry] }),
+    onCopy: () => setOpen({ kind: 'copy', entries: [entry] }),
     onShare: () => setOpen({ kind: 'share', entry }),
     onRestore: () => void restore([entry]),
     drag: dragProps(entry),
@@ -524,7 +559,11 @@ export function DocumentsScreen(props: {
             <input
               type="checkbox"
               checked={sharedOnly}
-              onChange={(event) => setSharedOnly(event.currentTarget.checked)}
+              onChange={(event) => {
+                setSharedOnly(event.currentTarget.checked)
+                setPage(0)
+                setSelected(new Set())
+              }}
             />
             Shared by me
           </label>
@@ -538,6 +577,16 @@ export function DocumentsScreen(props: {
             }}
           />
         ) : null}
+        <button
+          type="button"
+          class="icon-button shortcuts-button"
+          aria-label="Keyboard shortcuts"
+          title="Keyboard shortcuts (?)"
+          aria-keyshortcuts="?"
+          onClick={() => setHelpOpen(true)}
+        >
+          <Icon name="keyboard" />
+        </button>
         <p class="range" aria-live="polite">
           {loading && !data ? 'Loading…' : total === 0 ? 'No files' : `${first}–${last} of ${total.toLocaleString()}`}
         </p>
@@ -563,6 +612,12 @@ export function DocumentsScreen(props: {
                 <button type="button" class="button" onClick={() => setOpen({ kind: 'move', entries: chosen })}>
                   <Icon name="move" />
                   <span>Move to</span>
+                </button>
+              ) : null}
+              {chosenCopyable ? (
+                <button type="button" class="button" onClick={() => setOpen({ kind: 'copy', entries: chosen })}>
+                  <Icon name="copy" />
+                  <span>Copy to</span>
                 </button>
               ) : null}
               <button type="button" class="button" onClick={() => download(chosen)}>
@@ -597,7 +652,13 @@ export function DocumentsScreen(props: {
       ) : null}
 
       {grid ? <ItemGrid entries={entries} capabilities={props.capabilities} inTrash={section === 'trash'} /> : null}
-      <table class="files" hidden={grid} aria-busy={loading} aria-label={section === 'my' ? 'Your documents' : title}>
+      <table
+        ref={table}
+        class="files"
+        hidden={grid}
+        aria-busy={loading}
+        aria-label={section === 'my' ? 'Your documents' : title}
+      >
         <thead>
           <tr>
             <th scope="col" class="col-select">
@@ -660,13 +721,20 @@ export function DocumentsScreen(props: {
                 capabilities={props.capabilities}
                 isAdmin={props.isAdmin}
                 onReleaseLock={() => setOpen({ kind: 'release', file: entry.item })}
+                onConverted={(result) => {
+                  announce(`Converted ${entry.item.title} to ${result.title}`)
+                  setMade(keyOf({ kind: 'file', item: result }))
+                  void load({ quiet: true })
+                }}
                 {...rowProps(entry)}
               />
             ),
           )}
         </tbody>
       </table>
-      {!loading && entries.length === 0 && !loadError ? <p class="empty">{emptyText(props.folder, filter)}</p> : null}
+      {!loading && entries.length === 0 && !loadError ? (
+        <p class="empty">{emptyText(props.folder, filter, sharedOnly)}</p>
+      ) : null}
 
       {pages > 1 ? (
         <nav class="pager" aria-label="Pages">
@@ -686,6 +754,7 @@ export function DocumentsScreen(props: {
         <p>Drop files to upload them</p>
       </div>
 
+      {helpOpen ? <ShortcutsHelp onClose={() => setHelpOpen(false)} /> : null}
       <OpenDialog
         open={open}
         folder={props.folder}
@@ -703,8 +772,9 @@ export function DocumentsScreen(props: {
   )
 }
 
-function emptyText(folder: string, filter: string): string {
-  if (filter) return `No file name contains “${filter}”.`
+function emptyText(folder: string, filter: string, sharedOnly = false): string {
+  if (filter) return `No file name contains “${filter}”${sharedOnly ? ' among what you shared' : ''}.`
+  if (sharedOnly) return 'Nothing here is shared with anyone, or by a link.'
   if (folder === '@my') return 'No documents yet. Upload files or create a new document.'
   if (folder === '@share') return 'Nothing is shared with you yet.'
   if (folder === '@trash') return 'The trash is empty.'
@@ -768,6 +838,14 @@ function OpenDialog(props: {
           entries={open.entries}
           onClose={props.onClose}
           onMoved={(destination) => props.onDone(`Moved ${describe(open.entries)} to ${destination}`)}
+        />
+      )
+    case 'copy':
+      return (
+        <CopyDialog
+          entries={open.entries}
+          onClose={props.onClose}
+          onCopied={(destination) => props.onDone(`Copied ${describe(open.entries)} to ${destination}`)}
         />
       )
     case 'share':

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
 import { allowed } from '../access'
+import { ConvertAndEdit, editsAfterConversion } from '../components/convert-and-edit'
 import { Icon } from '../components/icons'
 import { Link } from '../components/link'
 import { errorText } from '../error-text'
@@ -18,6 +19,8 @@ const TEXT_PREVIEW_BYTES = 256 * 1024
 export function PreviewScreen(props: { fileId: string; capabilities: api.Capabilities }) {
   const [file, setFile] = useState<api.FileItem | undefined>(undefined)
   const [error, setError] = useState('')
+  // The reader's access to the file's folder: Convert and edit adds a file there.
+  const [folderAccess, setFolderAccess] = useState<number | undefined>(undefined)
   const heading = useRef<HTMLHeadingElement>(null)
 
   useEffect(() => {
@@ -33,6 +36,22 @@ export function PreviewScreen(props: { fileId: string; capabilities: api.Capabil
       )
   }, [props.fileId])
   useEffect(() => heading.current?.focus(), [file?.id])
+  // Asked only where it decides something: a document to convert that is not one's own
+  // (one's own file lies in one's own folder).
+  const asksFolder = file !== undefined && file.access !== 0 && !!editsAfterConversion(file.title, props.capabilities)
+  useEffect(() => {
+    setFolderAccess(undefined)
+    if (!file?.folderId || !asksFolder) return
+    let current = true
+    // A folder the reader cannot see (a file shared alone) leaves it unknown: nothing is added there.
+    api.getFolder(file.folderId).then(
+      (folder) => current && setFolderAccess(folder.access),
+      () => undefined,
+    )
+    return () => {
+      current = false
+    }
+  }, [file?.id, file?.folderId, asksFolder])
 
   if (!file) {
     return (
@@ -52,6 +71,9 @@ export function PreviewScreen(props: { fileId: string; capabilities: api.Capabil
   }
   const extension = splitExtension(file.title)[1].replace(/^\./, '').toLowerCase()
   const editor = allowed(file.access).open ? editorHref(file, props.capabilities) : undefined
+  const twin = allowed(file.access, folderAccess).convert
+    ? editsAfterConversion(file.title, props.capabilities)
+    : undefined
   const targets = props.capabilities.converter
     ? (props.capabilities.conversions[extension] ?? []).filter((t) => t !== 'png')
     : []
@@ -68,7 +90,14 @@ export function PreviewScreen(props: { fileId: string; capabilities: api.Capabil
         {file.updatedBy.displayName ? ` · ${file.updatedBy.displayName}` : ''}
       </p>
       <div class="preview-actions">
-        {editor ? (
+        {twin ? (
+          <ConvertAndEdit
+            file={file}
+            twin={twin}
+            variant="button"
+            editorHref={(result) => editorHref(result, props.capabilities)}
+          />
+        ) : editor ? (
           <a class="button primary" href={editor} target="_blank" rel="noopener">
             <Icon name="open" />
             <span>Open in editor</span>

@@ -11,6 +11,7 @@ import type { Entry } from '../items'
 import { folderPath, previewPath } from '../router'
 import { lockDescription } from './item-dialogs'
 import { NamePreview } from '../components/name-preview'
+import { ConvertAndEdit, editsAfterConversion } from '../components/convert-and-edit'
 import { storedName } from '../names'
 
 export type SortField = api.SortField
@@ -68,6 +69,7 @@ export interface RowProps {
   justMade?: boolean
   onDelete: () => void
   onMove: () => void
+  onCopy: () => void
   onShare: () => void
   onRestore: () => void
   /** Attributes that make the row draggable (its own items, or the whole selection). */
@@ -146,6 +148,7 @@ function OwnerActions(
   props: RowProps & {
     title: string
     mayManage: boolean
+    mayCopy: boolean
     mayTrash: boolean
     mayRename: boolean
     renameButton: { current: HTMLButtonElement | null }
@@ -192,6 +195,17 @@ function OwnerActions(
           onClick={props.onMove}
         >
           <Icon name="move" />
+        </button>
+      ) : null}
+      {props.mayCopy ? (
+        <button
+          type="button"
+          class="icon-button"
+          aria-label={`Copy ${title} to…`}
+          title="Copy to"
+          onClick={props.onCopy}
+        >
+          <Icon name="copy" />
         </button>
       ) : null}
       {props.mayRename ? (
@@ -245,6 +259,7 @@ export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
     <tr
       class={`folder-row${props.justMade ? ' just-made' : ''}`}
       data-kind="folder"
+      data-key={`folder:${folder.id}`}
       {...props.drag}
       {...(props.drop ?? {})}
     >
@@ -296,6 +311,7 @@ export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
             {...props}
             title={folder.title}
             mayManage={may.manage}
+            mayCopy={may.copy}
             mayTrash={may.trash}
             mayRename={may.rename}
             renameButton={renameButton}
@@ -307,7 +323,14 @@ export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
 }
 
 export function FileRow(
-  props: RowProps & { file: api.FileItem; capabilities: api.Capabilities; isAdmin: boolean; onReleaseLock: () => void },
+  props: RowProps & {
+    file: api.FileItem
+    capabilities: api.Capabilities
+    isAdmin: boolean
+    onReleaseLock: () => void
+    /** "Convert and edit" made the file's OOXML twin beside it. */
+    onConverted?: (result: api.FileItem) => void
+  },
 ) {
   const { file } = props
   const may = allowed(file.access, props.parentAccess)
@@ -316,10 +339,12 @@ export function FileRow(
   const inTrash = props.section === 'trash'
   // Trashed files open nowhere: they only download.
   const href = inTrash ? undefined : editorHref(file, props.capabilities)
+  // A legacy document (.doc, .odt ...) is converted to OOXML before the editor opens it.
+  const twin = inTrash || !may.convert ? undefined : editsAfterConversion(file.title, props.capabilities)
   const renameButton = useRenameFocus(props.renaming)
 
   return (
-    <tr class={props.justMade ? 'just-made' : undefined} data-kind="file" {...props.drag}>
+    <tr class={props.justMade ? 'just-made' : undefined} data-kind="file" data-key={`file:${file.id}`} {...props.drag}>
       <SelectCell title={file.title} selected={props.selected} onSelect={props.onSelect} />
       <td class="col-name">
         <div class="name-cell">
@@ -390,7 +415,15 @@ export function FileRow(
       </td>
       <td class="col-actions">
         <div class="actions">
-          {href && may.open ? (
+          {twin ? (
+            <ConvertAndEdit
+              file={file}
+              twin={twin}
+              variant="icon"
+              editorHref={(result) => editorHref(result, props.capabilities)}
+              {...(props.onConverted ? { onConverted: props.onConverted } : {})}
+            />
+          ) : href && may.open ? (
             <a
               class="icon-button"
               href={href}
@@ -436,6 +469,7 @@ export function FileRow(
             {...props}
             title={file.title}
             mayManage={may.manage}
+            mayCopy={may.copy}
             mayTrash={may.trash}
             mayRename={may.rename}
             renameButton={renameButton}
