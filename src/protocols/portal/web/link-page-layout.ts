@@ -23,7 +23,8 @@ pre{max-height:75vh;overflow:auto;padding:1rem;border:1px solid var(--border);bo
 .items .name{flex:1;min-width:0;overflow-wrap:anywhere;color:var(--accent)}.items .info{color:var(--muted);font-size:.9rem;white-space:nowrap}
 .thumb{width:48px;height:48px;flex:none;object-fit:contain;border:1px solid var(--border);border-radius:4px;background:var(--bg)}
 .badge{width:48px;height:48px;flex:none;display:flex;align-items:center;justify-content:center;border:1px solid var(--border);border-radius:4px;font-size:.7rem;text-transform:uppercase;color:var(--muted)}
-.small{padding:.25rem .6rem;font-size:.9rem}`
+.small{padding:.25rem .6rem;font-size:.9rem}
+@media (max-width:40rem){.items li{flex-wrap:wrap}.items .name{flex-basis:calc(100% - 4rem)}.items .info{white-space:normal}}`
 
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64')
 
