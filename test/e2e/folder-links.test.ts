@@ -235,6 +235,16 @@ describe('folder links in the editor', () => {
     const editor = await call(h.folio.url, 'GET', `/s/${fileId}/editor?doc=${encodeURIComponent(key)}&name=Zed`)
     assert.equal(editor.status, 200, editor.text.slice(0, 200))
 
+    assert.equal(config.document.permissions.download, true)
+    // A link that denies downloads: the editor offers no download, print or copy.
+    await h.api('PUT', `/files/folder/${folderId}/links`, { access: 2, denyDownload: true })
+    const viewOnly = (await open(fileId)).json.response
+    assert.equal(viewOnly.editorConfig.mode, 'view')
+    assert.deepEqual(
+      [viewOnly.document.permissions.download, viewOnly.document.permissions.print, viewOnly.document.permissions.copy],
+      [false, false, false],
+    )
+
     await h.api('PUT', `/files/folder/${folderId}/links`, { access: 0 })
     assert.equal((await open(fileId)).status, 404)
     assert.equal((await fetch(config.document.url)).status, 403)
