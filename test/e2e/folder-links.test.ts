@@ -3,6 +3,8 @@ import { after, before, describe, test } from 'node:test'
 import { FakeClock, startTestServer, type TestServer } from '../support/folio-server.js'
 import { startHarness, type Harness } from '../support/onlyoffice-harness.js'
 import { call, signIn } from '../support/portal-client.js'
+import { libreOfficeMissing } from '../contract/converter.contract.js'
+import { docxWithText } from '../support/office-documents.js'
 
 /** Public links for folders over HTTP: the API, the signed-out pages and their downloads. */
 describe('folder links over HTTP', () => {
@@ -248,5 +250,52 @@ describe('folder links in the editor', () => {
     await h.api('PUT', `/files/folder/${folderId}/links`, { access: 0 })
     assert.equal((await open(fileId)).status, 404)
     assert.equal((await fetch(config.document.url)).status, 403)
+  })
+})
+
+/** A folder link's page shows the thumbnails LibreOffice made, read through the link. */
+describe('folder link thumbnails', { skip: libreOfficeMissing() }, () => {
+  let server: TestServer
+  let token: string
+
+  before(async () => {
+    server = await startTestServer({ FOLIO_CONVERTER: 'libreoffice', FOLIO_CONVERTER_WORKERS: '1' })
+    token = await signIn(server.url)
+  })
+  after(() => server.dispose())
+
+  test('a document with a thumbnail shows it in the list; the thumbnail answers through the key only', async () => {
+    const made = await call(server.url, 'POST', '/api/2.0/files/folder/@my', { token, body: { title: 'Plans' } })
+    const folderId = made.json.response.id
+    const uploaded = await call(server.url, 'POST', `/api/2.0/files/${folderId}/upload?title=Plan.docx`, {
+      token,
+      headers: { 'Content-Type': 'application/octet-stream' },
+      raw: new Uint8Array(docxWithText(['The plan for spring'])),
+    })
+    const fileId = uploaded.json.response.id
+    // The thumbnail is made in the background: wait for the listing to say it is settled.
+    for (;;) {
+      const listing = await call(server.url, 'GET', `/api/2.0/files/${folderId}`, { token })
+      const file = listing.json.response.files.find((f: { id: string }) => f.id === fileId)
+      if (file.thumbnailStatus !== 0) {
+        assert.equal(file.thumbnailStatus, 1)
+        break
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    const link = await call(server.url, 'PUT', `/api/2.0/files/folder/${folderId}/links`, {
+      token,
+      body: { access: 2, denyDownload: true },
+    })
+    const key = new URL(link.json.response.sharedTo.shareLink).searchParams.get('doc') ?? ''
+    const page = await call(server.url, 'GET', `/s/${folderId}?doc=${encodeURIComponent(key)}`)
+    const src = `/s/${fileId}/thumbnail?doc=${encodeURIComponent(key)}`
+    assert.ok(page.text.includes(`<img class="thumb" src="${src}"`), page.text)
+    const image = await fetch(server.url + src)
+    assert.equal(image.status, 200)
+    assert.equal(image.headers.get('content-type'), 'image/png')
+    assert.equal((await fetch(`${server.url}/s/${fileId}/thumbnail?doc=wrong`)).status, 404)
+    await call(server.url, 'PUT', `/api/2.0/files/folder/${folderId}/links`, { token, body: { access: 0 } })
+    assert.equal((await fetch(server.url + src)).status, 404)
   })
 })
