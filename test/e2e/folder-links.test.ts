@@ -200,6 +200,65 @@ describe('folder links over HTTP', () => {
   })
 })
 
+describe('folder links over WOPI', () => {
+  let server: TestServer
+  let token: string
+
+  before(async () => {
+    server = await startTestServer({ FOLIO_CONVERTER: 'off' })
+    token = await signIn(server.url)
+  })
+  after(() => server.dispose())
+
+  test("a guest's WOPI token from a folder key: GetFile within the tree; view only hides print and export; moved out, 404", async () => {
+    const shared = await call(server.url, 'POST', '/api/2.0/files/folder/@my', { token, body: { title: 'Board' } })
+    const folderId = shared.json.response.id
+    const uploaded = await call(server.url, 'POST', `/api/2.0/files/${folderId}/upload?title=Agenda.docx`, {
+      token,
+      headers: { 'Content-Type': 'application/octet-stream' },
+      raw: 'agenda',
+    })
+    const fileId = uploaded.json.response.id
+    const made = await call(server.url, 'PUT', `/api/2.0/files/folder/${folderId}/links`, {
+      token,
+      body: { access: 2, denyDownload: true },
+    })
+    const key = new URL(made.json.response.sharedTo.shareLink).searchParams.get('doc') ?? ''
+    const launched = await call(
+      server.url,
+      'POST',
+      `/api/2.0/files/file/${fileId}/wopi?doc=${encodeURIComponent(key)}&name=Gina&mode=view`,
+    )
+    assert.equal(launched.status, 200, launched.text)
+    const wopiToken = encodeURIComponent(launched.json.response.accessToken)
+    const info = await call(server.url, 'GET', `/wopi/files/${fileId}?access_token=${wopiToken}`)
+    assert.equal(info.status, 200)
+    assert.deepEqual(
+      [info.json.UserFriendlyName, info.json.IsAnonymousUser, info.json.UserCanWrite],
+      ['Gina', true, false],
+    )
+    assert.deepEqual(
+      [info.json.DisablePrint, info.json.HidePrintOption, info.json.DisableExport, info.json.HideExportOption],
+      [true, true, true, true],
+    )
+    assert.equal(
+      (await call(server.url, 'GET', `/wopi/files/${fileId}/contents?access_token=${wopiToken}`)).text,
+      'agenda',
+    )
+    // Downloads allowed again: the flags go at the next CheckFileInfo.
+    await call(server.url, 'PUT', `/api/2.0/files/folder/${folderId}/links`, { token, body: { access: 2 } })
+    const again = await call(server.url, 'GET', `/wopi/files/${fileId}?access_token=${wopiToken}`)
+    assert.equal(again.json.DisablePrint, undefined)
+    // Moved out of the folder: the token already issued reaches nothing.
+    const my = (await call(server.url, 'GET', '/api/2.0/files/@my', { token })).json.response.current.id
+    await call(server.url, 'PUT', '/api/2.0/files/fileops/move', {
+      token,
+      body: { destFolderId: my, fileIds: [fileId], folderIds: [], conflictResolveType: 2 },
+    })
+    assert.equal((await call(server.url, 'GET', `/wopi/files/${fileId}?access_token=${wopiToken}`)).status, 404)
+  })
+})
+
 /** A document below a folder link opens in ONLYOFFICE for a guest, as a file link's does. */
 describe('folder links in the editor', () => {
   let h: Harness
