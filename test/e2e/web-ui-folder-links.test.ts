@@ -114,6 +114,7 @@ describe('web UI: a folder link opened signed out, with no editor', () => {
       page.getByRole('link', { name: 'Download', exact: true }).click(),
     ])
     assert.equal(image.suggestedFilename(), 'whiteboard.png')
+    await guest.screenshot('folder-link-file-page')
     assert.equal(await page.getByText('Open in editor').count(), 0, 'no editor is configured')
 
     // Back in the folder, a file downloads from the list.
