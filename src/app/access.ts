@@ -114,17 +114,68 @@ async function readAccessLevel(ctx: AppContext, principal: Principal, file: File
   return userAccessFrom(file, userId, await readUserFacts(ctx, file, userId))
 }
 
+/** What a link with a given key gives on one item now. */
+export interface LinkGrant {
+  level: AccessLevel
+  /** True when the link leaves its guests viewing only (no download). */
+  denyDownload: boolean
+  /** The folder a folder link was made on, when the grant comes from one. */
+  linkedFolderId?: string
+}
+
+const NO_GRANT: LinkGrant = { level: 'none', denyDownload: false }
+
 /**
- * The access the file's link with this key hash gives now: 'none' once the link is off or
- * replaced, and while the file's owner is disabled (a disabled user's links end with
- * their sessions, and work again when they are enabled).
+ * The access the link with this key hash gives to `file` now: the file's own link, else a
+ * folder link on a folder above it (see folderLinkGrant). 'none' once the link is off or
+ * replaced, and while its owner is disabled (a disabled user's links end with their
+ * sessions, and work again when they are enabled).
  */
-export async function workingLinkLevel(ctx: AppContext, file: FileRecord, keyHash: string): Promise<AccessLevel> {
+export async function linkGrant(ctx: AppContext, file: FileRecord, keyHash: string): Promise<LinkGrant> {
   const link = await ctx.store.shareLinks.find(file.id)
-  if (!link || link.revokedAt !== null || link.keyHash !== keyHash) return 'none'
-  const owner = await ctx.store.users.findById(file.ownerId)
-  if (!owner || owner.disabled) return 'none'
-  return levelOfShare(link.access)
+  if (link && link.revokedAt === null && link.keyHash === keyHash) {
+    const owner = await ctx.store.users.findById(file.ownerId)
+    if (!owner || owner.disabled) return NO_GRANT
+    return { level: levelOfShare(link.access), denyDownload: false }
+  }
+  if (file.folderId === null) return NO_GRANT
+  const { grant } = await folderLinkGrant(ctx, file.folderId, keyHash)
+  return grant
+}
+
+/**
+ * The rule of folder links, written once: the folder link whose key has this hash reaches
+ * `folderId` when it works (not turned off, not expired, its folder's owner not disabled)
+ * and its folder is `folderId` or a folder above it on the path read now, outside any
+ * trash. So an item moved out of the linked folder, or trashed with it or on its own, is
+ * out of reach at the very next request. `visiblePath` runs from the linked folder down to
+ * `folderId` (a guest never sees above the linked folder).
+ */
+export async function folderLinkGrant(
+  ctx: AppContext,
+  folderId: string,
+  keyHash: string,
+): Promise<{ grant: LinkGrant; visiblePath: FolderRecord[] }> {
+  const none = { grant: NO_GRANT, visiblePath: [] }
+  const link = await ctx.store.folderLinks.findByKeyHash(keyHash)
+  if (!link || link.revokedAt !== null) return none
+  if (link.expiresAt !== null && link.expiresAt <= ctx.clock.now()) return none
+  const path = await ctx.store.folders.path(folderId)
+  if (path[0]?.rootType !== 'my') return none
+  const at = path.findIndex((folder) => folder.id === link.folderId)
+  const linked = path[at]
+  if (at < 0 || linked === undefined) return none
+  const owner = await ctx.store.users.findById(linked.ownerId)
+  if (!owner || owner.disabled) return none
+  return {
+    grant: { level: levelOfShare(link.access), denyDownload: link.denyDownload, linkedFolderId: link.folderId },
+    visiblePath: path.slice(at),
+  }
+}
+
+/** The level linkGrant gives (what WOPI tokens and editor links of a guest are checked against). */
+export async function workingLinkLevel(ctx: AppContext, file: FileRecord, keyHash: string): Promise<AccessLevel> {
+  return (await linkGrant(ctx, file, keyHash)).level
 }
 
 const READ_ACTIONS: ReadonlySet<FileAction> = new Set(['read', 'download'])
@@ -143,6 +194,7 @@ export async function authorize(
   action: FileAction,
   file: FileRecord,
 ): Promise<AccessLevel> {
+  if (principal.kind === 'link') return authorizeLink(ctx, principal, action, file)
   // Awaited only when something must be read (every WOPI call knows its level already).
   const level = levelWithoutReading(principal, file) ?? (await readAccessLevel(ctx, principal, file))
   const admin = principal.kind === 'user' && principal.user.isAdmin
@@ -161,6 +213,31 @@ export async function authorize(
     throw new DomainError('FORBIDDEN', `your access to this file does not allow ${action}`)
   }
   return level
+}
+
+/**
+ * authorize for a link guest: the grant of their link on this file only (a folder link's
+ * guest names the file inside it they act on), never delete, trash, move or share, and no
+ * download (nor anything that hands the contents out) when the link denies downloads.
+ */
+async function authorizeLink(
+  ctx: AppContext,
+  principal: Extract<Principal, { kind: 'link' }>,
+  action: FileAction,
+  file: FileRecord,
+): Promise<AccessLevel> {
+  const grant = principal.fileId === file.id ? await linkGrant(ctx, file, principal.keyHash) : NO_GRANT
+  if (grant.level === 'none') throw new DomainError('NOT_FOUND', 'file not found')
+  if (principal.grant === 'read' && !READ_ACTIONS.has(action)) {
+    throw new DomainError('FORBIDDEN', 'this access token is read-only')
+  }
+  if (grant.denyDownload && action === 'download') {
+    throw new DomainError('FORBIDDEN', 'this link does not allow downloads')
+  }
+  if (!allows(grant.level, action)) {
+    throw new DomainError('FORBIDDEN', `your access to this file does not allow ${action}`)
+  }
+  return grant.level
 }
 
 /** The caller's level on a folder by its id ('none' when it is gone or out of reach). */

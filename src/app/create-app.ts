@@ -74,7 +74,7 @@ export function createApp(ctx: AppContext): App {
     conversion: createConversionService({
       converter: ctx.converter ?? NO_CONVERTER,
       maxOutputBytes: ctx.config.maxFileSize,
-      fileFor: (by, fileId) => fileFor(ctx, by, fileId, 'download'),
+      fileFor: (by, fileId, action) => fileFor(ctx, by, fileId, action),
       renditions: ctx.store.renditions,
       blobs: ctx.blobs,
       now: () => ctx.clock.now(),

@@ -19,7 +19,7 @@ export type {
   StartedOperation,
 } from './folders/index.js'
 export type { SearchItem, SearchRequest, SearchService } from './search/index.js'
-export type { ShareEntry, ShareLink, SharingService } from './sharing/index.js'
+export type { FolderLink, FolderLinkPage, ShareEntry, ShareLink, SharingService } from './sharing/index.js'
 export { wopiSrcFor, type LockInfo, type LocksService, type WopiAccess, type WopiService } from './wopi/index.js'
 
 // The surroundings adapters may name in their own types.

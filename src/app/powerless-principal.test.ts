@@ -42,6 +42,7 @@ describe('a powerless principal walks every use case and gets nothing', () => {
   let bobToken: string
   let carolKeyHash: string
   let carolKey: string
+  let carolFolderKey: string
   const secrets: string[] = []
 
   before(async () => {
@@ -59,6 +60,7 @@ describe('a powerless principal walks every use case and gets nothing', () => {
     trashedFile = await app.files.upload(alice, 'trashed.docx', Readable.from([Buffer.from('trashed')]))
     await app.folders.delete(alice, { folderIds: [], fileIds: [trashedFile.id] }, false, true)
     await app.sharing.setLink(alice, aliceFile.id, 2)
+    await app.sharing.setFolderLink(alice, aliceFolder.id, { access: 2 })
     aliceFile = await app.locks.lock(alice, await app.files.get(alice, aliceFile.id), 'alice-tab')
     secrets.push(aliceFolder.id, aliceFile.id, aliceRootFile.id, trashedFile.id)
     secrets.push('secret.docx', 'Private', 'root.docx', 'trashed.docx')
@@ -72,6 +74,11 @@ describe('a powerless principal walks every use case and gets nothing', () => {
     ;({ principal: guest } = await app.sharing.linkPrincipal(carolFile.id, carolKey, { id: 'g1', name: 'Guest' }))
     assert.equal(guest.kind, 'link')
     carolKeyHash = guest.kind === 'link' ? guest.keyHash : ''
+    // A guest of Carol's folder link: its key opens Carol's folder, never Alice's.
+    const carolFolder = await app.folders.create(carol, '@my', 'Carol shares')
+    const folderLink = await app.sharing.setFolderLink(carol, carolFolder.id, { access: 1 })
+    assert.ok(folderLink)
+    carolFolderKey = folderLink.key
 
     const bobFile = await app.files.upload(bob, 'bob.docx', Readable.from([Buffer.from('bob')]))
     await app.folders.roots(bob)
@@ -275,6 +282,20 @@ describe('a powerless principal walks every use case and gets nothing', () => {
       'sharing.linkPrincipal': {
         walks: [() => app.sharing.linkPrincipal(aliceFile.id, carolKey, { id: 'g1', name: 'Guest' })],
       },
+      'sharing.getFolderLink': { walks: [(p) => app.sharing.getFolderLink(p, aliceFolder.id)] },
+      'sharing.setFolderLink': {
+        walks: [
+          (p) => app.sharing.setFolderLink(p, aliceFolder.id, { access: 1 }),
+          (p) => app.sharing.setFolderLink(p, aliceFolder.id, { access: 0 }),
+        ],
+      },
+      'sharing.openFolderLink': {
+        walks: [
+          () => app.sharing.openFolderLink(aliceFolder.id, carolFolderKey),
+          () => app.sharing.openFolderLink(aliceFolder.id, carolKey),
+          () => app.sharing.linkPrincipal(aliceFile.id, carolFolderKey, { id: 'g1', name: 'Guest' }),
+        ],
+      },
       'sharing.sharingOf': {
         exempt: "reads the sharing of the caller's own items only (others' items are left out); writes nothing",
       },
@@ -316,7 +337,11 @@ describe('a powerless principal walks every use case and gets nothing', () => {
   async function snapshot(): Promise<string> {
     const out: unknown[] = []
     const walkFolder = async (folder: FolderRecord): Promise<void> => {
-      out.push(folder, await ctx.store.shares.listForItem('folder', folder.id))
+      out.push(
+        folder,
+        await ctx.store.shares.listForItem('folder', folder.id),
+        await ctx.store.folderLinks.find(folder.id),
+      )
       const files = await ctx.store.files.list({ ...page, limit: 1000, folderId: folder.id })
       for (const file of files.items) {
         out.push(file, await ctx.store.files.listVersions(file.id))

@@ -59,6 +59,16 @@ describe('the audit trail in words', () => {
         'alice set the link to "Plan.docx" to read access',
       ],
       [{ action: 'link-changed', detail: 'link turned off', ...file }, 'alice turned off the link to "Plan.docx"'],
+      [
+        {
+          action: 'link-changed',
+          detail: 'link access 2, no download, until 2030-01-01T00:00:00.000Z',
+          targetType: 'folder',
+          targetId: 'd',
+          targetName: 'Team',
+        },
+        'alice set the link to "Team" to read access (no download, until 2030-01-01T00:00:00.000Z)',
+      ],
     ]
     for (const [fields, sentence] of cases) assert.equal(auditSentence(event(fields), names), sentence)
   })

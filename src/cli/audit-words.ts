@@ -63,8 +63,12 @@ export function auditSentence(event: AuditEvent, names: ReadonlyMap<string, stri
       return shareSentences(actor, quoted, event.detail, names)
     case 'link-changed': {
       if (event.detail === 'link turned off') return `${actor} turned off the link to ${quoted}`
-      const access = /^link access (\d+)$/.exec(event.detail)?.[1]
-      return `${actor} set the link to ${quoted} to ${(access && ACCESS_WORDS[access]) ?? event.detail}`
+      // A folder link's detail goes on with its settings: ", no download", ", until <date>".
+      const match = /^link access (\d+)((?:, .+)?)$/.exec(event.detail)
+      const words = match?.[1] === undefined ? undefined : ACCESS_WORDS[match[1]]
+      if (words === undefined) return `${actor} set the link to ${quoted} to ${event.detail}`
+      const settings = match?.[2] ? ` (${match[2].slice(2)})` : ''
+      return `${actor} set the link to ${quoted} to ${words}${settings}`
     }
   }
 }

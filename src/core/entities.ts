@@ -210,6 +210,25 @@ export interface ShareLinkRecord {
   revokedAt: number | null
 }
 
+/**
+ * A folder's link for people without an account: it reaches every file and folder below
+ * the folder at the moment of each request. Only the SHA-256 of its key is kept.
+ */
+export interface FolderLinkRecord {
+  folderId: string
+  /** SHA-256 (hex) of the link's unguessable key. */
+  keyHash: string
+  /** FileShare number: 1 ReadWrite, 2 Read, 5 Review, 6 Comment (what it gives on each file). */
+  access: number
+  /** True when guests may view but not download (DocSpace's denyDownload). */
+  denyDownload: boolean
+  /** When the link stops working by itself; null: never. */
+  expiresAt: number | null
+  createdAt: number
+  /** When the link was turned off; null while it works. */
+  revokedAt: number | null
+}
+
 /** What a file operation does (ONLYOFFICE's operation types Move 0, Copy 1, Delete 2). */
 export type FileOperationKind = 'move' | 'copy' | 'delete' | 'download'
 

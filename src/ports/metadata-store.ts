@@ -26,6 +26,7 @@ import type {
   ShareItemKind,
   ShareRecord,
   ShareLinkRecord,
+  FolderLinkRecord,
   FolderCounts,
   FolderRecord,
   FolderRootType,
@@ -49,6 +50,7 @@ export type {
   ShareItemKind,
   ShareRecord,
   ShareLinkRecord,
+  FolderLinkRecord,
   FolderCounts,
   FolderRecord,
   FolderRootType,
@@ -416,6 +418,21 @@ export interface ShareLinkRepository {
   revoke(fileId: string, now: number): Promise<boolean>
 }
 
+/** The link of each folder (at most one), removed with the folder. */
+export interface FolderLinkRepository {
+  /** Stores the folder's link, replacing (and so invalidating) any earlier one. */
+  put(link: FolderLinkRecord): Promise<void>
+  find(folderId: string): Promise<FolderLinkRecord | undefined>
+  /** The link whose key has this hash, on or off (a guest's key names its link). */
+  findByKeyHash(keyHash: string): Promise<FolderLinkRecord | undefined>
+  /** The links that are on (not revoked; expired ones included) among these folders, in one read. */
+  listWorking(folderIds: readonly string[]): Promise<FolderLinkRecord[]>
+  /** Changes the settings of a working link (same key); false when the folder has none or it is off. */
+  update(folderId: string, settings: Pick<FolderLinkRecord, 'access' | 'denyDownload' | 'expiresAt'>): Promise<boolean>
+  /** Turns the link off at `now`; false when there was no working link. */
+  revoke(folderId: string, now: number): Promise<boolean>
+}
+
 /** What a finished file operation records. */
 export interface OperationOutcome {
   finishedAt: number
@@ -502,6 +519,7 @@ export interface MetadataStore {
   audit: AuditRepository
   shares: ShareRepository
   shareLinks: ShareLinkRepository
+  folderLinks: FolderLinkRepository
   /** Export and import of the whole store, ids kept (`folio migrate-storage`). */
   transfer: MetadataTransfer
   operations: FileOperationRepository

@@ -6,6 +6,7 @@ import type {
   FolderRecord,
   SessionRecord,
   ShareLinkRecord,
+  FolderLinkRecord,
   ShareRecord,
   UserRecord,
   VersionRecord,
@@ -46,6 +47,7 @@ export type TransferBatch =
   | { kind: 'editing'; records: EditingState[] }
   | { kind: 'shares'; records: ShareRecord[] }
   | { kind: 'shareLinks'; records: ShareLinkRecord[] }
+  | { kind: 'folderLinks'; records: FolderLinkRecord[] }
   | { kind: 'audit'; records: AuditEvent[] }
 
 export type TransferKind = TransferBatch['kind']
@@ -66,6 +68,7 @@ export const TRANSFER_KINDS: readonly TransferKind[] = [
   'editing',
   'shares',
   'shareLinks',
+  'folderLinks',
   'audit',
 ]
 
@@ -117,6 +120,7 @@ export function emptyCounts(): TransferCounts {
     editing: 0,
     shares: 0,
     shareLinks: 0,
+    folderLinks: 0,
     audit: 0,
   }
 }

@@ -12,6 +12,7 @@ import type {
   MetadataStore,
   SessionRecord,
   ShareLinkRecord,
+  FolderLinkRecord,
   ShareRecord,
   UserRecord,
   VersionRecord,
@@ -2155,6 +2156,86 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       }))
   })
 
+  describe(`${name}: folder links`, () => {
+    const folderLink = (overrides: Partial<FolderLinkRecord> = {}): FolderLinkRecord => ({
+      folderId: 'd-1',
+      keyHash: 'c'.repeat(64),
+      access: 2,
+      denyDownload: false,
+      expiresAt: null,
+      createdAt: T0,
+      revokedAt: null,
+      ...overrides,
+    })
+    const folderNamed = (id: string, parentId: string | null): FolderRecord => ({
+      id,
+      ownerId: 'u-alice',
+      parentId,
+      title: id,
+      rootType: parentId === null ? 'my' : null,
+      createdAt: T0,
+      createdBy: 'u-alice',
+      updatedAt: T0,
+      updatedBy: 'u-alice',
+      revision: 1,
+      trashedAt: null,
+      originFolderId: null,
+    })
+    async function createFolders(store: MetadataStore): Promise<void> {
+      await store.folders.ensureRoot(folderNamed('r-1', null))
+      await store.folders.create(folderNamed('d-1', 'r-1'))
+      await store.folders.create(folderNamed('d-2', 'r-1'))
+    }
+
+    test('put, find and findByKeyHash; a new put replaces the key and every setting and turns it on', () =>
+      withStore(async (store) => {
+        await createFolders(store)
+        assert.equal(await store.folderLinks.find('d-1'), undefined)
+        assert.equal(await store.folderLinks.findByKeyHash('c'.repeat(64)), undefined)
+        await store.folderLinks.put(folderLink({ denyDownload: true, expiresAt: T0 + 5000 }))
+        assert.deepEqual(await store.folderLinks.find('d-1'), folderLink({ denyDownload: true, expiresAt: T0 + 5000 }))
+        assert.deepEqual(
+          await store.folderLinks.findByKeyHash('c'.repeat(64)),
+          folderLink({ denyDownload: true, expiresAt: T0 + 5000 }),
+        )
+        assert.equal(await store.folderLinks.revoke('d-1', T0 + 9), true)
+        await store.folderLinks.put(folderLink({ keyHash: 'd'.repeat(64), access: 1, createdAt: T0 + 10 }))
+        assert.deepEqual(
+          await store.folderLinks.find('d-1'),
+          folderLink({ keyHash: 'd'.repeat(64), access: 1, createdAt: T0 + 10 }),
+        )
+        assert.equal(await store.folderLinks.findByKeyHash('c'.repeat(64)), undefined)
+      }))
+
+    test('update and revoke act on a working link only; listWorking lists those on', () =>
+      withStore(async (store) => {
+        await createFolders(store)
+        const settings = { access: 6, denyDownload: true, expiresAt: T0 + 1 }
+        assert.equal(await store.folderLinks.update('d-1', settings), false)
+        assert.equal(await store.folderLinks.revoke('d-1', T0), false)
+        await store.folderLinks.put(folderLink())
+        await store.folderLinks.put(folderLink({ folderId: 'd-2', keyHash: 'e'.repeat(64) }))
+        assert.equal(await store.folderLinks.update('d-1', settings), true)
+        assert.deepEqual(await store.folderLinks.find('d-1'), folderLink(settings))
+        assert.equal(await store.folderLinks.revoke('d-2', T0 + 3), true)
+        assert.equal(await store.folderLinks.revoke('d-2', T0 + 4), false)
+        assert.equal(await store.folderLinks.update('d-2', settings), false)
+        assert.deepEqual(
+          (await store.folderLinks.listWorking(['d-1', 'd-2'])).map((l) => l.folderId),
+          ['d-1'],
+        )
+        assert.deepEqual(await store.folderLinks.listWorking([]), [])
+      }))
+
+    test('deleting the folder removes its link', () =>
+      withStore(async (store) => {
+        await createFolders(store)
+        await store.folderLinks.put(folderLink())
+        assert.equal((await store.folders.delete('d-1')).outcome, 'deleted')
+        assert.equal(await store.folderLinks.find('d-1'), undefined)
+      }))
+  })
+
   describe(`${name}: transfer`, () => {
     /** A store holding one of everything a store keeps, with nesting, locks and history. */
     async function fill(store: MetadataStore): Promise<void> {
@@ -2227,6 +2308,15 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         grantedAt: T0 + 1,
       })
       await store.shareLinks.put({ fileId: 'f-1', keyHash: 'e'.repeat(64), access: 2, createdAt: T0, revokedAt: null })
+      await store.folderLinks.put({
+        folderId: 'z-projects',
+        keyHash: 'f'.repeat(64),
+        access: 2,
+        denyDownload: true,
+        expiresAt: T0 + 7,
+        createdAt: T0,
+        revokedAt: null,
+      })
       for (const n of [1, 2, 3]) {
         await store.audit.append({
           id: `ev-${n}`,
@@ -2260,6 +2350,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
         editing: await store.editing.get('f-1'),
         shares: [await store.shares.listForItem('folder', 'z-projects'), await store.shares.listForUser('u-carol')],
         link: await store.shareLinks.find('f-1'),
+        folderLink: await store.folderLinks.find('z-projects'),
         audit: await store.audit.list({ offset: 0, limit: 10 }),
       }
     }
@@ -2286,6 +2377,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       editing: 1,
       shares: 2,
       shareLinks: 1,
+      folderLinks: 1,
       audit: 3,
     }
     const zero = Object.fromEntries(Object.keys(expected).map((kind) => [kind, 0]))

@@ -156,6 +156,12 @@ function arbitraries(known: Known) {
       .map(([kind, id]) => `/onlyoffice/${kind}/${id}`),
     fileId.map((id) => `/editor/${id}`),
     fileId.map((id) => `/wopi-host/${id}`),
+    fc
+      .tuple(fc.oneof(fileId, fc.constant('@my')), fc.constantFrom('/link', '/links', '/share'))
+      .map(([id, tail]) => `/api/2.0/files/folder/${id}${tail}`),
+    fc
+      .tuple(fileId, fc.constantFrom('', '/preview', '/download', '/thumbnail', '/editor', '/wopi'))
+      .map(([id, tail]) => `/s/${id}${tail}`),
   )
   const query = fc.oneof(
     fc.constant(''),
@@ -179,6 +185,7 @@ function arbitraries(known: Known) {
             'sortBy',
             'sortOrder',
             'version',
+            'doc',
             'x',
           ),
           headerText,

@@ -428,3 +428,22 @@ export const removePerson = (id: string) => call<unknown>('DELETE', `/people/${e
 /** Disables (Terminated) or enables (Active) an account without removing it. */
 export const setPersonDisabled = (id: string, disabled: boolean) =>
   call<Profile[]>('PUT', `/people/status/${disabled ? 'Terminated' : 'Active'}`, { userIds: [id] })
+
+/** A folder's link, when it is on (DocSpace's shape). */
+export interface FolderLink {
+  access: number
+  sharedTo: { id: string; shareLink: string; title: string; denyDownload: boolean; expirationDate?: string }
+}
+
+/** What a folder's link is set to; access 0 turns it off. Every setting is sent each time. */
+export interface FolderLinkSettings {
+  access: number
+  denyDownload: boolean
+  /** ISO 8601; null: no expiry. */
+  expirationDate: string | null
+}
+
+export const getFolderLink = (folderId: string) =>
+  call<FolderLink | null>('GET', `/files/folder/${encodeURIComponent(folderId)}/link`)
+export const setFolderLink = (folderId: string, settings: FolderLinkSettings) =>
+  call<FolderLink | null>('PUT', `/files/folder/${encodeURIComponent(folderId)}/links`, settings)

@@ -78,7 +78,8 @@ export interface DownloadedAs {
 export interface ConversionDependencies {
   converter: Converter
   maxOutputBytes: number
-  fileFor(by: Principal, fileId: string): Promise<FileRecord>
+  /** The file when `by` may do `action` on it ('read' for what is shown, 'download' for what is handed out). */
+  fileFor(by: Principal, fileId: string, action: 'read' | 'download'): Promise<FileRecord>
   renditions: RenditionRepository
   blobs: BlobStore
   now: () => number
@@ -102,10 +103,11 @@ export function createConversionService(deps: ConversionDependencies): Conversio
   const renditions = createRenditions(deps)
   return {
     status: () => deps.converter.status(),
-    downloadAs: (by, fileId, outputType) => convertCurrent(by, fileId, targetOf(outputType)),
-    thumbnail: (by, fileId) => convertCurrent(by, fileId, 'png'),
+    downloadAs: (by, fileId, outputType) => convertCurrent(by, fileId, targetOf(outputType), 'download'),
+    // A thumbnail and a preview are what a view shows: a link that denies downloads shows them.
+    thumbnail: (by, fileId) => convertCurrent(by, fileId, 'png', 'read'),
     preview: async (by, fileId) => {
-      const file = await deps.fileFor(by, fileId)
+      const file = await deps.fileFor(by, fileId, 'read')
       const format = previewFormatOf(extensionOf(file.title))
       if (format === undefined) {
         throw new DomainError(
@@ -114,15 +116,24 @@ export function createConversionService(deps: ConversionDependencies): Conversio
         )
       }
       if (format.kind !== 'converted') return { kind: format.kind, contentType: format.contentType, file }
-      return { kind: 'converted', contentType: format.contentType, converted: await convertCurrent(by, fileId, 'pdf') }
+      return {
+        kind: 'converted',
+        contentType: format.contentType,
+        converted: await convertCurrent(by, fileId, 'pdf', 'read'),
+      }
     },
     thumbnailStatuses: (files) => deps.statuses(files),
     startToOoxml: (by, fileId, options) => deps.toOoxml.startToOoxml(by, fileId, options),
     toOoxmlStatus: (by, fileId) => deps.toOoxml.toOoxmlStatus(by, fileId),
   }
 
-  async function convertCurrent(by: Principal, fileId: string, target: ConversionTarget): Promise<DownloadedAs> {
-    const file = await deps.fileFor(by, fileId)
+  async function convertCurrent(
+    by: Principal,
+    fileId: string,
+    target: ConversionTarget,
+    action: 'read' | 'download',
+  ): Promise<DownloadedAs> {
+    const file = await deps.fileFor(by, fileId, action)
     const extension = extensionOf(file.title)
     if (!canConvert(extension, target)) {
       throw new DomainError(

@@ -52,6 +52,7 @@ export function withStorageErrorReports(
       audit: reportingFailures(store.audit, database),
       shares: reportingFailures(store.shares, database),
       shareLinks: reportingFailures(store.shareLinks, database),
+      folderLinks: reportingFailures(store.folderLinks, database),
       transfer: reportingFailures(store.transfer, database),
       operations: reportingFailures(store.operations, database),
       jobs: reportingFailures(store.jobs, database),

@@ -1,9 +1,11 @@
 import { bind, type Bound } from '../bind.js'
 import type { AppContext } from '../context.js'
 import { sharedPage } from '../folders/shared-page.js'
+import * as folderLinks from './folder-links.js'
 import * as sharing from './sharing.js'
 
 export type { ShareEntry, ShareLink } from './sharing.js'
+export type { FolderLink, FolderLinkPage, FolderLinkSettings } from './folder-links.js'
 
 /** Sharing with people and by link, and the people search behind it (see sharing.ts). */
 export interface SharingService {
@@ -20,6 +22,11 @@ export interface SharingService {
   findPeople: Bound<typeof sharing.findPeople>
   sharingOf: Bound<typeof sharing.sharingOf>
   linkAccess: Bound<typeof sharing.linkAccess>
+  /** A folder's link (owner and admins): read, set with its settings, turn off. */
+  getFolderLink: Bound<typeof folderLinks.getFolderLink>
+  setFolderLink: Bound<typeof folderLinks.setFolderLink>
+  /** A folder below a folder link, as its guest sees it (folder-links.ts). */
+  openFolderLink: Bound<typeof folderLinks.openFolderLink>
 }
 
 export function createSharingService(ctx: AppContext): SharingService {
@@ -36,5 +43,8 @@ export function createSharingService(ctx: AppContext): SharingService {
     findPeople: bind(ctx, sharing.findPeople),
     sharingOf: bind(ctx, sharing.sharingOf),
     linkAccess: bind(ctx, sharing.linkAccess),
+    getFolderLink: bind(ctx, folderLinks.getFolderLink),
+    setFolderLink: bind(ctx, folderLinks.setFolderLink),
+    openFolderLink: bind(ctx, folderLinks.openFolderLink),
   }
 }

@@ -8,7 +8,15 @@ import {
   levelOfShare,
   type AccessLevel,
 } from '../../core/sharing/access-levels.js'
-import { accessLevel, authorize, fileFor, userPrincipal, workingLinkLevel, type Principal } from '../access.js'
+import {
+  accessLevel,
+  authorize,
+  fileFor,
+  linkGrant,
+  userPrincipal,
+  workingLinkLevel,
+  type Principal,
+} from '../access.js'
 import type { AppContext } from '../context.js'
 import { fileSubject, principalActor, recordAudit } from '../audit.js'
 import { prepareShareDrop } from '../editor-notices.js'
@@ -51,7 +59,7 @@ interface SharedItem {
  * A folder whose sharing `by` may manage: its owner or an admin (NOT_FOUND for anyone
  * else, and for a root folder, which is never shared: share the folders inside it).
  */
-async function manageableFolder(ctx: AppContext, by: Principal, folderId: string): Promise<SharedItem> {
+export async function manageableFolder(ctx: AppContext, by: Principal, folderId: string): Promise<SharedItem> {
   const folder = await ctx.store.folders.findById(folderId)
   const mayManage = by.kind === 'user' && (by.user.isAdmin || folder?.ownerId === by.user.id)
   if (!folder || !mayManage || folder.parentId === null) throw new DomainError('NOT_FOUND', 'folder not found')
@@ -275,22 +283,35 @@ export function guestUser(id: string, name: string, now: number): UserRecord {
 }
 
 /**
- * The principal of a guest who came in through a file's link with `key`. Each request
- * checks the link's current state through the access policy, so this only names who they
- * are; NOT_FOUND when the key is not the working link's (nothing is revealed).
+ * The principal of a guest who came in with `key`, through the file's own link or a link of
+ * a folder above it. Each request checks the link's current state through the access
+ * policy, so this only names who they are; NOT_FOUND when the key reaches no such file
+ * (nothing is revealed). `denyDownload` and `linkedFolderId` say what the page offers.
  */
 export async function linkPrincipal(
   ctx: AppContext,
   fileId: string,
   key: string,
   guest: { id: string; name: string },
-): Promise<{ principal: Principal; file: FileRecord; access: AccessLevel }> {
+): Promise<{
+  principal: Principal
+  file: FileRecord
+  access: AccessLevel
+  denyDownload: boolean
+  linkedFolderId?: string
+}> {
   const file = await getFile(ctx, fileId)
   const user = guestUser(GUEST_ID_PREFIX + guest.id, guest.name, ctx.clock.now())
   const principal: Principal = { kind: 'link', user, fileId: file.id, keyHash: hashLinkKey(key) }
-  const access = await accessLevel(ctx, principal, file)
-  if (access === 'none') throw new DomainError('NOT_FOUND', 'file not found')
-  return { principal, file, access }
+  const grant = await linkGrant(ctx, file, principal.keyHash)
+  if (grant.level === 'none') throw new DomainError('NOT_FOUND', 'file not found')
+  return {
+    principal,
+    file,
+    access: grant.level,
+    denyDownload: grant.denyDownload,
+    ...(grant.linkedFolderId === undefined ? {} : { linkedFolderId: grant.linkedFolderId }),
+  }
 }
 
 /** The level a stored link gives, for presenting it. */
@@ -350,7 +371,7 @@ export async function linkAccess(ctx: AppContext, fileId: string, keyHash: strin
 export interface ItemSharing {
   /** The people it is shared with (their own entries on the item). */
   people: PersonRef[]
-  /** The FileShare of the file's link while it is on. */
+  /** The FileShare of the item's link while it is on (a folder's: and not expired). */
   link?: number
 }
 
@@ -370,10 +391,11 @@ export async function sharingOf(
   if (by.kind !== 'user') return result
   const fileIds = files.filter((f) => f.ownerId === by.user.id).map((f) => f.id)
   const folderIds = folders.filter((f) => f.ownerId === by.user.id).map((f) => f.id)
-  const [fileShares, folderShares, links] = await Promise.all([
+  const [fileShares, folderShares, links, folderLinks] = await Promise.all([
     ctx.store.shares.listForItems('file', fileIds),
     ctx.store.shares.listForItems('folder', folderIds),
     ctx.store.shareLinks.listWorking(fileIds),
+    ctx.store.folderLinks.listWorking(folderIds),
   ])
   const names = new Map<string, string>()
   for (const share of [...fileShares, ...folderShares]) {
@@ -394,5 +416,9 @@ export async function sharingOf(
     })
   }
   for (const link of links) entry(`file:${link.fileId}`).link = link.access
+  const now = ctx.clock.now()
+  for (const link of folderLinks) {
+    if (link.expiresAt === null || link.expiresAt > now) entry(`folder:${link.folderId}`).link = link.access
+  }
   return result
 }

@@ -3,7 +3,7 @@ import type { FileRecord, FolderRootType, UserRecord } from '../../core/entities
 import { isWellFormedId } from '../../core/ids.js'
 import { allows as allowsAction } from '../../core/sharing/access-levels.js'
 import type { Permission } from '../../core/tokens/signed-token.js'
-import { userAccessFrom, workingLinkLevel, type AccessLevel, type Principal } from '../access.js'
+import { linkGrant, userAccessFrom, type AccessLevel, type Principal } from '../access.js'
 import type { AppContext } from '../context.js'
 import { inTrashSection } from '../folders/folders.js'
 import { guestUser } from '../sharing/sharing.js'
@@ -18,6 +18,8 @@ export interface WopiAccess {
   principal: Principal
   /** The user's access level on the file now. */
   level: AccessLevel
+  /** A link guest whose link denies downloads (the client is asked to hide print and export). */
+  viewOnly?: boolean
 }
 
 /**
@@ -42,12 +44,12 @@ async function linkGuestAccess(
   granted: Permission,
   address: string | undefined,
 ): Promise<WopiAccess> {
-  const level = await workingLinkLevel(ctx, file, keyHash)
+  const { level, denyDownload } = await linkGrant(ctx, file, keyHash)
   if (level === 'none') throw new DomainError('NOT_FOUND', 'file not found')
   const user = guestUser(guestId, name, ctx.clock.now())
   const permission = granted === 'write' && allowsAction(level, 'edit') ? 'write' : 'read'
   const principal: Principal = { kind: 'link', user, fileId: file.id, keyHash, grant: permission, address }
-  return { file, user, permission, principal, level }
+  return { file, user, permission, principal, level, viewOnly: denyDownload }
 }
 
 /**

@@ -14,6 +14,7 @@ import { createOperationRepository } from './operations.js'
 import { createSearchRepository } from './search.js'
 import { createSessionRepository } from './sessions.js'
 import { createShareLinkRepository, createShareRepository } from './shares.js'
+import { createFolderLinkRepository } from './folder-links.js'
 import { createSettingsRepository } from './settings.js'
 import { createUserSettingsRepository } from './user-settings.js'
 import { createThrottleRepository } from './throttle.js'
@@ -77,6 +78,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     audit: createAuditRepository(db),
     shares: createShareRepository(db),
     shareLinks: createShareLinkRepository(db),
+    folderLinks: createFolderLinkRepository(db),
     transfer: createTransfer(db),
     operations: createOperationRepository(db),
     jobs: createJobRepository(db),

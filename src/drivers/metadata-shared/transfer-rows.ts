@@ -6,6 +6,7 @@ import type {
   FolderRecord,
   SessionRecord,
   ShareLinkRecord,
+  FolderLinkRecord,
   ShareRecord,
   UserRecord,
   VersionRecord,
@@ -218,6 +219,13 @@ export const TRANSFER_TABLES: readonly TransferTable[] = [
     order: ['file_id'],
   },
   {
+    kind: 'folderLinks',
+    table: 'folder_links',
+    columns: ['folder_id', 'key_hash', 'access', 'deny_download', 'expires_at', 'created_at', 'revoked_at'],
+    conflict: ['folder_id'],
+    order: ['folder_id'],
+  },
+  {
     kind: 'audit',
     table: 'audit_events',
     // seq is left to the target, which numbers the events in the order they arrive.
@@ -263,6 +271,8 @@ export function batchFromRows(kind: TransferKind, rows: Row[]): TransferBatch {
       return { kind, records: rows.map(toShare) }
     case 'shareLinks':
       return { kind, records: rows.map(toShareLink) }
+    case 'folderLinks':
+      return { kind, records: rows.map(toFolderLinkRecord) }
     case 'audit':
       return { kind, records: rows.map(toAudit) }
   }
@@ -367,6 +377,16 @@ export function rowValues(batch: TransferBatch, asFlag: Flag): unknown[][] {
       return batch.records.map((s) => [s.itemKind, s.itemId, s.userId, s.access, s.grantedBy, s.grantedAt])
     case 'shareLinks':
       return batch.records.map((l) => [l.fileId, l.keyHash, l.access, l.createdAt, l.revokedAt])
+    case 'folderLinks':
+      return batch.records.map((l) => [
+        l.folderId,
+        l.keyHash,
+        l.access,
+        asFlag(l.denyDownload),
+        l.expiresAt,
+        l.createdAt,
+        l.revokedAt,
+      ])
     case 'audit':
       return batch.records.map((a) => [
         a.id,
@@ -520,6 +540,18 @@ function toShareLink(row: Row): ShareLinkRecord {
     fileId: text(row, 'file_id'),
     keyHash: text(row, 'key_hash'),
     access: integer(row, 'access'),
+    createdAt: integer(row, 'created_at'),
+    revokedAt: integerOrNull(row, 'revoked_at'),
+  }
+}
+
+function toFolderLinkRecord(row: Row): FolderLinkRecord {
+  return {
+    folderId: text(row, 'folder_id'),
+    keyHash: text(row, 'key_hash'),
+    access: integer(row, 'access'),
+    denyDownload: flag(row, 'deny_download'),
+    expiresAt: integerOrNull(row, 'expires_at'),
     createdAt: integer(row, 'created_at'),
     revokedAt: integerOrNull(row, 'revoked_at'),
   }

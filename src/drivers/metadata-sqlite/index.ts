@@ -11,6 +11,7 @@ import { createOperationRepository } from './operations.js'
 import { createSearchRepository } from './search.js'
 import { createSessionRepository } from './sessions.js'
 import { createShareLinkRepository, createShareRepository } from './shares.js'
+import { createFolderLinkRepository } from './folder-links.js'
 import { createSettingsRepository } from './settings.js'
 import { createUserSettingsRepository } from './user-settings.js'
 import { createThrottleRepository } from './throttle.js'
@@ -70,6 +71,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Meta
       audit: createAuditRepository(db),
       shares: createShareRepository(db),
       shareLinks: createShareLinkRepository(db),
+      folderLinks: createFolderLinkRepository(db),
       transfer: createTransfer(db),
       operations: createOperationRepository(db),
       jobs: createJobRepository(db),

@@ -62,6 +62,8 @@ export interface EditorConfigInput {
   downloadUrl: string
   callbackUrl: string
   lang: string
+  /** A link that denies downloads: no download, print or copy in the editor (as Workspace). */
+  denyDownload?: boolean
 }
 
 /** Docs shows at most 128 characters of the title. */
@@ -116,9 +118,9 @@ export function buildEditorConfig(input: EditorConfigInput): EditorConfig {
         review: editing && allows(input.access, 'review'),
         comment: editing && allows(input.access, 'comment'),
         fillForms: editing && allows(input.access, 'fillForms'),
-        download: true,
-        print: true,
-        copy: true,
+        download: input.denyDownload !== true,
+        print: input.denyDownload !== true,
+        copy: input.denyDownload !== true,
       },
     },
     editorConfig,
@@ -151,6 +153,8 @@ export async function editorConfigFor(
   access: AccessLevel,
   /** The share link's key hash when opened through a link (its links are tied to it). */
   link?: string,
+  /** The link denies downloads. */
+  denyDownload = false,
 ): Promise<EditorConfig> {
   const docs = ctx.config.docs
   if (!docs) throw new DomainError('NOT_SUPPORTED', 'ONLYOFFICE Docs is not configured (FOLIO_DOCS_URL)')
@@ -163,6 +167,7 @@ export async function editorConfigFor(
     downloadUrl: downloadLink(ctx, file.id, user, file.version, link),
     callbackUrl: callbackLink(ctx, file.id, user.id, link),
     lang: 'en',
+    denyDownload,
   })
   return docs.jwtSecret === undefined ? config : signEditorConfig(config, docs.jwtSecret, ctx.clock.now())
 }

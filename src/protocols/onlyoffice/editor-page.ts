@@ -213,6 +213,7 @@ export function shareLinkPageRoutes(ctx: AdapterContext) {
             mode,
             opened.access,
             opened.principal.keyHash,
+            opened.denyDownload,
           )
         } catch (error) {
           if (!isDomainError(error)) throw error

@@ -21,6 +21,7 @@ export interface OnlyofficeEditorTools {
     mode: EditorMode,
     access: AccessLevel,
     link?: string,
+    denyDownload?: boolean,
   ): Promise<EditorConfig>
   forcesave(file: FileRecord): Promise<{ key: string; result: 'requested' | 'not-modified' }>
   refreshHistoryData(file: FileRecord, versions: VersionRecord[], names: Map<string, string>): RefreshHistoryData
@@ -82,7 +83,8 @@ export function onlyofficeEditorTools(
       return { ...config, editorConfig }
     },
     requireDocs: () => void requireDocsSettings(ctx),
-    editorConfig: (file, user, mode, access, link) => editorConfigFor(ctx, file, user, mode, access, link),
+    editorConfig: (file, user, mode, access, link, denyDownload) =>
+      editorConfigFor(ctx, file, user, mode, access, link, denyDownload),
     async forcesave(file) {
       requireDocsSettings(ctx)
       if (!commands) throw new DomainError('NOT_SUPPORTED', 'ONLYOFFICE Docs is not configured (FOLIO_DOCS_URL)')

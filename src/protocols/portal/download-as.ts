@@ -37,14 +37,17 @@ export async function sendConverted(
   return send(reply, await ctx.app.conversion.downloadAs(me(request), fileId, outputType), 'attachment')
 }
 
-/** GET files/file/{id}/thumbnail: the first page as a PNG of at most 512 px, shown inline. */
+/**
+ * GET files/file/{id}/thumbnail (and a link page's thumbnails): the first page as a PNG of
+ * at most 512 px, shown inline.
+ */
 export async function sendThumbnail(
   ctx: AdapterContext,
-  request: FastifyRequest,
   reply: FastifyReply,
+  by: Principal,
   fileId: string,
 ): Promise<FastifyReply> {
-  return send(reply, await ctx.app.conversion.thumbnail(me(request), fileId), 'inline')
+  return send(reply, await ctx.app.conversion.thumbnail(by, fileId), 'inline')
 }
 
 /**

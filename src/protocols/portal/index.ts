@@ -11,6 +11,7 @@ import { folderRoutes } from './routes-folders.js'
 import { searchRoutes } from './routes-search.js'
 import { wopiTokenRoutes } from './routes-wopi.js'
 import { sharingRoutes } from './routes-sharing.js'
+import { folderLinkRoutes } from './routes-folder-links.js'
 import { peopleRoutes } from './routes-people.js'
 
 /**
@@ -62,6 +63,7 @@ export function portalApi(ctx: AdapterContext, editorTools: EditorTools) {
     await app.register(editorRoutes(ctx, editorTools))
     await app.register(wopiTokenRoutes(ctx))
     await app.register(sharingRoutes(ctx))
+    await app.register(folderLinkRoutes(ctx))
     await app.register(peopleRoutes(ctx))
     await app.register(auditRoutes(ctx))
   }

@@ -24,6 +24,8 @@ export interface EditorTools {
     mode: 'edit' | 'view',
     access: AccessLevel,
     link?: string,
+    /** Opened through a link that denies downloads. */
+    denyDownload?: boolean,
   ): Promise<unknown>
   /** Asks Docs to save an open document now (PRECONDITION_FAILED when it is not open). */
   forcesave(file: FileRecord): Promise<{ key: string; result: 'requested' | 'not-modified' }>
@@ -118,7 +120,16 @@ export function openEditRoutes(ctx: AdapterContext, tools: EditorTools) {
           const guest = { id: guestIdOf(request, reply, secure), name: guestName(name) }
           const opened = await ctx.app.sharing.linkPrincipal(fileId, doc, guest)
           const keyHash = opened.principal.kind === 'link' ? opened.principal.keyHash : undefined
-          return success(await tools.editorConfig(opened.file, opened.principal.user, mode, opened.access, keyHash))
+          return success(
+            await tools.editorConfig(
+              opened.file,
+              opened.principal.user,
+              mode,
+              opened.access,
+              keyHash,
+              opened.denyDownload,
+            ),
+          )
         }
         await authenticate(request)
         const file = await ctx.app.files.get(me(request), fileId)

@@ -118,7 +118,7 @@ export function fileRoutes(ctx: AdapterContext) {
 
     app.get('/files/file/:fileId/thumbnail', async (request, reply) => {
       const { fileId } = parseInput(fileIdParams, request.params)
-      return sendThumbnail(ctx, request, reply, fileId)
+      return sendThumbnail(ctx, reply, me(request), fileId)
     })
 
     app.get('/files/file/:fileId/preview', async (request, reply) => {

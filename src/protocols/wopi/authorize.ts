@@ -25,6 +25,8 @@ export interface WopiCall {
   principal: Principal
   /** The access token exactly as sent. */
   token: string
+  /** A link guest whose link denies downloads. */
+  viewOnly: boolean
 }
 
 /**
@@ -61,10 +63,10 @@ export async function authorize(
   if (proofs.checksProofs) {
     await proofs.checkProof({ accessToken: token, urls: requestUrlsForProof(ctx, request), headers: request.headers })
   }
-  const { file, user, permission, principal } = await ctx.app.wopi.access(token, fileId, request.ip)
+  const { file, user, permission, principal, viewOnly } = await ctx.app.wopi.access(token, fileId, request.ip)
   // Built field by field: spreading the access into a new object took V8's slow path on
   // every call (a few per cent of a CheckFileInfo's CPU).
-  return { ctx, request, reply, file, user, permission, principal, token }
+  return { ctx, request, reply, file, user, permission, principal, token, viewOnly: viewOnly === true }
 }
 
 /** Refuses (401, as WOPI has no 403) unless the token allows changes to the file. */

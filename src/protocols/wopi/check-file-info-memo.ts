@@ -1,7 +1,7 @@
 /**
  * CheckFileInfo bodies remembered per file, for the polls of open editors. A body is a
  * function of the file's row, the user's id, name and UserInfo, the token's permission,
- * whether the caller is a link guest, and the host's public URL. The row is named by its
+ * whether the caller is a link guest (and a view-only one), and the host's public URL. The row is named by its
  * revision, which every write of it moves, so a body is reused only for the same revision
  * and the same user facts; the URL is fixed per adapter context, which has a memo of its
  * own. Building a body (two URLs, a date, a base64 hash, a dozen escaped strings and its
@@ -26,6 +26,7 @@ interface Entry extends CheckFileInfoBody {
   userInfo: string
   permission: Permission
   guest: boolean
+  viewOnly: boolean
 }
 
 /** Bodies remembered per context; past it the memo starts over (each is about 1 KB). */
@@ -46,6 +47,7 @@ export function checkFileInfoBody(
   user: UserRecord,
   permission: Permission,
   guest: boolean,
+  viewOnly = false,
 ): CheckFileInfoBody {
   let memo = memos.get(ctx)
   if (memo === undefined) {
@@ -60,11 +62,12 @@ export function checkFileInfoBody(
     known.userName === user.userName &&
     known.userInfo === user.wopiUserInfo &&
     known.permission === permission &&
-    known.guest === guest
+    known.guest === guest &&
+    known.viewOnly === viewOnly
   ) {
     return known
   }
-  const text = checkFileInfoJson(presentCheckFileInfo(ctx, file, user, permission, guest))
+  const text = checkFileInfoJson(presentCheckFileInfo(ctx, file, user, permission, guest, viewOnly))
   const entry: Entry = {
     text,
     bytes: Buffer.byteLength(text),
@@ -74,6 +77,7 @@ export function checkFileInfoBody(
     userInfo: user.wopiUserInfo,
     permission,
     guest,
+    viewOnly,
   }
   if (memo.size >= MAX_BODIES) {
     memo.files.clear()

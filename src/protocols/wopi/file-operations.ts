@@ -14,7 +14,8 @@ const MAX_USER_INFO_BYTES = 1024
 
 /** GET /wopi/files/{id}: the file, the user and what they may do, in strict JSON types. */
 export async function checkFileInfo(call: WopiCall): Promise<void> {
-  const body = checkFileInfoBody(call.ctx, call.file, call.user, call.permission, call.principal.kind === 'link')
+  const guest = call.principal.kind === 'link'
+  const body = checkFileInfoBody(call.ctx, call.file, call.user, call.permission, guest, call.viewOnly)
   call.reply.header('Cache-Control', 'no-store').json(200, body.text, body.bytes)
 }
 

@@ -45,6 +45,7 @@ describe('CheckFileInfo serializer', () => {
         UserCanWrite: true,
         Size: 0,
       }),
+      checkFileInfo({ DisablePrint: true, HidePrintOption: true, DisableExport: true, HideExportOption: true }),
     ]
     for (const body of bodies) assert.equal(checkFileInfoJson(body), JSON.stringify(body))
   })

@@ -52,6 +52,11 @@ export interface CheckFileInfo {
   HostViewUrl: string
   UserInfo: string
   BreadcrumbBrandName: string
+  /** Only for a link guest whose link denies downloads: all four true. */
+  DisablePrint?: true
+  HidePrintOption?: true
+  DisableExport?: true
+  HideExportOption?: true
 }
 
 /** A JSON number as JSON.stringify writes it (NaN and the infinities become null). */
@@ -80,14 +85,18 @@ export function checkFileInfoJson(i: CheckFileInfo): string {
 "UserCanRename":${i.UserCanRename},"UserCanNotWriteRelative":${i.UserCanNotWriteRelative},\
 "ReadOnly":${i.ReadOnly},"FileNameMaxLength":${jsonNumber(i.FileNameMaxLength)},\
 "HostEditUrl":${text(i.HostEditUrl)},"HostViewUrl":${text(i.HostViewUrl)},\
-"UserInfo":${text(i.UserInfo)},"BreadcrumbBrandName":${text(i.BreadcrumbBrandName)}}`
+"UserInfo":${text(i.UserInfo)},"BreadcrumbBrandName":${text(i.BreadcrumbBrandName)}${
+    i.DisablePrint === true
+      ? ',"DisablePrint":true,"HidePrintOption":true,"DisableExport":true,"HideExportOption":true'
+      : ''
+  }}`
 }
 
 /**
  * Builds CheckFileInfo for `user` holding a token with `permission` on `file`: the write
  * flags (UserCanWrite, UserCanRename, SupportsUpdate, ReadOnly, UserCanNotWriteRelative)
  * follow it, and the caller has narrowed it to their current access. `guest`: a link guest
- * (anonymous, no copies).
+ * (anonymous, no copies); `viewOnly`: its link denies downloads (no print, no export).
  */
 export function presentCheckFileInfo(
   ctx: AdapterContext,
@@ -95,6 +104,7 @@ export function presentCheckFileInfo(
   user: UserRecord,
   permission: Permission,
   guest = false,
+  viewOnly = false,
 ): CheckFileInfo {
   const canWrite = permission === 'write'
   const extension = splitExtension(file.title).extension
@@ -130,6 +140,8 @@ export function presentCheckFileInfo(
     HostViewUrl: hostPageUrl(ctx, file.id, 'view'),
     UserInfo: user.wopiUserInfo,
     BreadcrumbBrandName: 'Folio',
+    // A link that denies downloads: the client is asked not to print or export (WOPI's own words).
+    ...(viewOnly ? { DisablePrint: true, HidePrintOption: true, DisableExport: true, HideExportOption: true } : {}),
   }
 }
 

@@ -4,12 +4,13 @@ import { LINK_LEVELS, SHARE_LEVELS, accessLabel } from '../access'
 import { errorText } from '../error-text'
 import { announce } from '../notices'
 import { Dialog } from './dialog'
+import { FolderLinkSection } from './folder-link-section'
 import { PersonPicker } from './person-picker'
 
 /**
  * "Share": who has access to a file or folder and at what level (the owner first), adding
- * people found by name (nobody until one is picked), changing or removing their access, and, for files, the link that
- * opens the document without an account. Every change is sent at once; the list shown is
+ * people found by name (nobody until one is picked), changing or removing their access, and the link that
+ * opens the document, or the folder and everything in it, without an account. Every change is sent at once; the list shown is
  * the one Folio answers.
  */
 export function ShareDialog(props: { target: api.ShareTarget; title: string; selfId: string; onClose: () => void }) {
@@ -86,7 +87,11 @@ export function ShareDialog(props: { target: api.ShareTarget; title: string; sel
           </li>
         ))}
       </ul>
-      {props.target.kind === 'file' ? <LinkSection fileId={props.target.id} /> : null}
+      {props.target.kind === 'file' ? (
+        <LinkSection fileId={props.target.id} />
+      ) : (
+        <FolderLinkSection folderId={props.target.id} />
+      )}
       {error ? (
         <p class="form-error" role="alert">
           {error}

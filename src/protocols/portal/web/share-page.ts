@@ -1,24 +1,28 @@
-import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { AdapterContext, Principal } from '../../../app/index.js'
+import type { AdapterContext } from '../../../app/index.js'
 import { previewFormatOf } from '../../../core/conversion/preview.js'
 import type { FileRecord } from '../../../core/entities.js'
 import { extensionOf } from '../../../core/names/file-names.js'
 import { escapeHtml, sendProblemPage } from '../../http/error-page.js'
 import { foundOrUndefined } from '../../http/page-lookup.js'
 import { sendContent } from '../../http/send-content.js'
-import { sendPreview } from '../download-as.js'
+import { sendPreview, sendThumbnail } from '../download-as.js'
 import { wopiHostContentSecurityPolicy } from './security-headers.js'
 import { renderWopiHostPage, resolveActionUrl } from './wopi-host-page.js'
 import { guestIdOf, guestName } from '../../http/guest-identity.js'
 import { isDomainError } from '../../../core/errors.js'
+import { renderFolderLinkPage } from './folder-link-page.js'
+import { crumbs, dateText, keyQuery, linkPage, sendLinkPage, sizeText } from './link-page-layout.js'
 
 /**
- * A file's share link in the browser, editor or not: `/s/:fileId?doc=<key>` answers a page
- * with the document's name, owner, size and date, its preview (`/s/:fileId/preview`) and
- * its download (`/s/:fileId/download`), each read through the link's own access on every
- * request. "Open in editor" is offered when an editor is configured; the guest's name is
- * asked only then. A link that is off, replaced or not this file's is a 404 page.
+ * A share link in the browser, editor or not: `/s/:fileId?doc=<key>` answers a page with the
+ * document's name, owner, size and date, its preview (`/s/:fileId/preview`) and its
+ * download (`/s/:fileId/download`, not offered and refused when the link denies downloads),
+ * each read through the link's own access on every request. The key of a folder link opens
+ * every file and folder below its folder the same way (`/s/:folderId?doc=<key>` lists a
+ * folder, folder-link-page.ts). "Open in editor" is offered when an editor is configured;
+ * the guest's name is asked only then. A link that is off, expired, replaced or does not
+ * reach the item is a 404 page.
  */
 
 /** Most of a text file the page shows; the rest is in the download. */
@@ -26,63 +30,15 @@ const TEXT_PREVIEW_BYTES = 256 * 1024
 
 type LinkQuery = { doc?: unknown; name?: unknown; mode?: unknown }
 
-const STYLE = `:root{--bg:#f6f7f9;--surface:#fff;--text:#1a202c;--muted:#5a6473;--border:#d9dee5;--accent:#2b6cb0;--accent-text:#fff;color-scheme:light dark;font:16px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'Noto Sans','Liberation Sans',sans-serif;color:var(--text);background:var(--bg)}
-@media (prefers-color-scheme:dark){:root{--bg:#14171c;--surface:#1d2128;--text:#e7ebf0;--muted:#a3adba;--border:#353c47;--accent:#63a4e8;--accent-text:#0b1420}}
-body{margin:0}header{padding:.75rem 1rem;border-bottom:1px solid var(--border);background:var(--surface);font-weight:700}
-main{max-width:60rem;margin:1.5rem auto;padding:0 1rem}h1{font-size:1.4rem;margin:0 0 .25rem;overflow-wrap:anywhere}
-.meta{margin:0 0 1rem;color:var(--muted)}.actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-start;margin-bottom:1rem}
-.button{display:inline-block;padding:.5rem 1rem;border-radius:8px;border:1px solid var(--border);background:var(--surface);color:var(--accent);text-decoration:none;font:inherit;cursor:pointer}
-.primary{background:var(--accent);border-color:var(--accent);color:var(--accent-text)}
-details{display:inline-block}summary{list-style:none}summary::-webkit-details-marker{display:none}
-details form{margin-top:.5rem;display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}input{font:inherit;padding:.4rem;border:1px solid var(--border);border-radius:6px}
-.frame{width:100%;height:75vh;border:1px solid var(--border);border-radius:8px;background:var(--surface)}
-.image{display:block;max-width:100%;max-height:75vh;margin:0 auto;border:1px solid var(--border)}
-pre{max-height:75vh;overflow:auto;padding:1rem;border:1px solid var(--border);border-radius:8px;background:var(--surface);white-space:pre-wrap;overflow-wrap:anywhere}
-.none{padding:1.5rem;border:1px dashed var(--border);border-radius:8px}a:focus-visible,.button:focus-visible{outline:3px solid #f6ad55;outline-offset:2px}`
-
-const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64')
-
-/** CSP of the link page: its inline style, the preview from Folio itself, forms to Folio. */
-const SHARE_PAGE_CSP = [
-  "default-src 'none'",
-  `style-src 'sha256-${STYLE_HASH}'`,
-  "img-src 'self'",
-  "frame-src 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join('; ')
-
 /** The key of the link in a query, or '' (the longest key kept is 256 characters). */
 function keyOf(query: LinkQuery): string {
   return typeof query.doc === 'string' ? query.doc.slice(0, 256) : ''
 }
 
 /** The principal of whoever holds the link (the preview and the download need no name). */
-async function linkHolder(
-  ctx: AdapterContext,
-  fileId: string,
-  key: string,
-): Promise<{ principal: Principal; file: FileRecord } | undefined> {
+async function linkHolder(ctx: AdapterContext, fileId: string, key: string): Promise<OpenedFile | undefined> {
   if (key === '') return undefined
   return foundOrUndefined(ctx.app.sharing.linkPrincipal(fileId, key, { id: 'link-reader', name: 'Guest' }))
-}
-
-function sizeText(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`
-  const units = ['KB', 'MB', 'GB', 'TB']
-  let value = bytes / 1024
-  let unit = 0
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024
-    unit++
-  }
-  return `${value >= 100 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`
-}
-
-/** The query string that carries the link's key. */
-function keyQuery(key: string): string {
-  return `doc=${encodeURIComponent(key)}`
 }
 
 async function previewHtml(ctx: AdapterContext, file: FileRecord, base: string, key: string): Promise<string> {
@@ -106,10 +62,18 @@ async function previewHtml(ctx: AdapterContext, file: FileRecord, base: string, 
   return `<iframe class="frame" src="${escapeHtml(src)}" title="${title}"></iframe>`
 }
 
-async function renderSharePage(ctx: AdapterContext, file: FileRecord, key: string): Promise<string> {
+/** A file opened through a link: the file, and what the link's page offers on it. */
+type OpenedFile = Awaited<ReturnType<AdapterContext['app']['sharing']['linkPrincipal']>>
+
+async function renderSharePage(ctx: AdapterContext, opened: OpenedFile, key: string): Promise<string> {
+  const { file } = opened
   const base = `/s/${encodeURIComponent(file.id)}`
   const owner = (await ctx.app.accounts.displayNames([file.ownerId])).get(file.ownerId) ?? ''
-  const date = new Date(file.updatedAt).toISOString().replace('T', ' ').slice(0, 16) + ' UTC'
+  // Reached through a folder link: the folders from the linked one down to the file's.
+  const folderPage =
+    opened.linkedFolderId !== undefined && file.folderId !== null
+      ? await foundOrUndefined(ctx.app.sharing.openFolderLink(file.folderId, key))
+      : undefined
   // ONLYOFFICE Docs' editor page, else the WOPI client's host page.
   const editorPath =
     ctx.config.docs !== undefined
@@ -124,39 +88,15 @@ async function renderSharePage(ctx: AdapterContext, file: FileRecord, key: strin
         '<label>Your name (others editing see it) <input name="name" maxlength="64" required></label> ' +
         '<button type="submit" class="button primary">Open</button></form></details>'
       : ''
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(file.title)} - Folio</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<header>Folio</header>
-<main>
+  const download = opened.denyDownload
+    ? ''
+    : `<a class="button" href="${escapeHtml(`${base}/download?${keyQuery(key)}`)}" download>Download</a>`
+  const main = `${folderPage === undefined ? '' : crumbs(folderPage.path, key, false)}
 <h1>${escapeHtml(file.title)}</h1>
-<p class="meta">Shared by <span class="owner">${escapeHtml(owner)}</span> · <span class="size">${escapeHtml(sizeText(file.size))}</span> · <time datetime="${new Date(file.updatedAt).toISOString()}">${escapeHtml(date)}</time></p>
-<div class="actions">${editor}<a class="button" href="${escapeHtml(`${base}/download?${keyQuery(key)}`)}" download>Download</a></div>
-${await previewHtml(ctx, file, base, key)}
-</main>
-</body>
-</html>
-`
-}
-
-function sendPage(reply: FastifyReply, html: string): FastifyReply {
-  return (
-    reply
-      .code(200)
-      .header('Content-Type', 'text/html; charset=utf-8')
-      .header('Content-Security-Policy', SHARE_PAGE_CSP)
-      // The page's address holds the link's key: never cached, never sent on as a referrer.
-      .header('Cache-Control', 'no-store')
-      .header('Referrer-Policy', 'no-referrer')
-      .send(html)
-  )
+<p class="meta">Shared by <span class="owner">${escapeHtml(owner)}</span> · <span class="size">${escapeHtml(sizeText(file.size))}</span> · <time datetime="${new Date(file.updatedAt).toISOString()}">${escapeHtml(dateText(file.updatedAt))}</time>${opened.denyDownload ? ' · <span class="view-only">View only</span>' : ''}</p>
+<div class="actions">${editor}${download}</div>
+${await previewHtml(ctx, file, base, key)}`
+  return linkPage(file.title, main)
 }
 
 /** The routes of a share link's page, its preview and its download. */
@@ -165,13 +105,19 @@ export function sharePageRoutes(ctx: AdapterContext) {
     app.get<{ Params: { fileId: string }; Querystring: LinkQuery }>('/s/:fileId', async (request, reply) => {
       const key = keyOf(request.query)
       const opened = await linkHolder(ctx, request.params.fileId, key)
-      if (!opened) return sendProblemPage(reply, 'NOT_FOUND')
+      if (!opened) {
+        // Not a file this key reaches: a folder below a folder link, else the "not here" page.
+        const folder =
+          key === '' ? undefined : await foundOrUndefined(ctx.app.sharing.openFolderLink(request.params.fileId, key))
+        if (!folder) return sendProblemPage(reply, 'NOT_FOUND')
+        return sendLinkPage(reply, await renderFolderLinkPage(ctx, folder, key))
+      }
       // A name given with the key: the guest has asked for the editor (addresses made before
       // the page existed carry it too).
       if (request.query.name !== undefined && ctx.config.docs !== undefined) {
         return reply.redirect(`/s/${encodeURIComponent(opened.file.id)}/editor${queryOf(request)}`, 302)
       }
-      return sendPage(reply, await renderSharePage(ctx, opened.file, key))
+      return sendLinkPage(reply, await renderSharePage(ctx, opened, key))
     })
 
     // The WOPI client's host page for a link's guest (when no ONLYOFFICE Docs is configured):
@@ -215,9 +161,17 @@ export function sharePageRoutes(ctx: AdapterContext) {
       return sendPreview(ctx, request, reply, opened.principal, opened.file.id)
     })
 
+    // A folder link page's thumbnails (a view: shown even when downloads are denied).
+    app.get<{ Params: { fileId: string }; Querystring: LinkQuery }>('/s/:fileId/thumbnail', async (request, reply) => {
+      const opened = await linkHolder(ctx, request.params.fileId, keyOf(request.query))
+      if (!opened) return sendProblemPage(reply, 'NOT_FOUND')
+      return sendThumbnail(ctx, reply, opened.principal, opened.file.id)
+    })
+
     app.get<{ Params: { fileId: string }; Querystring: LinkQuery }>('/s/:fileId/download', async (request, reply) => {
       const opened = await linkHolder(ctx, request.params.fileId, keyOf(request.query))
       if (!opened) return sendProblemPage(reply, 'NOT_FOUND')
+      if (opened.denyDownload) return sendProblemPage(reply, 'FORBIDDEN')
       const file = await ctx.app.files.get(opened.principal, opened.file.id, 'download')
       return sendContent(ctx, request, reply, {
         blobKey: file.blobKey,

@@ -1,0 +1,48 @@
+import type { AdapterContext, FolderLinkPage } from '../../../app/index.js'
+import { extensionOf } from '../../../core/names/file-names.js'
+import { escapeHtml } from '../../http/error-page.js'
+import { crumbs, dateText, linkAddress, linkPage, sizeText } from './link-page-layout.js'
+
+/** Thumbnail status 1: made, so the list shows it (DocSpace's numbers). */
+const THUMBNAIL_CREATED = 1
+
+/**
+ * The page of a folder reached through a folder link (`/s/<folderId>?doc=<key>`): the path
+ * from the linked folder down (never above it), its sub-folders (each opens the same page
+ * one level down) and its files, each with its thumbnail where one was made, opening the
+ * file's own link page, and a Download unless the link denies downloads.
+ */
+export async function renderFolderLinkPage(ctx: AdapterContext, page: FolderLinkPage, key: string): Promise<string> {
+  const thumbnails = await ctx.app.conversion.thumbnailStatuses(page.files)
+  const folderRows = page.folders.map(
+    (folder) =>
+      `<li class="folder"><span class="badge" aria-hidden="true">dir</span><a class="name" href="${escapeHtml(linkAddress(folder.id, key))}">${escapeHtml(folder.title)}</a><span class="info">Folder</span></li>`,
+  )
+  const fileRows = page.files.map((file) => {
+    const picture =
+      thumbnails.get(file.id) === THUMBNAIL_CREATED
+        ? `<img class="thumb" src="${escapeHtml(linkAddress(file.id, key, '/thumbnail'))}" alt="" loading="lazy">`
+        : `<span class="badge" aria-hidden="true">${escapeHtml(extensionOf(file.title).slice(0, 4) || 'file')}</span>`
+    const download = page.denyDownload
+      ? ''
+      : `<a class="button small" href="${escapeHtml(linkAddress(file.id, key, '/download'))}" download aria-label="${escapeHtml(`Download ${file.title}`)}">Download</a>`
+    return `<li class="file">${picture}<a class="name" href="${escapeHtml(linkAddress(file.id, key))}">${escapeHtml(file.title)}</a><span class="info">${escapeHtml(sizeText(file.size))} · <time datetime="${new Date(file.updatedAt).toISOString()}">${escapeHtml(dateText(file.updatedAt))}</time></span>${download}</li>`
+  })
+  const hidden = page.folderTotal - page.folders.length + (page.fileTotal - page.files.length)
+  const list =
+    folderRows.length + fileRows.length === 0
+      ? '<p class="none">This folder is empty.</p>'
+      : `<ul class="items" aria-label="Contents of ${escapeHtml(page.folder.title)}">${[...folderRows, ...fileRows].join('')}</ul>`
+  const more = hidden > 0 ? `<p class="meta">${hidden} more items are not shown.</p>` : ''
+  const viewOnly = page.denyDownload ? ' · <span class="view-only">View only</span>' : ''
+  const main = `${page.path.length > 1 ? crumbs(page.path, key, true) : ''}
+<h1>${escapeHtml(page.folder.title)}</h1>
+<p class="meta">Shared by <span class="owner">${escapeHtml(page.ownerName)}</span> · ${counted(page.folderTotal, 'folder')}, ${counted(page.fileTotal, 'file')}${viewOnly}</p>
+${list}
+${more}`
+  return linkPage(page.folder.title, main)
+}
+
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`
+}
