@@ -5,6 +5,8 @@
  * cookie-authenticated writes (a cross-site page cannot add it).
  */
 
+import { t } from './i18n'
+
 export const API = '/api/2.0'
 
 /** A failed call: HTTP status, Folio's stable error code and its message. */
@@ -163,7 +165,7 @@ function isEnvelope(value: unknown): value is Envelope {
 /** Turns a reply (status, Retry-After, body text) into the thrown ApiError. */
 export function errorOf(status: number, retryAfterHeader: string | null, text: string): ApiError {
   let type = 'HTTP_' + status
-  let message = `Folio answered ${status}`
+  let message = t('preview.answered', { status })
   try {
     const parsed: unknown = JSON.parse(text)
     if (isEnvelope(parsed) && parsed.error) {
@@ -194,7 +196,7 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
       cache: 'no-store',
     })
   } catch {
-    throw new ApiError(0, 'NETWORK', 'Folio cannot be reached. Check your connection and try again.')
+    throw new ApiError(0, 'NETWORK', t('errors.network'))
   }
   const text = await response.text()
   if (!response.ok) {
