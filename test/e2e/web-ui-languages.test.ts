@@ -106,7 +106,9 @@ describe('web UI: languages', () => {
   test('choosing French on the profile page changes the interface at once and survives a reload', async () => {
     await page.locator('header .who').click()
     await expectScreen(page, 'Ihr Profil')
+    const kept = page.waitForResponse((response) => response.url().endsWith('/people/@self/culture'))
     await page.getByLabel('Sprache der Oberfläche').selectOption({ label: 'Français' })
+    assert.equal((await kept).status(), 200)
     await expectScreen(page, 'Votre profil')
     assert.equal(await page.locator('html').getAttribute('lang'), 'fr')
     await page
@@ -131,14 +133,41 @@ describe('web UI: languages', () => {
     await page.getByRole('button', { name: 'Supprimer Bericht.txt' }).waitFor()
   })
 
-  test('"as the browser" goes back to German', async () => {
+  test('the choice is kept with the account: a Spanish browser that signs in as the same person gets French', async () => {
+    const other = await launchBrowser({ locale: 'es-ES', viewport: PHONE })
+    try {
+      const page2 = other.page
+      page2.setDefaultTimeout(20_000)
+      await page2.goto(`${server.url}/sign-in`)
+      await page2.getByRole('heading', { level: 1, name: 'Iniciar sesión en Folio' }).waitFor()
+      await page2.getByLabel('Nombre de usuario').fill('admin')
+      await page2.getByLabel('Contraseña').fill(ADMIN_PASSWORD)
+      await page2.getByRole('button', { name: 'Iniciar sesión' }).click()
+      await expectScreen(page2, 'Mes documents')
+      assert.equal(await page2.locator('html').getAttribute('lang'), 'fr')
+      // And the next visit's sign-in page already speaks it.
+      await page2.getByRole('button', { name: 'Se déconnecter' }).click()
+      await page2.getByRole('heading', { level: 1, name: 'Se connecter à Folio' }).waitFor()
+      await other.screenshot('languages-fr-sign-in-390', page2)
+      assert.deepEqual(other.errors, [])
+    } finally {
+      await other.close()
+    }
+  })
+
+  test('"as the browser" goes back to German, for the account too', async () => {
     await page.locator('header .who').click()
     await expectScreen(page, 'Votre profil')
+    const kept = page.waitForResponse((response) => response.url().endsWith('/people/@self/culture'))
     await page.getByLabel('Langue de l’interface').selectOption({ label: 'Comme le navigateur : Deutsch' })
+    assert.equal((await kept).status(), 200)
     await expectScreen(page, 'Ihr Profil')
     await page.reload()
     await expectScreen(page, 'Ihr Profil')
     assert.equal(await page.locator('html').getAttribute('lang'), 'de')
+    const admin = await signIn(server.url)
+    const self = await call(server.url, 'GET', '/api/2.0/people/@self', { token: admin })
+    assert.equal(self.json.response.cultureName, '')
     assert.deepEqual(b.errors, [])
   })
 })

@@ -44,6 +44,8 @@ export interface Profile {
   /** ONLYOFFICE's EmployeeStatus: 1 active, 2 disabled by an admin. */
   status: number
   created: string
+  /** One's own profile only: the interface's language chosen on any browser ('' follows the browser). */
+  cultureName?: string
 }
 
 /** What the owner sees of an item's sharing (absent on others' items). */
@@ -233,6 +235,8 @@ export const changeOwnPassword = (currentPassword: string, password: string) =>
 /** Ends every session of one's account but this one. */
 export const signOutOtherSessions = () => call<string>('PUT', '/security/activeconnections/logoutallexceptthis')
 export const whoAmI = () => call<Profile>('GET', '/people/@self')
+/** Keeps the interface's language with the account ('' follows the browser), as ONLYOFFICE's culture call. */
+export const setCulture = (cultureName: string) => call<Profile>('PUT', '/people/@self/culture', { cultureName })
 /** Who is signed in, if anyone: answers 200 either way, so a signed-out load logs no error. */
 export const session = () =>
   call<{ signedIn: false } | { signedIn: true; profile: Profile; capabilities: Capabilities }>('GET', '/ui/session')

@@ -3,7 +3,7 @@ import * as api from './api'
 import { Icon } from './components/icons'
 import { tellDesktopSignedIn, tellDesktopSignedOut } from './desktop'
 import { Link } from './components/link'
-import { t, useLocale } from './i18n'
+import { adoptAccountLocale, t, useLocale } from './i18n'
 import { announce, clearNotices, dismiss, useNotices } from './notices'
 import { navigate, useRoute } from './router'
 import { useSectionOf } from './section'
@@ -41,6 +41,7 @@ export function App() {
 
   const startSession = useCallback(async (profile: api.Profile) => {
     const capabilities = await api.capabilities().catch(() => NO_CAPABILITIES)
+    void adoptAccountLocale(profile.cultureName)
     setSession({ state: 'signed-in', profile, capabilities })
     tellDesktopSignedIn(profile)
   }, [])
@@ -51,6 +52,7 @@ export function App() {
     api.session().then(
       (found) => {
         if (!found.signedIn) return setSession({ state: 'signed-out' })
+        void adoptAccountLocale(found.profile.cultureName)
         setSession({ state: 'signed-in', profile: found.profile, capabilities: found.capabilities })
         tellDesktopSignedIn(found.profile)
       },

@@ -214,7 +214,7 @@ export const de: Catalog = {
   'people.userName': 'Benutzername',
   'people.email': 'E-Mail',
   'people.admin': 'Administrator',
-  'people.added.column': 'Hinzugefügt',
+  'people.colAdded': 'Hinzugefügt',
   'people.you': 'Sie',
   'people.disabledBadge': 'deaktiviert',
   'people.isAdmin': '{userName} ist Administrator',
@@ -288,7 +288,7 @@ export const de: Catalog = {
   'profile.languageLabel': 'Sprache der Oberfläche',
   'profile.languageBrowser': 'Wie der Browser: {language}',
   'profile.languageHint':
-    'Datumsangaben und Größen folgen ebenfalls der Sprache. Die Wahl wird in diesem Browser gespeichert.',
+    'Datumsangaben und Größen folgen ebenfalls der Sprache. Die Wahl wird mit Ihrem Konto gespeichert und gilt in jedem Browser, in dem Sie sich anmelden.',
   'versions.noFile': 'Diese Datei existiert nicht (mehr).',
   'versions.backTo': 'Zurück zu {title}',
   'versions.titleOf': 'Versionen von {title}',

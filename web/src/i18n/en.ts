@@ -225,7 +225,7 @@ export const en = {
   'people.userName': 'User name',
   'people.email': 'Email',
   'people.admin': 'Admin',
-  'people.added.column': 'Added',
+  'people.colAdded': 'Added',
   'people.you': 'you',
   'people.disabledBadge': 'disabled',
   'people.isAdmin': '{userName} is an admin',
@@ -296,7 +296,8 @@ export const en = {
   'profile.language': 'Language',
   'profile.languageLabel': 'Language of the interface',
   'profile.languageBrowser': 'As the browser: {language}',
-  'profile.languageHint': 'Dates and sizes follow the language too. The choice is kept in this browser.',
+  'profile.languageHint':
+    'Dates and sizes follow the language too. The choice is kept with your account, for every browser you sign in on.',
   // Versions (screens/versions.tsx)
   'versions.noFile': 'This file does not exist (any more).',
   'versions.backTo': 'Back to {title}',

@@ -214,7 +214,7 @@ export const es: Catalog = {
   'people.userName': 'Nombre de usuario',
   'people.email': 'Correo electrónico',
   'people.admin': 'Administrador',
-  'people.added.column': 'Añadido',
+  'people.colAdded': 'Añadido',
   'people.you': 'usted',
   'people.disabledBadge': 'desactivado',
   'people.isAdmin': '{userName} es administrador',
@@ -286,7 +286,8 @@ export const es: Catalog = {
   'profile.language': 'Idioma',
   'profile.languageLabel': 'Idioma de la interfaz',
   'profile.languageBrowser': 'Como el navegador: {language}',
-  'profile.languageHint': 'Las fechas y los tamaños también siguen el idioma. La elección se guarda en este navegador.',
+  'profile.languageHint':
+    'Las fechas y los tamaños también siguen el idioma. La elección se guarda con su cuenta, para todos los navegadores en los que inicie sesión.',
   'versions.noFile': 'Este archivo no existe (o ya no existe).',
   'versions.backTo': 'Volver a {title}',
   'versions.titleOf': 'Versiones de {title}',

@@ -214,7 +214,7 @@ export const fr: Catalog = {
   'people.userName': 'Nom d’utilisateur',
   'people.email': 'E-mail',
   'people.admin': 'Administrateur',
-  'people.added.column': 'Ajouté',
+  'people.colAdded': 'Ajouté',
   'people.you': 'vous',
   'people.disabledBadge': 'désactivé',
   'people.isAdmin': '{userName} est administrateur',
@@ -287,7 +287,8 @@ export const fr: Catalog = {
   'profile.language': 'Langue',
   'profile.languageLabel': 'Langue de l’interface',
   'profile.languageBrowser': 'Comme le navigateur : {language}',
-  'profile.languageHint': 'Les dates et les tailles suivent aussi la langue. Le choix est conservé dans ce navigateur.',
+  'profile.languageHint':
+    'Les dates et les tailles suivent aussi la langue. Le choix est conservé avec votre compte, pour tous les navigateurs où vous vous connectez.',
   'versions.noFile': 'Ce fichier n’existe pas (ou plus).',
   'versions.backTo': 'Retour à {title}',
   'versions.titleOf': 'Versions de {title}',

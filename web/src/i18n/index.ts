@@ -119,6 +119,18 @@ export async function chooseLocale(choice: Locale | undefined): Promise<void> {
   await setLocale(choice ?? browserLocale(navigator.languages))
 }
 
+/**
+ * The language the account keeps (`cultureName` of the signed-in profile, set on any
+ * browser) becomes this browser's choice too, so the sign-in page speaks it next time;
+ * '' follows the browser's languages. Undefined (no such field) changes nothing.
+ */
+export async function adoptAccountLocale(cultureName: string | undefined): Promise<void> {
+  if (cultureName === undefined) return
+  const choice = cultureName === '' ? undefined : browserLocale([cultureName, ...navigator.languages])
+  if (choice === chosenLocale() && choice === locale) return
+  await chooseLocale(choice)
+}
+
 /** The language at start: the one chosen here, else the browser's. */
 export function startLocale(): Promise<void> {
   return setLocale(chosenLocale() ?? browserLocale(navigator.languages))

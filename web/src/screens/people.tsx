@@ -93,7 +93,7 @@ export function PeopleScreen(props: { self: api.Profile }) {
               </th>
               <th scope="col">{t('people.admin')}</th>
               <th scope="col" class="col-created">
-                {t('people.added.column')}
+                {t('people.colAdded')}
               </th>
               <th scope="col">
                 <span class="visually-hidden">{t('documents.colActions')}</span>

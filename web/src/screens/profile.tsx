@@ -135,12 +135,14 @@ function OtherSessions() {
 }
 
 /**
- * The interface's language: the browser's (the default) or one picked here, kept in this
- * browser. The page changes language at once.
+ * The interface's language: the browser's (the default) or one picked here, kept with the
+ * account (so every browser it signs in on speaks it) and in this browser. The page changes
+ * language at once.
  */
 function LanguageForm() {
   const locale = useLocale()
   const [choice, setChoice] = useState<Locale | undefined>(chosenLocale)
+  const [error, setError] = useState('')
   const fromBrowser = browserLocale(navigator.languages)
   return (
     <section class="card" aria-labelledby="language-heading">
@@ -153,7 +155,9 @@ function LanguageForm() {
           const value = event.currentTarget.value
           const picked = LOCALES.find((known) => known === value)
           setChoice(picked)
+          setError('')
           void chooseLocale(picked)
+          api.setCulture(picked ?? '').catch((failure: unknown) => setError(errorText(failure)))
         }}
       >
         <option value="">{t('profile.languageBrowser', { language: LOCALE_NAMES[fromBrowser] })}</option>
@@ -166,6 +170,11 @@ function LanguageForm() {
       <p class="hint" lang={locale}>
         {t('profile.languageHint')}
       </p>
+      {error ? (
+        <p class="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
     </section>
   )
 }
