@@ -101,6 +101,25 @@ describe('web UI: languages', () => {
     await page.setViewportSize(DESKTOP)
     await dialog.getByRole('button', { name: 'Abbrechen' }).click()
     await dialog.waitFor({ state: 'hidden' })
+
+    // The screens with the longest German words: People (its table and form) and the trash.
+    await page.setViewportSize(PHONE)
+    await page.getByRole('link', { name: 'Personen' }).click()
+    await expectScreen(page, 'Personen')
+    await page.getByRole('button', { name: 'Person hinzufügen' }).waitFor()
+    // At phone width each row names its admin switch (a CSS label taken from the catalog).
+    const adminCell = page.locator('.people-list .col-admin').first()
+    assert.equal(await adminCell.evaluate((cell) => getComputedStyle(cell, '::before').content), '"Administrator "')
+    await assertNothingOverflows(page, 'German people at 390 px')
+    await b.screenshot('languages-de-people-390')
+    await page.getByRole('link', { name: 'Papierkorb' }).click()
+    await expectScreen(page, 'Papierkorb')
+    await page.getByText('Der Papierkorb ist leer.').waitFor()
+    await assertNothingOverflows(page, 'German trash at 390 px')
+    await page.setViewportSize(DESKTOP)
+    await b.screenshot('languages-de-trash-1280')
+    await page.getByRole('link', { name: 'Meine Dokumente' }).click()
+    await expectScreen(page, 'Meine Dokumente')
   })
 
   test('choosing French on the profile page changes the interface at once and survives a reload', async () => {

@@ -95,9 +95,14 @@ export function chosenLocale(): Locale | undefined {
   }
 }
 
+// Counts switches, so a catalog that arrives after a later choice does not undo it.
+let switches = 0
+
 /** Switches the interface to `next` (loading its catalog) and sets `<html lang>`. */
 export async function setLocale(next: Locale): Promise<void> {
+  const mine = ++switches
   const nextCatalog = next === 'en' ? en : await loaders[next]()
+  if (mine !== switches) return
   locale = next
   intlTag = tagFor(next, navigator.languages)
   catalog = nextCatalog
@@ -127,7 +132,8 @@ export async function chooseLocale(choice: Locale | undefined): Promise<void> {
 export async function adoptAccountLocale(cultureName: string | undefined): Promise<void> {
   if (cultureName === undefined) return
   const choice = cultureName === '' ? undefined : browserLocale([cultureName, ...navigator.languages])
-  if (choice === chosenLocale() && choice === locale) return
+  const target = choice ?? browserLocale(navigator.languages)
+  if (choice === chosenLocale() && target === locale) return
   await chooseLocale(choice)
 }
 

@@ -112,7 +112,7 @@ export function PeopleScreen(props: { self: api.Profile }) {
                   </td>
                   <td>{person.displayName}</td>
                   <td class="col-email">{person.email}</td>
-                  <td class="col-admin">
+                  <td class="col-admin" data-label={t('people.admin')}>
                     <label class="switch">
                       <input
                         type="checkbox"

@@ -71,7 +71,7 @@ export function VersionsScreen(props: { fileId: string }) {
           <tbody>
             {versions.map((version, index) => (
               <tr key={version.version} data-version={version.version}>
-                <td>
+                <td data-label={t('versions.version')}>
                   {version.version}
                   {version.version === current ? <span class="badge">{t('versions.current')}</span> : null}
                 </td>
