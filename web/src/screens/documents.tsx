@@ -279,10 +279,15 @@ export function DocumentsScreen(props: {
   const mayAdd = inFolder && loadedFolder !== undefined && allowed(loadedFolder.access).rename
   const sectionKey = SECTION_TITLES[props.folder]
   const title = sectionKey ? t(sectionKey) : (data?.current.title ?? t('common.folder'))
+  // A section's crumb is named in the language on screen now, not the one it was read in.
+  const named = (path ?? []).map((crumb) => {
+    const key = SECTION_TITLES[crumb.folder]
+    return key ? { ...crumb, title: t(key) } : crumb
+  })
   const crumbs =
-    path && path.length > 0 && !SECTION_TITLES[props.folder]
-      ? [...path.filter((crumb) => crumb.folder !== props.folder), { folder: props.folder, title }]
-      : (path ?? [])
+    named.length > 0 && !SECTION_TITLES[props.folder]
+      ? [...named.filter((crumb) => crumb.folder !== props.folder), { folder: props.folder, title }]
+      : named
 
   const [sameName, setSameName] = useState<{ files: File[]; folder: string } | null>(null)
   // Files named like one already listed here are held back for a question: a new version
