@@ -124,9 +124,9 @@ export const de: Catalog = {
   'emptyTrash.body':
     'Alles im Papierkorb wird mit allen Versionen endgültig gelöscht. Das kann nicht rückgängig gemacht werden.',
   'lock.locked': 'Von einem Online-Editor gesperrt',
-  'lock.byName': 'Von einem Online-Editor gesperrt, durch {name}',
-  'lock.since': 'Von einem Online-Editor gesperrt seit {date}',
-  'lock.byNameSince': 'Von einem Online-Editor gesperrt, durch {name}, seit {date}',
+  'lock.byName': 'Von {name} in einem Online-Editor gesperrt',
+  'lock.since': 'Seit {date} von einem Online-Editor gesperrt',
+  'lock.byNameSince': 'Seit {date} von {name} in einem Online-Editor gesperrt',
   'release.title': 'Sperre aufheben?',
   'release.confirm': 'Sperre aufheben',
   'release.locked': 'ist von einem Online-Editor gesperrt.',

@@ -47,6 +47,7 @@ export function fill(text: string, params: Readonly<Record<string, string | numb
 export function pick(message: Message, locale: string, count: number | undefined): string {
   if (typeof message === 'string') return message
   const category = new Intl.PluralRules(locale).select(count ?? 0)
+  // A `zero` text, where one is written, serves 0 even in languages whose rules lack that category.
   if (count === 0 && message.zero !== undefined) return message.zero
   return message[category] ?? message.other
 }
