@@ -102,6 +102,18 @@ describe('web UI: languages', () => {
     await dialog.getByRole('button', { name: 'Abbrechen' }).click()
     await dialog.waitFor({ state: 'hidden' })
 
+    // The share dialog's longest labels ("Vollzugriff (bearbeiten)", the link's access).
+    await page.setViewportSize(PHONE)
+    await page.getByRole('button', { name: 'Bericht.txt freigeben' }).click()
+    const share = page.getByRole('dialog', { name: '„Bericht.txt“ freigeben' })
+    await share.getByRole('heading', { name: 'Wer hat Zugriff' }).waitFor()
+    await share.getByLabel('Jeder mit dem Link, ohne Konto').check()
+    await share.getByLabel('Zugriff über den Link').waitFor()
+    await assertNothingOverflows(page, 'German share dialog at 390 px')
+    await b.screenshot('languages-de-share-390')
+    await share.getByRole('button', { name: 'Fertig' }).click()
+    await share.waitFor({ state: 'hidden' })
+
     // The screens with the longest German words: People (its table and form) and the trash.
     await page.setViewportSize(PHONE)
     await page.getByRole('link', { name: 'Personen' }).click()
