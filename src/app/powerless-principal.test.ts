@@ -132,6 +132,7 @@ describe('a powerless principal walks every use case and gets nothing', () => {
       },
       'files.settings': { exempt: "reads the caller's own settings, nothing of anyone else" },
       'files.setUpdateIfExist': { exempt: "writes the caller's own setting, nothing of anyone else" },
+      'files.setCultureName': { exempt: "writes the caller's own setting, nothing of anyone else" },
       'files.versions': { walks: [(p) => app.files.versions(p, aliceFile.id)] },
       'files.version': { walks: [(p) => app.files.version(p, aliceFile.id, 1)] },
       'files.restore': { walks: [(p) => app.files.restore(p, aliceFile.id, 1)] },

@@ -335,6 +335,8 @@ export interface SettingsRepository {
 export interface UserSettings {
   /** An upload under a name the folder holds already stores a new version of that file. */
   updateIfExist: boolean
+  /** The web interface's language (ONLYOFFICE's cultureName: 'de', 'fr-FR'); '' follows the browser. */
+  cultureName: string
 }
 
 /** Each user's settings; a user who never changed one reads undefined (the defaults). */

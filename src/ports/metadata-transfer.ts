@@ -22,6 +22,7 @@ export interface SettingRecord {
 export interface UserSettingRecord {
   userId: string
   updateIfExist: boolean
+  cultureName: string
 }
 
 /** The sign-in throttle state of one key (a user name or a client address). */

@@ -41,7 +41,7 @@ export interface TestBrowser {
  * page. Fails with a clear message when Chromium is not installed.
  */
 export async function launchBrowser(
-  options: { viewport?: { width: number; height: number } } = {},
+  options: { viewport?: { width: number; height: number }; locale?: string } = {},
 ): Promise<TestBrowser> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(`${CHROMIUM_PATH} is missing: install Debian's chromium package (apt-get install chromium)`)
@@ -53,7 +53,8 @@ export async function launchBrowser(
     args: CHROMIUM_ARGS,
     viewport: options.viewport ?? { width: 1280, height: 800 },
     acceptDownloads: true,
-    locale: 'en-GB',
+    // English unless a test asks for another language (the interface follows the browser's).
+    locale: options.locale ?? 'en-GB',
     timezoneId: 'UTC',
   })
   // Tests talk to loopback only: anything else (a CDN, the ONLYOFFICE api.js of a

@@ -5,29 +5,30 @@
  */
 
 import { allows, allowsTrashing, levelOfShare, type AccessLevel } from '../../src/core/sharing/access-levels.js'
+import { t } from './i18n/index.js'
 
-/** FileShare numbers the share dialog offers, with the names people see. */
+/** FileShare numbers the share dialog offers, with the catalog keys of the names people see. */
 export const SHARE_LEVELS = [
-  { access: 1, label: 'Full access (edit)' },
-  { access: 5, label: 'Review' },
-  { access: 6, label: 'Comment' },
-  { access: 7, label: 'Fill forms' },
-  { access: 2, label: 'Read only' },
+  { access: 1, labelKey: 'access.full' },
+  { access: 5, labelKey: 'access.review' },
+  { access: 6, labelKey: 'access.comment' },
+  { access: 7, labelKey: 'access.fillForms' },
+  { access: 2, labelKey: 'access.readOnly' },
 ] as const
 
 /** FileShare numbers a link may carry. */
 export const LINK_LEVELS = [
-  { access: 2, label: 'Anyone with the link can view' },
-  { access: 6, label: 'Anyone with the link can comment' },
-  { access: 5, label: 'Anyone with the link can review' },
-  { access: 1, label: 'Anyone with the link can edit' },
+  { access: 2, labelKey: 'link.view' },
+  { access: 6, labelKey: 'link.comment' },
+  { access: 5, labelKey: 'link.review' },
+  { access: 1, labelKey: 'link.edit' },
 ] as const
 
 /** The name of a FileShare number ("Read only"). */
 export function accessLabel(access: number): string {
-  if (access === 0) return 'Owner'
-  if (access === 3) return 'No access'
-  return SHARE_LEVELS.find((level) => level.access === access)?.label ?? 'Read only'
+  if (access === 0) return t('access.owner')
+  if (access === 3) return t('access.none')
+  return t(SHARE_LEVELS.find((level) => level.access === access)?.labelKey ?? 'access.readOnly')
 }
 
 /** The buttons an item gets. */

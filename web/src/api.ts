@@ -5,6 +5,8 @@
  * cookie-authenticated writes (a cross-site page cannot add it).
  */
 
+import { t } from './i18n'
+
 export const API = '/api/2.0'
 
 /** A failed call: HTTP status, Folio's stable error code and its message. */
@@ -42,6 +44,8 @@ export interface Profile {
   /** ONLYOFFICE's EmployeeStatus: 1 active, 2 disabled by an admin. */
   status: number
   created: string
+  /** One's own profile only: the interface's language chosen on any browser ('' follows the browser). */
+  cultureName?: string
 }
 
 /** What the owner sees of an item's sharing (absent on others' items). */
@@ -163,7 +167,7 @@ function isEnvelope(value: unknown): value is Envelope {
 /** Turns a reply (status, Retry-After, body text) into the thrown ApiError. */
 export function errorOf(status: number, retryAfterHeader: string | null, text: string): ApiError {
   let type = 'HTTP_' + status
-  let message = `Folio answered ${status}`
+  let message = t('preview.answered', { status })
   try {
     const parsed: unknown = JSON.parse(text)
     if (isEnvelope(parsed) && parsed.error) {
@@ -194,7 +198,7 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
       cache: 'no-store',
     })
   } catch {
-    throw new ApiError(0, 'NETWORK', 'Folio cannot be reached. Check your connection and try again.')
+    throw new ApiError(0, 'NETWORK', t('errors.network'))
   }
   const text = await response.text()
   if (!response.ok) {
@@ -231,6 +235,8 @@ export const changeOwnPassword = (currentPassword: string, password: string) =>
 /** Ends every session of one's account but this one. */
 export const signOutOtherSessions = () => call<string>('PUT', '/security/activeconnections/logoutallexceptthis')
 export const whoAmI = () => call<Profile>('GET', '/people/@self')
+/** Keeps the interface's language with the account ('' follows the browser), as ONLYOFFICE's culture call. */
+export const setCulture = (cultureName: string) => call<Profile>('PUT', '/people/@self/culture', { cultureName })
 /** Who is signed in, if anyone: answers 200 either way, so a signed-out load logs no error. */
 export const session = () =>
   call<{ signedIn: false } | { signedIn: true; profile: Profile; capabilities: Capabilities }>('GET', '/ui/session')

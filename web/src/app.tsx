@@ -3,6 +3,7 @@ import * as api from './api'
 import { Icon } from './components/icons'
 import { tellDesktopSignedIn, tellDesktopSignedOut } from './desktop'
 import { Link } from './components/link'
+import { adoptAccountLocale, t, useLocale } from './i18n'
 import { announce, clearNotices, dismiss, useNotices } from './notices'
 import { navigate, useRoute } from './router'
 import { useSectionOf } from './section'
@@ -34,10 +35,13 @@ function here(): string {
 /** The whole interface: the session, the top bar and the screen of the current address. */
 export function App() {
   const route = useRoute()
+  // Renders the whole interface again in a newly chosen language.
+  useLocale()
   const [session, setSession] = useState<Session>({ state: 'loading' })
 
   const startSession = useCallback(async (profile: api.Profile) => {
     const capabilities = await api.capabilities().catch(() => NO_CAPABILITIES)
+    void adoptAccountLocale(profile.cultureName)
     setSession({ state: 'signed-in', profile, capabilities })
     tellDesktopSignedIn(profile)
   }, [])
@@ -48,6 +52,7 @@ export function App() {
     api.session().then(
       (found) => {
         if (!found.signedIn) return setSession({ state: 'signed-out' })
+        void adoptAccountLocale(found.profile.cultureName)
         setSession({ state: 'signed-in', profile: found.profile, capabilities: found.capabilities })
         tellDesktopSignedIn(found.profile)
       },
@@ -73,7 +78,7 @@ export function App() {
     setSession({ state: 'signed-out' })
     tellDesktopSignedOut()
     navigate('/sign-in')
-    announce('You are signed out.')
+    announce(t('app.signedOut'))
   }
 
   // The section the folder on screen is in (a folder shared with you is in "Shared with me").
@@ -82,49 +87,49 @@ export function App() {
   return (
     <>
       <a class="skip-link" href="#main">
-        Skip to content
+        {t('app.skipToContent')}
       </a>
       {session.state === 'signed-in' ? (
         <header class="topbar">
-          <Link href="/" class="brand" aria-label="Folio, your documents">
+          <Link href="/" class="brand" aria-label={t('app.brandLabel')}>
             <svg viewBox="0 0 32 32" width="24" height="24" aria-hidden="true">
               <path d="M7 2h13l7 7v21H7z" fill="currentColor" />
             </svg>
             <span>Folio</span>
           </Link>
-          <nav aria-label="Main">
+          <nav aria-label={t('app.mainNav')}>
             <Link href="/" aria-current={section === '@my' ? 'page' : undefined}>
-              Documents
+              {t('section.documents')}
             </Link>
             <Link href="/shared" aria-current={section === '@share' ? 'page' : undefined}>
-              Shared with me
+              {t('section.shared')}
             </Link>
             <Link href="/trash" aria-current={section === '@trash' ? 'page' : undefined}>
-              Trash
+              {t('section.trash')}
             </Link>
             {session.profile.isAdmin ? (
               <Link href="/people" aria-current={route.name === 'people' ? 'page' : undefined}>
-                People
+                {t('section.people')}
               </Link>
             ) : null}
           </nav>
           <Link
             href="/profile"
             class="who"
-            title={`Your profile (${session.profile.userName})`}
+            title={t('app.yourProfile', { userName: session.profile.userName })}
             aria-current={route.name === 'profile' ? 'page' : undefined}
           >
             <Icon name="user" />
             <span class="who-name">{session.profile.displayName}</span>
           </Link>
           <button type="button" class="button subtle" onClick={signOut}>
-            Sign out
+            {t('app.signOut')}
           </button>
         </header>
       ) : null}
       <main id="main" tabIndex={-1}>
         <Notices />
-        {session.state === 'loading' ? <p class="loading">Loading…</p> : null}
+        {session.state === 'loading' ? <p class="loading">{t('common.loading')}</p> : null}
         {session.state === 'signed-out' && route.name === 'sign-in' ? (
           <SignInScreen onSignedIn={(profile) => startSession(profile)} />
         ) : null}
@@ -158,9 +163,9 @@ function SignedIn(props: { route: ReturnType<typeof useRoute>; profile: api.Prof
   if (route.name === 'sign-in') return null
   return (
     <section>
-      <h1>Page not found</h1>
+      <h1>{t('app.pageNotFound')}</h1>
       <p>
-        <Link href="/">Back to your documents</Link>
+        <Link href="/">{t('common.backToDocuments')}</Link>
       </p>
     </section>
   )
@@ -169,9 +174,9 @@ function SignedIn(props: { route: ReturnType<typeof useRoute>; profile: api.Prof
 function NotAllowed() {
   return (
     <section>
-      <h1>Only admins can manage people</h1>
+      <h1>{t('app.onlyAdmins')}</h1>
       <p>
-        <Link href="/">Back to your documents</Link>
+        <Link href="/">{t('common.backToDocuments')}</Link>
       </p>
     </section>
   )
@@ -184,7 +189,12 @@ function Notices() {
       {notices.map((notice) => (
         <div key={notice.id} class={`notice ${notice.kind}`}>
           <span>{notice.text}</span>
-          <button type="button" class="icon-button" aria-label="Dismiss message" onClick={() => dismiss(notice.id)}>
+          <button
+            type="button"
+            class="icon-button"
+            aria-label={t('app.dismissMessage')}
+            onClick={() => dismiss(notice.id)}
+          >
             <Icon name="close" />
           </button>
         </div>

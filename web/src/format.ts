@@ -1,25 +1,60 @@
-/** Bytes as people read them: '940 bytes', '12.3 KB', '4.1 MB'. */
+import { formatLocale, t, type MessageKey } from './i18n'
+
+/** Intl formatters are costly to make: one per locale and kind, made when first used. */
+const formatters = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>()
+function numberFormat(key: string, make: (locale: string) => Intl.NumberFormat): Intl.NumberFormat {
+  const locale = formatLocale()
+  const found = formatters.get(`${locale}:${key}`)
+  if (found instanceof Intl.NumberFormat) return found
+  const made = make(locale)
+  formatters.set(`${locale}:${key}`, made)
+  return made
+}
+function dateFormat(withSeconds: boolean): Intl.DateTimeFormat {
+  const locale = formatLocale()
+  const key = `${locale}:date:${String(withSeconds)}`
+  const found = formatters.get(key)
+  if (found instanceof Intl.DateTimeFormat) return found
+  const made = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: withSeconds ? 'medium' : 'short' })
+  formatters.set(key, made)
+  return made
+}
+
+const SIZE_UNITS = ['kilobyte', 'megabyte', 'gigabyte', 'terabyte'] as const
+
+/**
+ * Bytes as people of the interface's language read them: '940 bytes', '12.3 kB', '4.1 MB'
+ * ('12,3 ko' in French); units of 1024, one decimal below 100.
+ */
 export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} ${bytes === 1 ? 'byte' : 'bytes'}`
-  const units = ['KB', 'MB', 'GB', 'TB']
+  if (bytes < 1024) return t('size.bytes', { count: bytes })
   let value = bytes / 1024
   let unit = 0
-  while (value >= 1024 && unit < units.length - 1) {
+  while (value >= 1024 && unit < SIZE_UNITS.length - 1) {
     value /= 1024
     unit++
   }
-  return `${value >= 100 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`
+  const name = SIZE_UNITS[unit] ?? 'terabyte'
+  const digits = value >= 100 ? 0 : 1
+  const format = numberFormat(
+    `${name}:${digits}`,
+    (locale) =>
+      new Intl.NumberFormat(locale, {
+        style: 'unit',
+        unit: name,
+        unitDisplay: 'short',
+        minimumFractionDigits: digits,
+        maximumFractionDigits: digits,
+      }),
+  )
+  return format.format(digits === 0 ? Math.round(value) : value)
 }
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
-
-/** An ISO date from the API in the reader's locale and time zone. */
+/** An ISO date from the API in the interface's language and the reader's time zone. */
 export function formatDate(iso: string): string {
   const ms = Date.parse(iso)
-  return Number.isNaN(ms) ? '' : dateFormat.format(ms)
+  return Number.isNaN(ms) ? '' : dateFormat(false).format(ms)
 }
-
-const withSeconds = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' })
 
 /**
  * Dates of a list (versions): to the minute, except where two or more fall in the same
@@ -32,7 +67,7 @@ export function formatDates(isos: readonly string[]): string[] {
   return isos.map((iso, i) => {
     const text = short[i] ?? ''
     const ms = Date.parse(iso)
-    return (counts.get(text) ?? 0) > 1 && !Number.isNaN(ms) ? withSeconds.format(ms) : text
+    return (counts.get(text) ?? 0) > 1 && !Number.isNaN(ms) ? dateFormat(true).format(ms) : text
   })
 }
 
@@ -64,30 +99,32 @@ export function fileKind(extension: string): FileKind {
   return KINDS[extension.replace(/^\./, '').toLowerCase()] ?? 'other'
 }
 
-/** What each kind is called, for the icon's accessible name. */
-export const KIND_LABELS: Record<FileKind, string> = {
-  document: 'Document',
-  spreadsheet: 'Spreadsheet',
-  presentation: 'Presentation',
-  pdf: 'PDF',
-  text: 'Text',
-  image: 'Image',
-  archive: 'Archive',
-  other: 'File',
+/** The catalog key of what each kind is called, for the icon's accessible name. */
+export const KIND_LABELS: Record<FileKind, MessageKey> = {
+  document: 'kind.document',
+  spreadsheet: 'kind.spreadsheet',
+  presentation: 'kind.presentation',
+  pdf: 'kind.pdf',
+  text: 'kind.text',
+  image: 'kind.image',
+  archive: 'kind.archive',
+  other: 'kind.other',
+}
+
+const SOURCE_LABELS: Record<string, MessageKey> = {
+  create: 'versions.sourceCreate',
+  upload: 'versions.sourceUpload',
+  wopi: 'versions.sourceWopi',
+  'exit-save': 'versions.sourceExitSave',
+  'force-save': 'versions.sourceForceSave',
+  restore: 'versions.sourceRestore',
+  copy: 'versions.sourceCopy',
 }
 
 /** How a version came to be, in words (the `source` of the history API). */
 export function versionSourceLabel(source: string): string {
-  const labels: Record<string, string> = {
-    create: 'Created',
-    upload: 'Uploaded',
-    wopi: 'Saved in the editor (WOPI)',
-    'exit-save': 'Saved when the editor closed',
-    'force-save': 'Saved with the Save button',
-    restore: 'Restored',
-    copy: 'Copied',
-  }
-  return labels[source] ?? source
+  const label = SOURCE_LABELS[source]
+  return label ? t(label) : source
 }
 
 /** Splits 'Report.final.docx' into ['Report.final', '.docx']. */

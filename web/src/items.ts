@@ -1,4 +1,5 @@
 import type { FileItem, FolderItem, Items } from './api'
+import { t } from './i18n'
 
 /** A row of a folder's list: a file or a folder. */
 export type Entry = { kind: 'file'; item: FileItem } | { kind: 'folder'; item: FolderItem }
@@ -20,7 +21,7 @@ export function itemsOf(entries: readonly Entry[]): Items {
 export function describe(entries: readonly Entry[]): string {
   const [only] = entries
   if (entries.length === 1 && only) return only.item.title
-  return `${entries.length} items`
+  return t('items.count', { count: entries.length })
 }
 
 /** The media type rows carry while dragged inside the page (never files from outside). */

@@ -1,4 +1,5 @@
 import { repairName } from '../../src/core/names/name-rules.js'
+import { t } from './i18n/index.js'
 
 /**
  * The name Folio will store for a typed name: the server's own rule (illegal characters
@@ -18,6 +19,6 @@ export function namePreview(wanted: string): string {
   const typed = wanted.trim()
   if (typed === '') return ''
   const stored = storedName(typed)
-  if (stored === undefined) return 'This name cannot be used: choose another.'
-  return stored === typed ? '' : `Will be saved as “${stored}”`
+  if (stored === undefined) return t('names.unusable')
+  return stored === typed ? '' : t('names.willBeSavedAs', { name: stored })
 }

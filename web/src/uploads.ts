@@ -1,5 +1,6 @@
 import { API, errorOf, folderSegment, type ApiError, type FileItem } from './api'
 import { formatSize } from './format'
+import { t } from './i18n'
 
 /** One file being sent, as the upload panel shows it. */
 export interface Upload {
@@ -21,11 +22,13 @@ const PARALLEL = 3
 /** A message for a failed upload that says what to do. */
 export function uploadErrorMessage(error: ApiError, maxFileSize: number): string {
   if (error.status === 413 || error.type === 'PAYLOAD_TOO_LARGE') {
-    return `Too large: files may be at most ${formatSize(maxFileSize)}.`
+    return t('uploads.tooLarge', { size: formatSize(maxFileSize) })
   }
-  if (error.type === 'NAME_INVALID') return `Not allowed: ${error.message.replace(/^invalid file name: /, '')}.`
-  if (error.status === 401) return 'Your session has ended. Sign in again, then retry.'
-  if (error.status === 0) return 'The connection was lost. Try again.'
+  if (error.type === 'NAME_INVALID') {
+    return t('uploads.notAllowed', { reason: error.message.replace(/^invalid file name: /, '') })
+  }
+  if (error.status === 401) return t('uploads.sessionEnded')
+  if (error.status === 0) return t('uploads.connectionLost')
   return error.message
 }
 
@@ -67,7 +70,7 @@ export class UploadQueue {
       const upload: Upload = { id, name: file.name, size: file.size, loaded: 0, state: 'queued' }
       if (file.size > this.maxFileSize()) {
         upload.state = 'failed'
-        upload.error = `Too large: files may be at most ${formatSize(this.maxFileSize())}.`
+        upload.error = t('uploads.tooLarge', { size: formatSize(this.maxFileSize()) })
       } else {
         this.files.set(id, createNewIfExist === undefined ? { file, folder } : { file, folder, createNewIfExist })
       }
@@ -141,7 +144,7 @@ export class UploadQueue {
       const error = errorOf(request.status, request.getResponseHeader('Retry-After'), request.responseText)
       finish({ state: 'failed', error: uploadErrorMessage(error, this.maxFileSize()) })
     })
-    request.addEventListener('error', () => finish({ state: 'failed', error: 'The connection was lost. Try again.' }))
+    request.addEventListener('error', () => finish({ state: 'failed', error: t('uploads.connectionLost') }))
     request.addEventListener('abort', () => finish({ state: 'cancelled' }))
     const form = new FormData()
     form.append('file', file, file.name)

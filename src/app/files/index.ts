@@ -14,6 +14,7 @@ import * as changes from './file-changes.js'
 import * as files from './files.js'
 import { openPresigned, presign } from './presigned.js'
 import * as reUpload from './re-upload.js'
+import { setCultureName } from './user-culture.js'
 
 /** Files: reading, creating, changing and deleting, each asking the access policy. */
 export interface FilesService {
@@ -56,6 +57,8 @@ export interface FilesService {
   settings(by: Principal): Promise<UserSettings>
   /** Whether the caller's same-named uploads become new versions by default. */
   setUpdateIfExist(by: Principal, value: boolean): Promise<UserSettings>
+  /** The caller's language for the web interface ('' follows the browser); INVALID_INPUT for a bad tag. */
+  setCultureName(by: Principal, cultureName: string): Promise<UserSettings>
   rename: Bound<typeof changes.renameFile>
   delete: Bound<typeof changes.deleteFile>
   storeNewContents: Bound<typeof changes.storeNewContents>
@@ -118,6 +121,7 @@ export function createFilesService(ctx: AppContext, tokens: Tokens): FilesServic
     openPresigned: (token, fileId) => openPresigned(ctx, tokens, token, fileId),
     settings: (by) => reUpload.userSettings(ctx, by),
     setUpdateIfExist: (by, value) => reUpload.setUpdateIfExist(ctx, by, value),
+    setCultureName: (by, cultureName) => setCultureName(ctx, by, cultureName),
     rename: bind(ctx, changes.renameFile),
     delete: bind(ctx, changes.deleteFile),
     storeNewContents: bind(ctx, changes.storeNewContents),

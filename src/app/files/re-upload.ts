@@ -18,7 +18,7 @@ import { repairName } from '../../core/names/name-rules.js'
  */
 
 /** What a user who never changed a setting has: a same-named upload keeps both files. */
-export const DEFAULT_USER_SETTINGS: UserSettings = { updateIfExist: false }
+export const DEFAULT_USER_SETTINGS: UserSettings = { updateIfExist: false, cultureName: '' }
 
 /** The user's portal settings (the defaults until they change one). */
 export async function userSettings(ctx: AppContext, by: Principal): Promise<UserSettings> {

@@ -111,7 +111,7 @@ export const TRANSFER_TABLES: readonly TransferTable[] = [
   {
     kind: 'userSettings',
     table: 'user_settings',
-    columns: ['user_id', 'update_if_exist'],
+    columns: ['user_id', 'update_if_exist', 'culture_name'],
     conflict: ['user_id'],
     order: ['user_id'],
   },
@@ -297,7 +297,7 @@ export function rowValues(batch: TransferBatch, asFlag: Flag): unknown[][] {
         asFlag(u.disabled),
       ])
     case 'userSettings':
-      return batch.records.map((u) => [u.userId, asFlag(u.updateIfExist)])
+      return batch.records.map((u) => [u.userId, asFlag(u.updateIfExist), u.cultureName])
     case 'settings':
       return batch.records.map((s) => [s.name, s.value])
     case 'sessions':
@@ -404,7 +404,11 @@ export function rowValues(batch: TransferBatch, asFlag: Flag): unknown[][] {
 }
 
 function toUserSetting(row: Row): UserSettingRecord {
-  return { userId: text(row, 'user_id'), updateIfExist: flag(row, 'update_if_exist') }
+  return {
+    userId: text(row, 'user_id'),
+    updateIfExist: flag(row, 'update_if_exist'),
+    cultureName: text(row, 'culture_name'),
+  }
 }
 
 function toSetting(row: Row): SettingRecord {

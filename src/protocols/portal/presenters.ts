@@ -9,11 +9,15 @@ import type {
   UserRecord,
   VersionRecord,
 } from '../../core/entities.js'
-import type { LockInfo } from '../../app/index.js'
+import type { LockInfo, UserSettings } from '../../app/index.js'
 import { isoWithOffset } from '../http/timestamps.js'
 
-/** The caller's profile, with the ONLYOFFICE field names that make sense here. */
-export function presentProfile(user: UserRecord) {
+/**
+ * A profile, with the ONLYOFFICE field names that make sense here; the account's own
+ * settings add `cultureName` (the interface's language, '' following the browser), which
+ * only the person themself is shown.
+ */
+export function presentProfile(user: UserRecord, settings?: Pick<UserSettings, 'cultureName'>) {
   return {
     id: user.id,
     userName: user.userName,
@@ -28,6 +32,7 @@ export function presentProfile(user: UserRecord) {
     status: user.disabled ? 2 : 1,
     activationStatus: 1,
     created: isoWithOffset(user.createdAt),
+    ...(settings ? { cultureName: settings.cultureName } : {}),
   }
 }
 

@@ -32,6 +32,9 @@ const passwordBody = z.object({ password: text(1, 1024), currentPassword: z.opti
 
 const userIdParams = z.object({ userId: text(1, 128) })
 
+// ONLYOFFICE's body of PUT people/{userid}/culture; '' goes back to the browser's language.
+const cultureBody = z.object({ cultureName: text(0, 35) })
+
 const listQuery = z.object({ filterValue: z._default(text(0, 256), '') })
 
 const statusParams = z.object({ status: text(1, 32) })
@@ -65,7 +68,7 @@ export function peopleRoutes(ctx: AdapterContext) {
     for (const path of ['/people', '/people.json']) {
       app.get(path, async (request) => {
         const user = currentUser(request)
-        if (user.isAdmin) return success((await ctx.app.accounts.listUsers()).map(presentProfile))
+        if (user.isAdmin) return success((await ctx.app.accounts.listUsers()).map((person) => presentProfile(person)))
         const { filterValue } = parseInput(listQuery, request.query)
         return success(await ctx.app.sharing.findPeople(me(request), filterValue))
       })
@@ -110,6 +113,19 @@ export function peopleRoutes(ctx: AdapterContext) {
       return success(presentProfile(await ctx.app.accounts.requireUserById(userId)))
     })
 
+    // The language of one's own interface (ONLYOFFICE's path); kept with the account so it
+    // follows the person to every browser. Only one's own (`@self` or one's id).
+    app.put('/people/:userId/culture', async (request) => {
+      const { userId } = parseInput(userIdParams, request.params)
+      const { cultureName } = parseInput(cultureBody, request.body)
+      const user = currentUser(request)
+      if (userId !== '@self' && userId !== user.id) {
+        throw new DomainError('FORBIDDEN', 'only your own language can be set')
+      }
+      const settings = await ctx.app.files.setCultureName(me(request), cultureName)
+      return success(presentProfile(user, settings))
+    })
+
     // DocSpace's "log out of all other sessions": every session of the caller but this one.
     app.put('/security/activeconnections/logoutallexceptthis', async (request) => {
       await ctx.app.accounts.signOutOtherSessions(me(request), request.portalToken ?? '')
@@ -124,7 +140,7 @@ export function peopleRoutes(ctx: AdapterContext) {
       const { userIds } = parseInput(statusBody, request.body)
       const actor = currentUser(request)
       const users = await ctx.app.accounts.setUsersDisabled(userIds, disabled, actorOf(actor, request.ip), actor.id)
-      return success(users.map(presentProfile))
+      return success(users.map((person) => presentProfile(person)))
     })
 
     app.delete('/people/:userId', adminOnly, async (request) => {

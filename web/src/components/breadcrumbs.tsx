@@ -1,5 +1,6 @@
 import { Link } from './link'
 import { folderPath } from '../router'
+import { t } from '../i18n'
 
 /** One step of the way to the folder on screen. */
 export interface Crumb {
@@ -16,7 +17,7 @@ export interface Crumb {
 export function Breadcrumbs(props: { crumbs: Crumb[]; dropTarget: (folder: string) => Record<string, unknown> }) {
   if (props.crumbs.length < 2) return null
   return (
-    <nav class="breadcrumbs" aria-label="Breadcrumbs">
+    <nav class="breadcrumbs" aria-label={t('crumbs.label')}>
       <ol>
         {props.crumbs.map((crumb, index) => {
           const last = index === props.crumbs.length - 1

@@ -1,3 +1,4 @@
+import { t } from '../i18n'
 import type { ComponentChildren } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 
@@ -68,7 +69,7 @@ export function ConfirmDialog(props: {
       ) : null}
       <div class="dialog-actions">
         <button type="button" class="button" onClick={props.onClose} autofocus>
-          Cancel
+          {t('common.cancel')}
         </button>
         <button type="button" class={`button ${props.tone}`} onClick={confirm} disabled={busy}>
           {props.confirmLabel}

@@ -3,6 +3,7 @@ import * as api from '../api'
 import { LINK_LEVELS } from '../access'
 import { errorText } from '../error-text'
 import { announce } from '../notices'
+import { t } from '../i18n'
 
 /** The day (YYYY-MM-DD) of an ISO date, as a date field holds it. */
 function dayOf(iso: string | undefined): string {
@@ -87,7 +88,7 @@ export function FolderLinkSection(props: { folderId: string }) {
           >
             {LINK_LEVELS.map((level) => (
               <option key={level.access} value={String(level.access)}>
-                {level.label}
+                {t(level.labelKey)}
               </option>
             ))}
           </select>

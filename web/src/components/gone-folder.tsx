@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks'
 import { Link } from './link'
+import { t } from '../i18n'
 
 /** Why a folder's screen cannot show the folder any more. */
 export type Gone = { kind: 'trashed'; title: string; originTitle?: string } | { kind: 'missing' }
@@ -17,33 +18,30 @@ export function GoneFolder(props: { gone: Gone }) {
       {gone.kind === 'trashed' ? (
         <>
           <h1 id="gone-heading" ref={heading} tabIndex={-1}>
-            “{gone.title}” is in the trash
+            {t('gone.inTrashTitle', { title: gone.title })}
           </h1>
-          <p>
-            It was deleted{gone.originTitle ? ` from ${gone.originTitle}` : ''}. Nothing can be added to it there;
-            restore it from the trash to use it again.
-          </p>
+          <p>{gone.originTitle ? t('gone.deletedFrom', { origin: gone.originTitle }) : t('gone.deleted')}</p>
           <p class="gone-ways">
             <Link href="/trash" class="button primary">
-              Open the trash
+              {t('gone.openTrash')}
             </Link>
             <Link href="/" class="button">
-              Back to Documents
+              {t('gone.backToDocuments')}
             </Link>
           </p>
         </>
       ) : (
         <>
           <h1 id="gone-heading" ref={heading} tabIndex={-1}>
-            This folder is not available
+            {t('gone.unavailableTitle')}
           </h1>
-          <p>It was deleted for good, or it is no longer shared with you.</p>
+          <p>{t('gone.unavailableBody')}</p>
           <p class="gone-ways">
             <Link href="/" class="button primary">
-              Back to Documents
+              {t('gone.backToDocuments')}
             </Link>
             <Link href="/shared" class="button">
-              Shared with me
+              {t('section.shared')}
             </Link>
           </p>
         </>

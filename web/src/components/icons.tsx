@@ -1,4 +1,5 @@
 import { KIND_LABELS, type FileKind } from '../format'
+import { t } from '../i18n'
 
 const KIND_COLORS: Record<FileKind, string> = {
   document: '#2b6cb0',
@@ -50,7 +51,14 @@ function KindMark(props: { kind: FileKind }) {
 /** A file-type icon; its accessible name is the kind ("Spreadsheet"). */
 export function FileIcon(props: { kind: FileKind }) {
   return (
-    <svg class="file-icon" viewBox="0 0 24 28" width="24" height="28" role="img" aria-label={KIND_LABELS[props.kind]}>
+    <svg
+      class="file-icon"
+      viewBox="0 0 24 28"
+      width="24"
+      height="28"
+      role="img"
+      aria-label={t(KIND_LABELS[props.kind])}
+    >
       <path d="M2 1h14l6 6v20H2z" fill={KIND_COLORS[props.kind]} />
       <path d="M16 1v6h6" fill="#fff" fill-opacity="0.45" />
       <KindMark kind={props.kind} />
@@ -105,7 +113,7 @@ const PATHS: Record<IconName, string> = {
 /** A folder's icon; its accessible name is "Folder". */
 export function FolderIcon() {
   return (
-    <svg class="file-icon" viewBox="0 0 24 28" width="24" height="28" role="img" aria-label="Folder">
+    <svg class="file-icon" viewBox="0 0 24 28" width="24" height="28" role="img" aria-label={t('kind.folder')}>
       <path d="M1 7h8l2 2.5h12V24H1z" fill="#d69e2e" />
       <path d="M1 11h22" stroke="#fff" stroke-opacity="0.5" stroke-width="1.2" />
     </svg>

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
+import { t } from '../i18n'
 
 /**
  * One field to find and pick a person: typing searches display names and user names (and,
@@ -57,7 +58,7 @@ export function PersonPicker(props: {
         aria-expanded={showing}
         aria-controls={listId}
         aria-activedescendant={showing && offered[active] ? `${listId}-${active}` : undefined}
-        placeholder="Name, user name or e-mail"
+        placeholder={t('picker.placeholder')}
         value={text}
         onInput={(event) => {
           setText(event.currentTarget.value)
@@ -84,8 +85,8 @@ export function PersonPicker(props: {
         }}
       />
       {showing ? (
-        <ul id={listId} role="listbox" class="person-options" aria-label="People found">
-          {offered.length === 0 ? <li class="person-none">No one found</li> : null}
+        <ul id={listId} role="listbox" class="person-options" aria-label={t('picker.found')}>
+          {offered.length === 0 ? <li class="person-none">{t('picker.noOne')}</li> : null}
           {offered.map((person, index) => (
             <li
               key={person.id}

@@ -1,4 +1,5 @@
 import { Dialog } from './dialog'
+import { t } from '../i18n'
 
 /**
  * Asked when files picked for upload have the names of files already in the folder: each
@@ -10,31 +11,23 @@ export function SameNameDialog(props: {
   onKeepBoth: () => void
   onClose: () => void
 }) {
-  const one = props.names.length === 1
   return (
-    <Dialog
-      title={one ? 'A file with this name is here already' : 'Files with these names are here already'}
-      onClose={props.onClose}
-    >
+    <Dialog title={t('sameName.title', { count: props.names.length })} onClose={props.onClose}>
       <ul class="same-names">
         {props.names.map((name) => (
           <li key={name}>{name}</li>
         ))}
       </ul>
-      <p>
-        {one
-          ? 'Upload it as a new version of that file (its earlier versions are kept), or keep both files?'
-          : 'Upload them as new versions of those files (their earlier versions are kept), or keep both?'}
-      </p>
+      <p>{t('sameName.question', { count: props.names.length })}</p>
       <div class="dialog-actions">
         <button type="button" class="button" onClick={props.onClose}>
-          Cancel
+          {t('common.cancel')}
         </button>
         <button type="button" class="button" onClick={props.onKeepBoth}>
-          Keep both
+          {t('sameName.keepBoth')}
         </button>
         <button type="button" class="button primary" onClick={props.onNewVersion}>
-          Upload as new version
+          {t('sameName.newVersion')}
         </button>
       </div>
     </Dialog>

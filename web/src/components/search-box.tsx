@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
 import { errorText } from '../error-text'
+import { t, tParts } from '../i18n'
 import { folderPath } from '../router'
 import { Link } from './link'
 
@@ -73,12 +74,12 @@ export function SearchBox(props: { capabilities: api.Capabilities }) {
   }
 
   return (
-    <section class="search-everything" aria-label="Search everything">
+    <section class="search-everything" aria-label={t('search.label')}>
       <label class="filter">
-        <span class="visually-hidden">Search names and content everywhere</span>
+        <span class="visually-hidden">{t('search.fieldLabel')}</span>
         <input
           type="search"
-          placeholder="Search everywhere (names and content)"
+          placeholder={t('search.placeholder')}
           value={text}
           onInput={(event) => setText(event.currentTarget.value)}
           onKeyDown={(event) => {
@@ -92,8 +93,8 @@ export function SearchBox(props: { capabilities: api.Capabilities }) {
         </p>
       ) : null}
       {results !== undefined ? (
-        <div class="search-results" role="region" aria-label="Search results" aria-live="polite">
-          {results.length === 0 ? <p class="empty">Nothing found for “{text.trim()}”.</p> : null}
+        <div class="search-results" role="region" aria-label={t('search.results')} aria-live="polite">
+          {results.length === 0 ? <p class="empty">{t('search.nothingFound', { text: text.trim() })}</p> : null}
           <ul>
             {results.slice(0, SHOWN).map((item) => {
               const home = homeOf(item)
@@ -112,7 +113,9 @@ export function SearchBox(props: { capabilities: api.Capabilities }) {
                   {item.snippet ? <p class="snippet">{item.snippet}</p> : null}
                   {home !== undefined ? (
                     <p class="where">
-                      in <Link href={folderPath(home)}>{where || 'its folder'}</Link>
+                      {tParts('search.in', {
+                        folder: <Link href={folderPath(home)}>{where || t('search.itsFolder')}</Link>,
+                      })}
                     </p>
                   ) : null}
                 </li>

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
 import { LINK_LEVELS, SHARE_LEVELS, accessLabel } from '../access'
 import { errorText } from '../error-text'
+import { inSentence, t } from '../i18n'
 import { announce } from '../notices'
 import { Dialog } from './dialog'
 import { FolderLinkSection } from './folder-link-section'
@@ -38,38 +39,41 @@ export function ShareDialog(props: { target: api.ShareTarget; title: string; sel
   const sharedWith = new Set((entries ?? []).map((entry) => entry.sharedTo.id))
 
   return (
-    <Dialog title={`Share “${props.title}”`} onClose={props.onClose}>
+    <Dialog title={t('share.title', { title: props.title })} onClose={props.onClose}>
       <AddPerson
         exclude={sharedWith}
         selfId={props.selfId}
         busy={busy}
-        onAdd={(person, access) => change(person.id, access, `Shared with ${person.displayName}`)}
+        onAdd={(person, access) => change(person.id, access, t('share.sharedWith', { name: person.displayName }))}
       />
-      <h3>Who has access</h3>
-      {entries === undefined && !error ? <p class="hint">Loading…</p> : null}
-      <ul class="share-list" aria-label="Who has access">
+      <h3>{t('share.whoHasAccess')}</h3>
+      {entries === undefined && !error ? <p class="hint">{t('common.loading')}</p> : null}
+      <ul class="share-list" aria-label={t('share.whoHasAccess')}>
         {(entries ?? []).map((entry) => (
           <li key={entry.sharedTo.id}>
             <span class="share-name">{entry.sharedTo.displayName}</span>
             {entry.isOwner || entry.isLocked ? (
-              <span class="share-access">{entry.isOwner ? 'Owner' : accessLabel(entry.access)}</span>
+              <span class="share-access">{entry.isOwner ? t('access.owner') : accessLabel(entry.access)}</span>
             ) : (
               <>
                 <select
-                  aria-label={`Access for ${entry.sharedTo.displayName}`}
+                  aria-label={t('share.accessFor', { name: entry.sharedTo.displayName })}
                   value={String(entry.access)}
                   disabled={busy}
                   onChange={(event) =>
                     change(
                       entry.sharedTo.id,
                       Number(event.currentTarget.value),
-                      `${entry.sharedTo.displayName} now has ${accessLabel(Number(event.currentTarget.value)).toLowerCase()}`,
+                      t('share.nowHas', {
+                        name: entry.sharedTo.displayName,
+                        access: inSentence(accessLabel(Number(event.currentTarget.value))),
+                      }),
                     )
                   }
                 >
                   {SHARE_LEVELS.map((level) => (
                     <option key={level.access} value={String(level.access)}>
-                      {level.label}
+                      {t(level.labelKey)}
                     </option>
                   ))}
                 </select>
@@ -77,10 +81,12 @@ export function ShareDialog(props: { target: api.ShareTarget; title: string; sel
                   type="button"
                   class="button small"
                   disabled={busy}
-                  aria-label={`Remove access for ${entry.sharedTo.displayName}`}
-                  onClick={() => change(entry.sharedTo.id, 0, `${entry.sharedTo.displayName} no longer has access`)}
+                  aria-label={t('share.removeFor', { name: entry.sharedTo.displayName })}
+                  onClick={() =>
+                    change(entry.sharedTo.id, 0, t('share.noLongerHas', { name: entry.sharedTo.displayName }))
+                  }
                 >
-                  Remove
+                  {t('share.remove')}
                 </button>
               </>
             )}
@@ -99,7 +105,7 @@ export function ShareDialog(props: { target: api.ShareTarget; title: string; sel
       ) : null}
       <div class="dialog-actions">
         <button type="button" class="button" onClick={props.onClose}>
-          Done
+          {t('share.done')}
         </button>
       </div>
     </Dialog>
@@ -129,7 +135,7 @@ function AddPerson(props: {
   return (
     <form class="share-add" onSubmit={submit}>
       <div class="share-field share-person">
-        <label for="share-person">Person</label>
+        <label for="share-person">{t('share.person')}</label>
         <PersonPicker
           key={round}
           id="share-person"
@@ -139,17 +145,17 @@ function AddPerson(props: {
         />
       </div>
       <div class="share-field">
-        <label for="share-access">Access</label>
+        <label for="share-access">{t('share.access')}</label>
         <select id="share-access" value={access} onChange={(event) => setAccess(event.currentTarget.value)}>
           {SHARE_LEVELS.map((level) => (
             <option key={level.access} value={String(level.access)}>
-              {level.label}
+              {t(level.labelKey)}
             </option>
           ))}
         </select>
       </div>
       <button type="submit" class="button primary" disabled={props.busy || !picked}>
-        Share
+        {t('common.share')}
       </button>
     </form>
   )
@@ -173,7 +179,7 @@ function LinkSection(props: { fileId: string }) {
     setError('')
     try {
       setLink(await api.setShareLink(props.fileId, access))
-      announce(access === 0 ? 'The link is off: it no longer opens the document' : 'The link is on')
+      announce(access === 0 ? t('share.linkOff') : t('share.linkOnNotice'))
     } catch (failure) {
       setError(errorText(failure))
     } finally {
@@ -186,17 +192,17 @@ function LinkSection(props: { fileId: string }) {
     const url = link?.sharedTo.shareLink ?? ''
     try {
       await navigator.clipboard.writeText(url)
-      announce('Link copied')
+      announce(t('share.linkCopied'))
     } catch {
       // No clipboard permission: leave the link selected for Ctrl+C.
       input.current?.select()
-      announce('Press Ctrl+C to copy the selected link')
+      announce(t('share.pressCtrlC'))
     }
   }
 
   return (
-    <section class="share-link" aria-label="Share by link">
-      <h3>Share by link</h3>
+    <section class="share-link" aria-label={t('share.byLink')}>
+      <h3>{t('share.byLink')}</h3>
       <label class="checkbox">
         <input
           type="checkbox"
@@ -208,11 +214,11 @@ function LinkSection(props: { fileId: string }) {
             void set(on ? 2 : 0)
           }}
         />
-        Anyone with the link, without an account
+        {t('share.anyoneWithLink')}
       </label>
       {link ? (
         <>
-          <label for="share-link-access">Link access</label>
+          <label for="share-link-access">{t('share.linkAccess')}</label>
           <select
             id="share-link-access"
             value={String(link.access)}
@@ -221,7 +227,7 @@ function LinkSection(props: { fileId: string }) {
           >
             {LINK_LEVELS.map((level) => (
               <option key={level.access} value={String(level.access)}>
-                {level.label}
+                {t(level.labelKey)}
               </option>
             ))}
           </select>
@@ -229,12 +235,12 @@ function LinkSection(props: { fileId: string }) {
             <input
               ref={input}
               readOnly
-              aria-label="Link"
+              aria-label={t('share.link')}
               value={link.sharedTo.shareLink}
               onFocus={(event) => event.currentTarget.select()}
             />
             <button type="button" class="button" onClick={copy}>
-              Copy link
+              {t('share.copyLink')}
             </button>
           </div>
         </>

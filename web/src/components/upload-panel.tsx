@@ -1,12 +1,13 @@
 import type { Upload } from '../uploads'
+import { formatLocale, t } from '../i18n'
 
 /** The uploads under way and finished, each with its progress, result and Cancel. */
 export function UploadPanel(props: { uploads: Upload[]; onCancel: (id: number) => void; onClear: () => void }) {
   if (props.uploads.length === 0) return null
   const finished = props.uploads.some((upload) => upload.state !== 'queued' && upload.state !== 'uploading')
   return (
-    <section class="uploads" aria-label="Uploads">
-      <h2 class="visually-hidden">Uploads</h2>
+    <section class="uploads" aria-label={t('uploads.label')}>
+      <h2 class="visually-hidden">{t('uploads.label')}</h2>
       <ul>
         {props.uploads.map((upload) => {
           const percent = upload.size === 0 ? 0 : Math.floor((upload.loaded / upload.size) * 100)
@@ -20,18 +21,20 @@ export function UploadPanel(props: { uploads: Upload[]; onCancel: (id: number) =
                 <progress
                   max={Math.max(upload.size, 1)}
                   value={upload.state === 'done' ? Math.max(upload.size, 1) : upload.loaded}
-                  aria-label={`Upload of ${upload.name}`}
+                  aria-label={t('uploads.uploadOf', { name: upload.name })}
                 />
               )}
               <span class="upload-status">
-                {upload.state === 'queued' ? 'Waiting' : null}
-                {upload.state === 'uploading' ? `${percent}%` : null}
+                {upload.state === 'queued' ? t('uploads.waiting') : null}
+                {upload.state === 'uploading'
+                  ? new Intl.NumberFormat(formatLocale(), { style: 'percent' }).format(percent / 100)
+                  : null}
                 {upload.state === 'done'
                   ? upload.storedTitle && upload.storedTitle !== upload.name
-                    ? `Done, saved as ${upload.storedTitle}`
-                    : 'Done'
+                    ? t('uploads.doneSavedAs', { title: upload.storedTitle })
+                    : t('uploads.done')
                   : null}
-                {upload.state === 'cancelled' ? 'Cancelled' : null}
+                {upload.state === 'cancelled' ? t('uploads.cancelled') : null}
                 {upload.state === 'failed' ? (
                   <span role="alert" class="upload-error">
                     {upload.error}
@@ -42,10 +45,10 @@ export function UploadPanel(props: { uploads: Upload[]; onCancel: (id: number) =
                 <button
                   type="button"
                   class="button subtle"
-                  aria-label={`Cancel upload of ${upload.name}`}
+                  aria-label={t('uploads.cancelOf', { name: upload.name })}
                   onClick={() => props.onCancel(upload.id)}
                 >
-                  Cancel
+                  {t('common.cancel')}
                 </button>
               ) : null}
             </li>
@@ -55,7 +58,7 @@ export function UploadPanel(props: { uploads: Upload[]; onCancel: (id: number) =
       <ChangedNames uploads={props.uploads} />
       {finished ? (
         <button type="button" class="button subtle" onClick={props.onClear}>
-          Clear finished uploads
+          {t('uploads.clearFinished')}
         </button>
       ) : null}
     </section>
@@ -70,12 +73,10 @@ function ChangedNames(props: { uploads: Upload[] }) {
   if (changed.length === 0) return null
   return (
     <section class="changed-names" aria-labelledby="changed-names-heading">
-      <h3 id="changed-names-heading">Names changed on upload</h3>
+      <h3 id="changed-names-heading">{t('uploads.namesChanged')}</h3>
       <ul>
         {changed.map((upload) => (
-          <li key={upload.id}>
-            “{upload.name}” was saved as “{upload.storedTitle}”
-          </li>
+          <li key={upload.id}>{t('uploads.savedAs', { name: upload.name, title: upload.storedTitle ?? '' })}</li>
         ))}
       </ul>
     </section>

@@ -11,6 +11,7 @@ import { ShareDialog } from '../components/share-dialog'
 import { SameNameDialog } from '../components/same-name-dialog'
 import { UploadPanel } from '../components/upload-panel'
 import { errorText } from '../error-text'
+import { t, type MessageKey } from '../i18n'
 import { carriesItems, describe, droppedItems, DRAG_TYPE, itemsOf, keyOf, type Entry } from '../items'
 import { downloadAs } from '../downloads'
 import { useLeaveWarning, usePageFileDrops } from '../file-drops'
@@ -48,7 +49,11 @@ type Open =
   | { kind: 'release'; file: api.FileItem }
   | { kind: 'empty-trash' }
 
-const SECTION_TITLES: Record<string, string> = { '@my': 'Documents', '@share': 'Shared with me', '@trash': 'Trash' }
+const SECTION_TITLES: Record<string, MessageKey> = {
+  '@my': 'section.documents',
+  '@share': 'section.shared',
+  '@trash': 'section.trash',
+}
 
 /** ONLYOFFICE's FolderType of the "Shared with me" section, which a sharee's folders carry. */
 const SHARE_ROOT_TYPE = 6
@@ -139,11 +144,7 @@ export function DocumentsScreen(props: {
         setGone(true)
         return
       }
-      setLoadError(
-        error instanceof api.ApiError && error.status === 404
-          ? 'it was deleted or moved, or it is not shared with you.'
-          : errorText(error),
-      )
+      setLoadError(error instanceof api.ApiError && error.status === 404 ? t('documents.loadGone') : errorText(error))
     } finally {
       if (mine === sequence.current) setLoading(false)
     }
@@ -156,7 +157,7 @@ export function DocumentsScreen(props: {
       new UploadQueue(
         () => props.capabilities.maxFileSize,
         (file) => {
-          announce(`Uploaded ${file.title}`)
+          announce(t('documents.uploaded', { title: file.title }))
           void loadRef.current({ quiet: true })
         },
       ),
@@ -184,7 +185,7 @@ export function DocumentsScreen(props: {
   // The breadcrumbs: the section, then each folder down to this one.
   useEffect(() => {
     const title = SECTION_TITLES[props.folder]
-    if (title) return setPath([{ folder: props.folder, title }])
+    if (title) return setPath([{ folder: props.folder, title: t(title) }])
     setPath(undefined)
     let current = true
     api.folderPath(props.folder).then(
@@ -194,8 +195,8 @@ export function DocumentsScreen(props: {
         reportSection(props.folder, folders[0]?.id === '@share' ? '@share' : '@my')
         setPath(
           folders.map((f, index) => {
-            if (f.id === '@share') return { folder: '@share', title: 'Shared with me' }
-            return index === 0 ? { folder: '@my', title: 'Documents' } : { folder: f.id, title: f.title }
+            if (f.id === '@share') return { folder: '@share', title: t('section.shared') }
+            return index === 0 ? { folder: '@my', title: t('section.documents') } : { folder: f.id, title: f.title }
           }),
         )
       },
@@ -203,7 +204,7 @@ export function DocumentsScreen(props: {
       () => {
         if (!current) return
         reportSection(props.folder, '@share')
-        setPath([{ folder: '@share', title: 'Shared with me' }])
+        setPath([{ folder: '@share', title: t('section.shared') }])
       },
     )
     return () => {
@@ -283,11 +284,17 @@ export function DocumentsScreen(props: {
       : undefined
   const inFolder = props.folder !== '@share' && section !== 'trash' && trashedView === undefined
   const mayAdd = inFolder && loadedFolder !== undefined && allowed(loadedFolder.access).rename
-  const title = SECTION_TITLES[props.folder] ?? data?.current.title ?? 'Folder'
+  const sectionKey = SECTION_TITLES[props.folder]
+  const title = sectionKey ? t(sectionKey) : (data?.current.title ?? t('common.folder'))
+  // A section's crumb is named in the language on screen now, not the one it was read in.
+  const named = (path ?? []).map((crumb) => {
+    const key = SECTION_TITLES[crumb.folder]
+    return key ? { ...crumb, title: t(key) } : crumb
+  })
   const crumbs =
-    path && path.length > 0 && !SECTION_TITLES[props.folder]
-      ? [...path.filter((crumb) => crumb.folder !== props.folder), { folder: props.folder, title }]
-      : (path ?? [])
+    named.length > 0 && !SECTION_TITLES[props.folder]
+      ? [...named.filter((crumb) => crumb.folder !== props.folder), { folder: props.folder, title }]
+      : named
 
   const [sameName, setSameName] = useState<{ files: File[]; folder: string } | null>(null)
   // Files named like one already listed here are held back for a question: a new version
@@ -319,7 +326,7 @@ export function DocumentsScreen(props: {
     if (count === 0) return
     try {
       await api.moveItems({ fileIds: items.fileIds, folderIds }, destination)
-      done(`Moved ${count === 1 ? '1 item' : `${count} items`} to ${destinationTitle}`)
+      done(t('documents.movedCount', { count, destination: destinationTitle }))
     } catch (error) {
       fail(error)
     }
@@ -328,7 +335,7 @@ export function DocumentsScreen(props: {
   const restore = async (picked: Entry[]) => {
     try {
       await api.restoreItems(itemsOf(picked))
-      done(`Restored ${describe(picked)}`)
+      done(t('documents.restored', { what: describe(picked) }))
     } catch (error) {
       fail(error)
     }
@@ -341,7 +348,7 @@ export function DocumentsScreen(props: {
     if (only === undefined) return
     if (picked.length === 1 && only.kind === 'file') return downloadAs(api.downloadUrl(only.item.id), only.item.title)
     const ids = (kind: Entry['kind']) => picked.filter((entry) => entry.kind === kind).map((entry) => entry.item.id)
-    const name = picked.length === 1 ? `${only.item.title}.zip` : 'Documents.zip'
+    const name = picked.length === 1 ? `${only.item.title}.zip` : `${t('section.documents')}.zip`
     downloadAs(api.archiveUrl({ folderIds: ids('folder'), fileIds: ids('file') }), name)
   }
 
@@ -440,7 +447,7 @@ export function DocumentsScreen(props: {
     onRenameDone: (renamed?: { title: string }) => {
       setRenaming(null)
       if (renamed) {
-        announce(`Renamed to ${renamed.title}`)
+        announce(t('documents.renamedTo', { title: renamed.title }))
         void load({ quiet: true })
       }
     },
@@ -470,10 +477,10 @@ export function DocumentsScreen(props: {
           {title}
         </h1>
         {mayAdd ? (
-          <div class="toolbar" role="group" aria-label="Add documents">
+          <div class="toolbar" role="group" aria-label={t('documents.addGroup')}>
             <button type="button" class="button primary" onClick={() => fileInput.current?.click()}>
               <Icon name="upload" />
-              <span>Upload files</span>
+              <span>{t('documents.uploadFiles')}</span>
             </button>
             <input
               ref={fileInput}
@@ -482,7 +489,7 @@ export function DocumentsScreen(props: {
               class="visually-hidden"
               tabIndex={-1}
               aria-hidden="true"
-              aria-label="Choose files to upload"
+              aria-label={t('documents.chooseFiles')}
               onChange={(event) => {
                 addFiles(event.currentTarget.files)
                 event.currentTarget.value = ''
@@ -496,12 +503,12 @@ export function DocumentsScreen(props: {
                 onClick={() => setOpen({ kind: 'create', newKind: kind })}
               >
                 <Icon name="plus" />
-                <span>New {NEW_KINDS[kind].label}</span>
+                <span>{t(NEW_KINDS[kind].newLabel)}</span>
               </button>
             ))}
             <button type="button" class="button" onClick={() => setOpen({ kind: 'new-folder' })}>
               <Icon name="folder" />
-              <span>New folder</span>
+              <span>{t('documents.newFolder')}</span>
             </button>
           </div>
         ) : null}
@@ -514,17 +521,13 @@ export function DocumentsScreen(props: {
               onClick={() => setOpen({ kind: 'empty-trash' })}
             >
               <Icon name="trash" />
-              <span>Empty trash</span>
+              <span>{t('documents.emptyTrash')}</span>
             </button>
           </div>
         ) : null}
       </div>
-      {mayAdd ? <p class="hint">Drop files anywhere on this page to upload them.</p> : null}
-      {section === 'trash' ? (
-        <p class="hint">
-          Deleted items stay here until you restore them, empty the trash, or the date shown on each row comes.
-        </p>
-      ) : null}
+      {mayAdd ? <p class="hint">{t('documents.dropHint')}</p> : null}
+      {section === 'trash' ? <p class="hint">{t('documents.trashHint')}</p> : null}
 
       {sameName ? (
         <SameNameDialog
@@ -546,10 +549,10 @@ export function DocumentsScreen(props: {
 
       <div class="list-controls">
         <label class="filter">
-          <span class="visually-hidden">Filter by name</span>
+          <span class="visually-hidden">{t('documents.filterByName')}</span>
           <input
             type="search"
-            placeholder="Filter by name"
+            placeholder={t('documents.filterByName')}
             value={filterText}
             onInput={(event) => setFilterText(event.currentTarget.value)}
           />
@@ -565,7 +568,7 @@ export function DocumentsScreen(props: {
                 setSelected(new Set())
               }}
             />
-            Shared by me
+            {t('documents.sharedByMe')}
           </label>
         ) : null}
         {props.capabilities.converter ? (
@@ -588,22 +591,26 @@ export function DocumentsScreen(props: {
           <Icon name="keyboard" />
         </button>
         <p class="range" aria-live="polite">
-          {loading && !data ? 'Loading…' : total === 0 ? 'No files' : `${first}–${last} of ${total.toLocaleString()}`}
+          {loading && !data
+            ? t('common.loading')
+            : total === 0
+              ? t('documents.noFiles')
+              : t('documents.range', { first, last, total })}
         </p>
       </div>
 
       {chosen.length > 0 ? (
-        <div class="bulk-bar" role="group" aria-label="Selected items">
-          <span>{chosen.length} selected</span>
+        <div class="bulk-bar" role="group" aria-label={t('documents.selectedItems')}>
+          <span>{t('documents.selectedCount', { count: chosen.length })}</span>
           {section === 'trash' ? (
             <>
               <button type="button" class="button" onClick={() => void restore(chosen)}>
                 <Icon name="restore" />
-                <span>Restore</span>
+                <span>{t('common.restore')}</span>
               </button>
               <button type="button" class="button danger" onClick={() => setOpen({ kind: 'delete', entries: chosen })}>
                 <Icon name="trash" />
-                <span>Delete forever</span>
+                <span>{t('documents.deleteForever')}</span>
               </button>
             </>
           ) : (
@@ -611,7 +618,7 @@ export function DocumentsScreen(props: {
               {chosenManageable ? (
                 <button type="button" class="button" onClick={() => setOpen({ kind: 'move', entries: chosen })}>
                   <Icon name="move" />
-                  <span>Move to</span>
+                  <span>{t('common.moveTo')}</span>
                 </button>
               ) : null}
               {chosenCopyable ? (
@@ -622,7 +629,7 @@ export function DocumentsScreen(props: {
               ) : null}
               <button type="button" class="button" onClick={() => download(chosen)}>
                 <Icon name="download" />
-                <span>Download</span>
+                <span>{t('common.download')}</span>
               </button>
               {chosenTrashable ? (
                 <button
@@ -631,22 +638,24 @@ export function DocumentsScreen(props: {
                   onClick={() => setOpen({ kind: 'delete', entries: chosen })}
                 >
                   <Icon name="trash" />
-                  <span>Delete</span>
+                  <span>{t('common.delete')}</span>
                 </button>
               ) : null}
             </>
           )}
           <button type="button" class="button subtle" onClick={() => setSelected(new Set())}>
-            Clear selection
+            {t('documents.clearSelection')}
           </button>
         </div>
       ) : null}
 
       {loadError ? (
         <p class="form-error" role="alert">
-          Could not load {title === 'Documents' ? 'your documents' : `“${title}”`}: {loadError}{' '}
+          {props.folder === '@my'
+            ? t('documents.loadFailedMine', { reason: loadError })
+            : t('documents.loadFailed', { title, reason: loadError })}{' '}
           <button type="button" class="button" onClick={() => void load()}>
-            Retry
+            {t('common.retry')}
           </button>
         </p>
       ) : null}
@@ -657,21 +666,21 @@ export function DocumentsScreen(props: {
         class="files"
         hidden={grid}
         aria-busy={loading}
-        aria-label={section === 'my' ? 'Your documents' : title}
+        aria-label={section === 'my' ? t('documents.yourDocuments') : title}
       >
         <thead>
           <tr>
             <th scope="col" class="col-select">
               <input
                 type="checkbox"
-                aria-label="Select all"
+                aria-label={t('documents.selectAll')}
                 checked={allChosen}
                 disabled={entries.length === 0}
                 onChange={(event) => setSelected(event.currentTarget.checked ? new Set(entries.map(keyOf)) : new Set())}
               />
             </th>
             <SortHeader
-              label="Name"
+              label={t('documents.colName')}
               field="AZ"
               sortBy={sortBy}
               sortOrder={sortOrder}
@@ -679,7 +688,7 @@ export function DocumentsScreen(props: {
               class="col-name"
             />
             <SortHeader
-              label="Size"
+              label={t('documents.colSize')}
               field="Size"
               sortBy={sortBy}
               sortOrder={sortOrder}
@@ -687,7 +696,7 @@ export function DocumentsScreen(props: {
               class="col-size"
             />
             <SortHeader
-              label="Modified"
+              label={t('documents.colModified')}
               field="DateAndTime"
               sortBy={sortBy}
               sortOrder={sortOrder}
@@ -695,13 +704,13 @@ export function DocumentsScreen(props: {
               class="col-modified"
             />
             <th scope="col" class="col-by">
-              Modified by
+              {t('documents.colModifiedBy')}
             </th>
             <th scope="col" class="col-status">
-              Status
+              {t('documents.colStatus')}
             </th>
             <th scope="col" class="col-actions">
-              <span class="visually-hidden">Actions</span>
+              <span class="visually-hidden">{t('documents.colActions')}</span>
             </th>
           </tr>
         </thead>
@@ -737,21 +746,19 @@ export function DocumentsScreen(props: {
       ) : null}
 
       {pages > 1 ? (
-        <nav class="pager" aria-label="Pages">
+        <nav class="pager" aria-label={t('documents.pages')}>
           <button type="button" class="button" disabled={page === 0} onClick={() => setPage(page - 1)}>
-            Previous page
+            {t('documents.previousPage')}
           </button>
-          <span>
-            Page {page + 1} of {pages}
-          </span>
+          <span>{t('documents.pageOf', { page: page + 1, pages })}</span>
           <button type="button" class="button" disabled={page + 1 >= pages} onClick={() => setPage(page + 1)}>
-            Next page
+            {t('documents.nextPage')}
           </button>
         </nav>
       ) : null}
 
       <div class="drop-overlay" aria-hidden="true">
-        <p>Drop files to upload them</p>
+        <p>{t('documents.dropOverlay')}</p>
       </div>
 
       {helpOpen ? <ShortcutsHelp onClose={() => setHelpOpen(false)} /> : null}
@@ -773,12 +780,12 @@ export function DocumentsScreen(props: {
 }
 
 function emptyText(folder: string, filter: string, sharedOnly = false): string {
-  if (filter) return `No file name contains “${filter}”${sharedOnly ? ' among what you shared' : ''}.`
-  if (sharedOnly) return 'Nothing here is shared with anyone, or by a link.'
-  if (folder === '@my') return 'No documents yet. Upload files or create a new document.'
-  if (folder === '@share') return 'Nothing is shared with you yet.'
-  if (folder === '@trash') return 'The trash is empty.'
-  return 'This folder is empty.'
+  if (filter) return t(sharedOnly ? 'documents.emptyFilteredShared' : 'documents.emptyFiltered', { filter })
+  if (sharedOnly) return t('documents.emptySharedByMe')
+  if (folder === '@my') return t('documents.emptyMine')
+  if (folder === '@share') return t('documents.emptyShared')
+  if (folder === '@trash') return t('documents.emptyTrashList')
+  return t('documents.emptyFolder')
 }
 
 /** The dialog the list opened; each reports back in a sentence for the notices. */
@@ -806,7 +813,7 @@ function OpenDialog(props: {
             // With an editor, a new document is made to be written in: open it there at once.
             const href = editorHref(file, props.capabilities)
             if (href) window.open(href, '_blank', 'noopener')
-            props.onDone(`Created ${file.title}`, keyOf({ kind: 'file', item: file }))
+            props.onDone(t('documents.created', { title: file.title }), keyOf({ kind: 'file', item: file }))
           }}
         />
       )
@@ -816,7 +823,7 @@ function OpenDialog(props: {
           parent={props.folder}
           onClose={props.onClose}
           onCreated={(folder) =>
-            props.onDone(`Created folder ${folder.title}`, keyOf({ kind: 'folder', item: folder }))
+            props.onDone(t('documents.createdFolder', { title: folder.title }), keyOf({ kind: 'folder', item: folder }))
           }
         />
       )
@@ -828,7 +835,9 @@ function OpenDialog(props: {
           entries={open.entries}
           forever={forever}
           onClose={props.onClose}
-          onDeleted={() => props.onDone(forever ? `Deleted ${what} for good` : `Moved ${what} to the trash`)}
+          onDeleted={() =>
+            props.onDone(forever ? t('documents.deletedForGood', { what }) : t('documents.movedToTrash', { what }))
+          }
         />
       )
     }
@@ -837,7 +846,7 @@ function OpenDialog(props: {
         <MoveDialog
           entries={open.entries}
           onClose={props.onClose}
-          onMoved={(destination) => props.onDone(`Moved ${describe(open.entries)} to ${destination}`)}
+          onMoved={(destination) => props.onDone(t('documents.moved', { what: describe(open.entries), destination }))}
         />
       )
     case 'copy':
@@ -862,10 +871,10 @@ function OpenDialog(props: {
         <ReleaseLockDialog
           file={open.file}
           onClose={props.onClose}
-          onReleased={() => props.onDone(`Released the lock on ${open.file.title}`)}
+          onReleased={() => props.onDone(t('documents.releasedLock', { title: open.file.title }))}
         />
       )
     case 'empty-trash':
-      return <EmptyTrashDialog onClose={props.onClose} onEmptied={() => props.onDone('The trash is empty')} />
+      return <EmptyTrashDialog onClose={props.onClose} onEmptied={() => props.onDone(t('documents.trashEmptied'))} />
   }
 }

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks'
 import * as api from '../api'
 import { Link } from '../components/link'
+import { t } from '../i18n'
 
 /** A folder read failed because the caller may no longer see it (or it no longer exists). */
 export function isGone(error: unknown): boolean {
@@ -14,12 +15,12 @@ export function FolderGone() {
   return (
     <section class="folder-gone">
       <h1 ref={heading} tabIndex={-1}>
-        You no longer have access to this folder
+        {t('gone.noAccessTitle')}
       </h1>
-      <p>Its owner stopped sharing it with you, or it was deleted. Nothing here can be opened or changed now.</p>
+      <p>{t('gone.noAccessBody')}</p>
       <p>
         <Link href="/" class="button primary">
-          Back to your documents
+          {t('common.backToDocuments')}
         </Link>
       </p>
     </section>

@@ -5,6 +5,7 @@ import { Link } from '../components/link'
 import { fileKind, formatSize, splitExtension } from '../format'
 import type { Entry } from '../items'
 import { folderPath, previewPath } from '../router'
+import { t } from '../i18n'
 
 /** How the folder screen lists its items. */
 export type ListView = 'list' | 'grid'
@@ -32,7 +33,7 @@ export function saveView(view: ListView): void {
 /** List / Grid buttons; the grid is offered only while a converter makes thumbnails. */
 export function ViewToggle(props: { view: ListView; onChange: (view: ListView) => void }) {
   return (
-    <div class="view-toggle" role="group" aria-label="View">
+    <div class="view-toggle" role="group" aria-label={t('grid.view')}>
       {(['list', 'grid'] as const).map((view) => (
         <button
           key={view}
@@ -41,7 +42,7 @@ export function ViewToggle(props: { view: ListView; onChange: (view: ListView) =
           aria-pressed={props.view === view}
           onClick={() => props.onChange(view)}
         >
-          {view === 'list' ? 'List' : 'Grid'}
+          {view === 'list' ? t('grid.list') : t('grid.grid')}
         </button>
       ))}
     </div>
@@ -51,7 +52,7 @@ export function ViewToggle(props: { view: ListView; onChange: (view: ListView) =
 /** The folder's items as cards, each file with an image of its first page. */
 export function ItemGrid(props: { entries: Entry[]; capabilities: api.Capabilities; inTrash: boolean }) {
   return (
-    <ul class="item-grid" aria-label="Items">
+    <ul class="item-grid" aria-label={t('grid.items')}>
       {props.entries.map((entry) =>
         entry.kind === 'folder' ? (
           <li key={`folder-${entry.item.id}`} class="card" data-kind="folder">

@@ -4,14 +4,31 @@ import { ConfirmDialog, Dialog } from '../components/dialog'
 import { Icon } from '../components/icons'
 import { errorText } from '../error-text'
 import { formatDate } from '../format'
+import { t } from '../i18n'
 import { describe, itemsOf, type Entry } from '../items'
 import { NamePreview } from '../components/name-preview'
 import { storedName } from '../names'
 
+// Whole phrases per kind (not 'New ' + kind): other languages inflect the adjective.
 export const NEW_KINDS = {
-  document: { label: 'document', extension: '.docx' },
-  spreadsheet: { label: 'spreadsheet', extension: '.xlsx' },
-  presentation: { label: 'presentation', extension: '.pptx' },
+  document: {
+    newLabel: 'newKind.document',
+    createsHere: 'newKind.documentCreates',
+    createsOffline: 'newKind.documentOffline',
+    extension: '.docx',
+  },
+  spreadsheet: {
+    newLabel: 'newKind.spreadsheet',
+    createsHere: 'newKind.spreadsheetCreates',
+    createsOffline: 'newKind.spreadsheetOffline',
+    extension: '.xlsx',
+  },
+  presentation: {
+    newLabel: 'newKind.presentation',
+    createsHere: 'newKind.presentationCreates',
+    createsOffline: 'newKind.presentationOffline',
+    extension: '.pptx',
+  },
 } as const
 export type NewKind = keyof typeof NEW_KINDS
 export const NEW_KIND_ORDER: NewKind[] = ['document', 'spreadsheet', 'presentation']
@@ -25,8 +42,8 @@ export function CreateDialog(props: {
   onClose: () => void
   onCreated: (file: api.FileItem) => void
 }) {
-  const { label, extension } = NEW_KINDS[props.kind]
-  const [name, setName] = useState(`New ${label}`)
+  const { newLabel, createsHere, createsOffline, extension } = NEW_KINDS[props.kind]
+  const [name, setName] = useState(() => t(newLabel))
   const [error, setError] = useState('')
   const [busy, setBusy] = useState(false)
   const input = useRef<HTMLInputElement>(null)
@@ -35,7 +52,7 @@ export function CreateDialog(props: {
   const submit = async (event: Event) => {
     event.preventDefault()
     const base = name.trim().replace(new RegExp(`\\${extension}$`, 'i'), '')
-    if (!base) return setError('Enter a name.')
+    if (!base) return setError(t('dialogs.enterName'))
     setBusy(true)
     try {
       props.onCreated(await api.createFile(storedName(base + extension) ?? base + extension, props.folder))
@@ -46,9 +63,9 @@ export function CreateDialog(props: {
   }
 
   return (
-    <Dialog title={`New ${label}`} onClose={props.onClose}>
+    <Dialog title={t(newLabel)} onClose={props.onClose}>
       <form onSubmit={submit}>
-        <label for="new-file-name">Name</label>
+        <label for="new-file-name">{t('dialogs.name')}</label>
         <div class="with-suffix">
           <input
             id="new-file-name"
@@ -69,16 +86,14 @@ export function CreateDialog(props: {
         />
         <FormError text={error} />
         <p class="hint" id="new-file-what">
-          {props.hasEditor
-            ? `Creates an empty ${label} here and opens it in the editor in a new tab.`
-            : `Creates an empty ${label} here. No online editor is connected to Folio, so download it to write in it with an office app, then upload it again as a new version.`}
+          {props.hasEditor ? t(createsHere) : t(createsOffline)}
         </p>
         <div class="dialog-actions">
           <button type="button" class="button" onClick={props.onClose}>
-            Cancel
+            {t('common.cancel')}
           </button>
           <button type="submit" class="button primary" disabled={busy}>
-            Create
+            {t('dialogs.create')}
           </button>
         </div>
       </form>
@@ -92,7 +107,7 @@ export function NewFolderDialog(props: {
   onClose: () => void
   onCreated: (folder: api.FolderItem) => void
 }) {
-  const [name, setName] = useState('New folder')
+  const [name, setName] = useState(() => t('documents.newFolder'))
   const [error, setError] = useState('')
   const [busy, setBusy] = useState(false)
   const input = useRef<HTMLInputElement>(null)
@@ -101,7 +116,7 @@ export function NewFolderDialog(props: {
   const submit = async (event: Event) => {
     event.preventDefault()
     const title = name.trim()
-    if (!title) return setError('Enter a name.')
+    if (!title) return setError(t('dialogs.enterName'))
     setBusy(true)
     try {
       props.onCreated(await api.createFolder(props.parent, storedName(title) ?? title))
@@ -112,9 +127,9 @@ export function NewFolderDialog(props: {
   }
 
   return (
-    <Dialog title="New folder" onClose={props.onClose}>
+    <Dialog title={t('documents.newFolder')} onClose={props.onClose}>
       <form onSubmit={submit}>
-        <label for="new-folder-name">Folder name</label>
+        <label for="new-folder-name">{t('dialogs.folderName')}</label>
         <input
           id="new-folder-name"
           ref={input}
@@ -128,10 +143,10 @@ export function NewFolderDialog(props: {
         <FormError text={error} />
         <div class="dialog-actions">
           <button type="button" class="button" onClick={props.onClose}>
-            Cancel
+            {t('common.cancel')}
           </button>
           <button type="submit" class="button primary" disabled={busy}>
-            Create folder
+            {t('dialogs.createFolder')}
           </button>
         </div>
       </form>
@@ -157,11 +172,21 @@ export function DeleteDialog(props: {
 }) {
   const [only] = props.entries
   const one = props.entries.length === 1 && only
-  const what = one ? (only.kind === 'file' ? 'this file' : 'this folder') : `these ${props.entries.length} items`
+  const count = props.entries.length
+  const title = one
+    ? only.kind === 'file'
+      ? t(props.forever ? 'delete.fileForeverTitle' : 'delete.fileTitle')
+      : t(props.forever ? 'delete.folderForeverTitle' : 'delete.folderTitle')
+    : t(props.forever ? 'delete.itemsForeverTitle' : 'delete.itemsTitle', { count })
+  const rest = props.forever
+    ? t('delete.foreverRest', { count })
+    : one
+      ? t(only.kind === 'folder' ? 'delete.folderToTrashRest' : 'delete.fileToTrashRest')
+      : t('delete.itemsToTrashRest', { count })
   return (
     <ConfirmDialog
-      title={props.forever ? `Delete ${what} forever?` : `Delete ${what}?`}
-      confirmLabel={props.forever ? 'Delete forever' : 'Delete'}
+      title={title}
+      confirmLabel={props.forever ? t('documents.deleteForever') : t('common.delete')}
       tone="danger"
       action={async () => {
         await api.deleteItems(itemsOf(props.entries), props.forever)
@@ -176,11 +201,9 @@ export function DeleteDialog(props: {
             “<span class="file-name">{only.item.title}</span>”
           </>
         ) : (
-          `${props.entries.length} items`
+          t('items.count', { count })
         )}{' '}
-        {props.forever
-          ? 'and all versions will be deleted for good. This cannot be undone.'
-          : `will be moved to the trash${one && only.kind === 'folder' ? ' with everything in it' : ''}. You can restore ${one ? 'it' : 'them'} from the Trash until it is emptied or its date to be deleted for good, shown there, has come.`}
+        {rest}
       </p>
     </ConfirmDialog>
   )
@@ -190,8 +213,8 @@ export function DeleteDialog(props: {
 export function EmptyTrashDialog(props: { onClose: () => void; onEmptied: () => void }) {
   return (
     <ConfirmDialog
-      title="Empty the trash?"
-      confirmLabel="Empty trash"
+      title={t('emptyTrash.title')}
+      confirmLabel={t('documents.emptyTrash')}
       tone="danger"
       action={async () => {
         await api.emptyTrash()
@@ -200,23 +223,26 @@ export function EmptyTrashDialog(props: { onClose: () => void; onEmptied: () => 
       errorText={errorText}
       onClose={props.onClose}
     >
-      <p>Everything in the trash, with all its versions, will be deleted for good. This cannot be undone.</p>
+      <p>{t('emptyTrash.body')}</p>
     </ConfirmDialog>
   )
 }
 
 /** 'Locked by Ann since 12 May, 10:04' as far as the lock was recorded. */
 export function lockDescription(file: api.FileItem): string {
-  const by = file.lockedBy?.displayName ? ` by ${file.lockedBy.displayName}` : ''
-  const since = file.lockedAt ? ` since ${formatDate(file.lockedAt)}` : ''
-  return `Locked by an online editor${by}${since}`
+  const name = file.lockedBy?.displayName
+  const date = file.lockedAt ? formatDate(file.lockedAt) : undefined
+  if (name && date) return t('lock.byNameSince', { name, date })
+  if (name) return t('lock.byName', { name })
+  if (date) return t('lock.since', { date })
+  return t('lock.locked')
 }
 
 export function ReleaseLockDialog(props: { file: api.FileItem; onClose: () => void; onReleased: () => void }) {
   return (
     <ConfirmDialog
-      title="Release the lock?"
-      confirmLabel="Release lock"
+      title={t('release.title')}
+      confirmLabel={t('release.confirm')}
       tone="danger"
       action={async () => {
         await api.releaseLock(props.file.id)
@@ -226,13 +252,25 @@ export function ReleaseLockDialog(props: { file: api.FileItem; onClose: () => vo
       onClose={props.onClose}
     >
       <p>
-        “<span class="file-name">{props.file.title}</span>” is locked by an online editor
-        {props.file.lockedBy?.displayName ? ` of ${props.file.lockedBy.displayName}` : ''}
-        {props.file.lockedAt ? ` since ${formatDate(props.file.lockedAt)}` : ''}. Release it only if that editor was
-        closed: an editor still open loses the lock and must reload, and changes it has not saved yet may be lost.
+        “<span class="file-name">{props.file.title}</span>” {releaseLockText(props.file)}
       </p>
     </ConfirmDialog>
   )
+}
+
+/** The lock in a sentence after the file's name, and when releasing it is safe. */
+function releaseLockText(file: api.FileItem): string {
+  const name = file.lockedBy?.displayName
+  const date = file.lockedAt ? formatDate(file.lockedAt) : undefined
+  const locked =
+    name && date
+      ? t('release.lockedOfSince', { name, date })
+      : name
+        ? t('release.lockedOf', { name })
+        : date
+          ? t('release.lockedSince', { date })
+          : t('release.locked')
+  return `${locked} ${t('release.advice')}`
 }
 
 interface PickerPlace {
@@ -246,11 +284,11 @@ interface PickerPlace {
  * go inside itself).
  */
 export function MoveDialog(props: { entries: Entry[]; onClose: () => void; onMoved: (destination: string) => void }) {
-  const [trail, setTrail] = useState<PickerPlace[]>([{ id: '@my', title: 'Documents' }])
+  const [trail, setTrail] = useState<PickerPlace[]>(() => [{ id: '@my', title: t('section.documents') }])
   const [folders, setFolders] = useState<api.FolderItem[] | undefined>(undefined)
   const [error, setError] = useState('')
   const [busy, setBusy] = useState(false)
-  const here = trail[trail.length - 1] ?? { id: '@my', title: 'Documents' }
+  const here = trail[trail.length - 1] ?? { id: '@my', title: t('section.documents') }
   const moving = new Set(props.entries.filter((e) => e.kind === 'folder').map((e) => e.item.id))
 
   useEffect(() => {
@@ -286,8 +324,8 @@ export function MoveDialog(props: { entries: Entry[]; onClose: () => void; onMov
   }
 
   return (
-    <Dialog title={`Move ${describe(props.entries)} to`} onClose={props.onClose}>
-      <nav aria-label="Folder to move to" class="picker-trail">
+    <Dialog title={t('move.title', { what: describe(props.entries) })} onClose={props.onClose}>
+      <nav aria-label={t('move.trail')} class="picker-trail">
         {trail.map((place, index) =>
           index === trail.length - 1 ? (
             <span key={place.id} aria-current="location">
@@ -305,7 +343,11 @@ export function MoveDialog(props: { entries: Entry[]; onClose: () => void; onMov
           ),
         )}
       </nav>
-      <ul class="picker-folders" aria-label={`Folders in ${here.title}`} aria-busy={folders === undefined}>
+      <ul
+        class="picker-folders"
+        aria-label={t('move.foldersIn', { title: here.title })}
+        aria-busy={folders === undefined}
+      >
         {(folders ?? [])
           .filter((folder) => !moving.has(folder.id))
           .map((folder) => (
@@ -321,16 +363,16 @@ export function MoveDialog(props: { entries: Entry[]; onClose: () => void; onMov
             </li>
           ))}
         {folders !== undefined && folders.filter((f) => !moving.has(f.id)).length === 0 ? (
-          <li class="hint">No folders here.</li>
+          <li class="hint">{t('move.noFolders')}</li>
         ) : null}
       </ul>
       <FormError text={error} />
       <div class="dialog-actions">
         <button type="button" class="button" onClick={props.onClose}>
-          Cancel
+          {t('common.cancel')}
         </button>
         <button type="button" class="button primary" disabled={busy || folders === undefined} onClick={move}>
-          Move here
+          {t('move.here')}
         </button>
       </div>
     </Dialog>

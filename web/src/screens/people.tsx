@@ -3,14 +3,15 @@ import * as api from '../api'
 import { ConfirmDialog, Dialog } from '../components/dialog'
 import { Icon } from '../components/icons'
 import { formatDate } from '../format'
+import { t } from '../i18n'
 import { announce } from '../notices'
 
 function messageOf(error: unknown): string {
   if (error instanceof api.ApiError) {
-    if (error.type === 'USER_EXISTS') return 'That user name is taken.'
+    if (error.type === 'USER_EXISTS') return t('people.userNameTaken')
     return error.message
   }
-  return 'Something went wrong. Try again.'
+  return t('errors.generic')
 }
 
 /** Admins only: add people, reset passwords, grant or withdraw admin rights, disable, enable and remove people. */
@@ -38,7 +39,11 @@ export function PeopleScreen(props: { self: api.Profile }) {
 
   const toggleAdmin = async (person: api.Profile) => {
     const updated = await api.updatePerson(person.id, { isAdmin: !person.isAdmin })
-    announce(updated.isAdmin ? `${updated.userName} is now an admin.` : `${updated.userName} is no longer an admin.`)
+    announce(
+      updated.isAdmin
+        ? t('people.nowAdmin', { userName: updated.userName })
+        : t('people.noLongerAdmin', { userName: updated.userName }),
+    )
     setChangingAdmin(null)
     await load()
   }
@@ -46,7 +51,9 @@ export function PeopleScreen(props: { self: api.Profile }) {
   const setDisabled = async (person: api.Profile, disabled: boolean) => {
     await api.setPersonDisabled(person.id, disabled)
     announce(
-      disabled ? `${person.userName} is disabled; their sessions have ended.` : `${person.userName} is enabled again.`,
+      disabled
+        ? t('people.disabledNotice', { userName: person.userName })
+        : t('people.enabledNotice', { userName: person.userName }),
     )
     setDisabling(null)
     await load()
@@ -62,11 +69,11 @@ export function PeopleScreen(props: { self: api.Profile }) {
   return (
     <section class="people">
       <h1 ref={heading} tabIndex={-1}>
-        People
+        {t('section.people')}
       </h1>
       <AddPersonForm
         onAdded={(person) => {
-          announce(`Added ${person.userName}.`)
+          announce(t('people.added', { userName: person.userName }))
           void load()
         }}
       />
@@ -76,20 +83,20 @@ export function PeopleScreen(props: { self: api.Profile }) {
         </p>
       ) : null}
       {people ? (
-        <table class="people-list" aria-label="People">
+        <table class="people-list" aria-label={t('section.people')}>
           <thead>
             <tr>
-              <th scope="col">User name</th>
-              <th scope="col">Name</th>
+              <th scope="col">{t('people.userName')}</th>
+              <th scope="col">{t('dialogs.name')}</th>
               <th scope="col" class="col-email">
-                Email
+                {t('people.email')}
               </th>
-              <th scope="col">Admin</th>
+              <th scope="col">{t('people.admin')}</th>
               <th scope="col" class="col-created">
-                Added
+                {t('people.colAdded')}
               </th>
               <th scope="col">
-                <span class="visually-hidden">Actions</span>
+                <span class="visually-hidden">{t('documents.colActions')}</span>
               </th>
             </tr>
           </thead>
@@ -100,19 +107,19 @@ export function PeopleScreen(props: { self: api.Profile }) {
                 <tr key={person.id}>
                   <td>
                     <span class="user-name">{person.userName}</span>
-                    {isSelf ? <span class="badge">you</span> : null}
-                    {isDisabled(person) ? <span class="badge">disabled</span> : null}
+                    {isSelf ? <span class="badge">{t('people.you')}</span> : null}
+                    {isDisabled(person) ? <span class="badge">{t('people.disabledBadge')}</span> : null}
                   </td>
                   <td>{person.displayName}</td>
                   <td class="col-email">{person.email}</td>
-                  <td class="col-admin">
+                  <td class="col-admin" data-label={t('people.admin')}>
                     <label class="switch">
                       <input
                         type="checkbox"
                         checked={person.isAdmin}
                         disabled={isSelf}
-                        aria-label={`${person.userName} is an admin`}
-                        title={isSelf ? 'You cannot withdraw your own admin rights' : undefined}
+                        aria-label={t('people.isAdmin', { userName: person.userName })}
+                        title={isSelf ? t('people.cannotWithdrawOwn') : undefined}
                         onClick={(event) => {
                           // The switch changes only once the admin confirms.
                           event.preventDefault()
@@ -127,40 +134,40 @@ export function PeopleScreen(props: { self: api.Profile }) {
                       <button
                         type="button"
                         class="button"
-                        aria-label={`Reset password of ${person.userName}`}
+                        aria-label={t('people.resetPasswordOf', { userName: person.userName })}
                         onClick={() => setResetting(person)}
                       >
                         <Icon name="key" />
-                        <span>Reset password</span>
+                        <span>{t('people.resetPassword')}</span>
                       </button>
                       {isSelf ? null : isDisabled(person) ? (
                         <button
                           type="button"
                           class="button"
-                          aria-label={`Enable ${person.userName}`}
+                          aria-label={t('people.enableUser', { userName: person.userName })}
                           onClick={() => void enable(person)}
                         >
-                          <span>Enable</span>
+                          <span>{t('people.enable')}</span>
                         </button>
                       ) : (
                         <button
                           type="button"
                           class="button"
-                          aria-label={`Disable ${person.userName}`}
+                          aria-label={t('people.disableUser', { userName: person.userName })}
                           onClick={() => setDisabling(person)}
                         >
-                          <span>Disable</span>
+                          <span>{t('people.disable')}</span>
                         </button>
                       )}
                       {isSelf ? null : (
                         <button
                           type="button"
                           class="button danger"
-                          aria-label={`Remove ${person.userName}`}
+                          aria-label={t('people.removeUser', { userName: person.userName })}
                           onClick={() => setRemoving(person)}
                         >
                           <Icon name="trash" />
-                          <span>Remove</span>
+                          <span>{t('share.remove')}</span>
                         </button>
                       )}
                     </div>
@@ -171,14 +178,14 @@ export function PeopleScreen(props: { self: api.Profile }) {
           </tbody>
         </table>
       ) : error ? null : (
-        <p class="loading">Loading…</p>
+        <p class="loading">{t('common.loading')}</p>
       )}
       {resetting ? (
         <ResetPasswordDialog
           person={resetting}
           onClose={() => setResetting(null)}
           onDone={() => {
-            announce(`New password set for ${resetting.userName}; their sessions have ended.`)
+            announce(t('people.passwordSet', { userName: resetting.userName }))
             setResetting(null)
           }}
         />
@@ -187,43 +194,36 @@ export function PeopleScreen(props: { self: api.Profile }) {
         <ConfirmDialog
           title={
             changingAdmin.isAdmin
-              ? `Withdraw admin rights from ${changingAdmin.userName}?`
-              : `Make ${changingAdmin.userName} an admin?`
+              ? t('people.withdrawTitle', { userName: changingAdmin.userName })
+              : t('people.makeAdminTitle', { userName: changingAdmin.userName })
           }
-          confirmLabel={changingAdmin.isAdmin ? 'Withdraw admin rights' : 'Make admin'}
+          confirmLabel={changingAdmin.isAdmin ? t('people.withdraw') : t('people.makeAdmin')}
           tone={changingAdmin.isAdmin ? 'danger' : 'primary'}
           action={() => toggleAdmin(changingAdmin)}
           errorText={messageOf}
           onClose={() => setChangingAdmin(null)}
         >
-          <p>
-            {changingAdmin.isAdmin
-              ? 'They will no longer be able to manage people. Their documents stay theirs.'
-              : 'Admins can add and remove people, reset passwords and make others admins.'}
-          </p>
+          <p>{changingAdmin.isAdmin ? t('people.withdrawBody') : t('people.makeAdminBody')}</p>
         </ConfirmDialog>
       ) : null}
       {disabling ? (
         <ConfirmDialog
-          title={`Disable ${disabling.userName}?`}
-          confirmLabel="Disable"
+          title={t('people.disableTitle', { userName: disabling.userName })}
+          confirmLabel={t('people.disable')}
           tone="danger"
           action={() => setDisabled(disabling, true)}
           errorText={messageOf}
           onClose={() => setDisabling(null)}
         >
-          <p>
-            They can no longer sign in; their sessions, open editors and the links to their files end now. Their files
-            and what others shared with them stay, and come back when you enable them.
-          </p>
+          <p>{t('people.disableBody')}</p>
         </ConfirmDialog>
       ) : null}
       {removing ? (
-        <Dialog title={`Remove ${removing.userName}?`} onClose={() => setRemoving(null)}>
-          <p>They can no longer sign in, and their sessions end now. Their files stay stored.</p>
+        <Dialog title={t('people.removeTitle', { userName: removing.userName })} onClose={() => setRemoving(null)}>
+          <p>{t('people.removeBody')}</p>
           <div class="dialog-actions">
             <button type="button" class="button" onClick={() => setRemoving(null)} autofocus>
-              Cancel
+              {t('common.cancel')}
             </button>
             <button
               type="button"
@@ -231,7 +231,7 @@ export function PeopleScreen(props: { self: api.Profile }) {
               onClick={async () => {
                 try {
                   await api.removePerson(removing.id)
-                  announce(`Removed ${removing.userName}.`)
+                  announce(t('people.removed', { userName: removing.userName }))
                 } catch (failure) {
                   announce(messageOf(failure), 'error')
                 }
@@ -239,7 +239,7 @@ export function PeopleScreen(props: { self: api.Profile }) {
                 void load()
               }}
             >
-              Remove
+              {t('share.remove')}
             </button>
           </div>
         </Dialog>
@@ -290,22 +290,22 @@ function AddPersonForm(props: { onAdded: (person: api.Profile) => void }) {
 
   return (
     <form class="card add-person" onSubmit={submit}>
-      <h2>Add a person</h2>
+      <h2>{t('people.addTitle')}</h2>
       <div class="fields">
         <div>
-          <label for="add-userName">User name</label>
+          <label for="add-userName">{t('people.userName')}</label>
           <input {...field('userName')} required autocomplete="off" autocapitalize="none" spellcheck={false} />
         </div>
         <div>
-          <label for="add-displayName">Name (optional)</label>
+          <label for="add-displayName">{t('people.nameOptional')}</label>
           <input {...field('displayName')} autocomplete="off" />
         </div>
         <div>
-          <label for="add-email">Email (optional)</label>
+          <label for="add-email">{t('people.emailOptional')}</label>
           <input {...field('email')} type="email" autocomplete="off" />
         </div>
         <div>
-          <label for="add-password">Password</label>
+          <label for="add-password">{t('people.password')}</label>
           <input
             {...field('password')}
             type="password"
@@ -314,7 +314,7 @@ function AddPersonForm(props: { onAdded: (person: api.Profile) => void }) {
             autocomplete="new-password"
             aria-describedby="add-password-hint"
           />
-          <small id="add-password-hint">At least 8 characters.</small>
+          <small id="add-password-hint">{t('people.passwordHint')}</small>
         </div>
       </div>
       <label class="checkbox">
@@ -323,7 +323,7 @@ function AddPersonForm(props: { onAdded: (person: api.Profile) => void }) {
           checked={form.isAdmin}
           onChange={(event) => setForm({ ...form, isAdmin: event.currentTarget.checked })}
         />
-        Admin (may manage people)
+        {t('people.adminOption')}
       </label>
       {error ? (
         <p class="form-error" role="alert">
@@ -332,7 +332,7 @@ function AddPersonForm(props: { onAdded: (person: api.Profile) => void }) {
       ) : null}
       <button type="submit" class="button primary" disabled={busy}>
         <Icon name="plus" />
-        <span>Add person</span>
+        <span>{t('people.addPerson')}</span>
       </button>
     </form>
   )
@@ -351,9 +351,9 @@ function ResetPasswordDialog(props: { person: api.Profile; onClose: () => void; 
     }
   }
   return (
-    <Dialog title={`New password for ${props.person.userName}`} onClose={props.onClose}>
+    <Dialog title={t('people.newPasswordFor', { userName: props.person.userName })} onClose={props.onClose}>
       <form onSubmit={submit}>
-        <label for="reset-password">New password</label>
+        <label for="reset-password">{t('people.newPassword')}</label>
         <input
           id="reset-password"
           type="password"
@@ -363,7 +363,7 @@ function ResetPasswordDialog(props: { person: api.Profile; onClose: () => void; 
           value={password}
           onInput={(event) => setPassword(event.currentTarget.value)}
         />
-        <p class="hint">Their current sessions end, on every device.</p>
+        <p class="hint">{t('people.sessionsEnd')}</p>
         {error ? (
           <p class="form-error" role="alert">
             {error}
@@ -371,10 +371,10 @@ function ResetPasswordDialog(props: { person: api.Profile; onClose: () => void; 
         ) : null}
         <div class="dialog-actions">
           <button type="button" class="button" onClick={props.onClose}>
-            Cancel
+            {t('common.cancel')}
           </button>
           <button type="submit" class="button primary">
-            Set password
+            {t('people.setPassword')}
           </button>
         </div>
       </form>

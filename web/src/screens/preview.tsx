@@ -6,6 +6,7 @@ import { Icon } from '../components/icons'
 import { Link } from '../components/link'
 import { errorText } from '../error-text'
 import { formatDate, formatSize, splitExtension } from '../format'
+import { t } from '../i18n'
 import { editorHref } from './rows'
 
 /** Most of a text file the page shows; the rest is in the download. */
@@ -28,11 +29,7 @@ export function PreviewScreen(props: { fileId: string; capabilities: api.Capabil
     api
       .getFile(props.fileId)
       .then(setFile, (failure: unknown) =>
-        setError(
-          failure instanceof api.ApiError && failure.status === 404
-            ? 'This file does not exist (any more), or you may not open it.'
-            : errorText(failure),
-        ),
+        setError(failure instanceof api.ApiError && failure.status === 404 ? t('preview.noFile') : errorText(failure)),
       )
   }, [props.fileId])
   useEffect(() => heading.current?.focus(), [file?.id])
@@ -57,14 +54,14 @@ export function PreviewScreen(props: { fileId: string; capabilities: api.Capabil
     return (
       <section class="preview">
         <p class="back">
-          <Link href="/">← All documents</Link>
+          <Link href="/">← {t('preview.allDocuments')}</Link>
         </p>
         {error ? (
           <p class="form-error" role="alert">
             {error}
           </p>
         ) : (
-          <p class="loading">Loading…</p>
+          <p class="loading">{t('common.loading')}</p>
         )}
       </section>
     )
@@ -75,12 +72,14 @@ export function PreviewScreen(props: { fileId: string; capabilities: api.Capabil
     ? editsAfterConversion(file.title, props.capabilities)
     : undefined
   const targets = props.capabilities.converter
-    ? (props.capabilities.conversions[extension] ?? []).filter((t) => t !== 'png')
+    ? (props.capabilities.conversions[extension] ?? []).filter((format) => format !== 'png')
     : []
   return (
     <section class="preview">
       <p class="back">
-        <Link href={file.folderId ? `/folders/${encodeURIComponent(file.folderId)}` : '/'}>← Back to the folder</Link>
+        <Link href={file.folderId ? `/folders/${encodeURIComponent(file.folderId)}` : '/'}>
+          ← {t('preview.backToFolder')}
+        </Link>
       </p>
       <h1 ref={heading} tabIndex={-1} class="file-name">
         {file.title}
@@ -100,17 +99,17 @@ export function PreviewScreen(props: { fileId: string; capabilities: api.Capabil
         ) : editor ? (
           <a class="button primary" href={editor} target="_blank" rel="noopener">
             <Icon name="open" />
-            <span>Open in editor</span>
+            <span>{t('preview.openInEditor')}</span>
           </a>
         ) : null}
         <a class="button" href={api.downloadUrl(file.id)} download={file.title}>
           <Icon name="download" />
-          <span>Download</span>
+          <span>{t('common.download')}</span>
         </a>
         {targets.length > 0 ? <DownloadAs file={file} targets={targets} /> : null}
         <Link href={`/versions/${encodeURIComponent(file.id)}`} class="button">
           <Icon name="history" />
-          <span>Versions</span>
+          <span>{t('common.versions')}</span>
         </Link>
       </div>
       <PreviewBody file={file} kind={props.capabilities.previews[extension]} converter={props.capabilities.converter} />
@@ -123,21 +122,21 @@ function DownloadAs(props: { file: api.FileItem; targets: string[] }) {
   return (
     <span class="download-as">
       <label>
-        <span class="visually-hidden">Format</span>
+        <span class="visually-hidden">{t('preview.format')}</span>
         <select
           value={target}
           onChange={(event) => setTarget(event.currentTarget.value)}
-          aria-label="Download as format"
+          aria-label={t('preview.downloadAsFormat')}
         >
-          {props.targets.map((t) => (
-            <option key={t} value={t}>
-              .{t}
+          {props.targets.map((format) => (
+            <option key={format} value={format}>
+              .{format}
             </option>
           ))}
         </select>
       </label>
       <a class="button" href={api.downloadAsUrl(props.file.id, target)} download>
-        Download as .{target}
+        {t('preview.downloadAs', { extension: target })}
       </a>
     </span>
   )
@@ -151,20 +150,20 @@ export function PreviewBody(props: {
   src?: string
 }) {
   const src = props.src ?? api.previewUrl(props.file.id)
-  if (props.kind === 'image') return <img class="preview-image" src={src} alt={`Preview of ${props.file.title}`} />
+  if (props.kind === 'image')
+    return <img class="preview-image" src={src} alt={t('preview.of', { title: props.file.title })} />
   if (props.kind === 'text') return <TextPreview src={src} title={props.file.title} />
   if (props.kind === 'pdf' || (props.kind === 'converted' && props.converter)) {
-    return <iframe class="preview-frame" src={src} title={`Preview of ${props.file.title}`} />
+    return <iframe class="preview-frame" src={src} title={t('preview.of', { title: props.file.title })} />
   }
   if (props.kind === 'converted') {
     return (
       <p class="preview-none" data-reason="no-converter">
-        A preview of this document needs LibreOffice, which is not running on this Folio. Download the document to open
-        it, or ask your administrator to install LibreOffice (or set FOLIO_CONVERTER).
+        {t('preview.needsConverter')}
       </p>
     )
   }
-  return <p class="preview-none">There is no preview of this kind of file. Download it to open it.</p>
+  return <p class="preview-none">{t('preview.none')}</p>
 }
 
 function TextPreview(props: { src: string; title: string }) {
@@ -178,12 +177,11 @@ function TextPreview(props: { src: string; title: string }) {
       signal: controller.signal,
     })
       .then(async (response) => {
-        if (!response.ok && response.status !== 206) throw new Error(`Folio answered ${response.status}`)
+        if (!response.ok && response.status !== 206) throw new Error(t('preview.answered', { status: response.status }))
         setText(await response.text())
       })
       .catch((failure: unknown) => {
-        if (!controller.signal.aborted)
-          setError(failure instanceof Error ? failure.message : 'The preview could not be loaded.')
+        if (!controller.signal.aborted) setError(failure instanceof Error ? failure.message : t('preview.loadFailed'))
       })
     return () => controller.abort()
   }, [props.src])
@@ -193,10 +191,10 @@ function TextPreview(props: { src: string; title: string }) {
         {error}
       </p>
     )
-  if (text === undefined) return <p class="loading">Loading…</p>
+  if (text === undefined) return <p class="loading">{t('common.loading')}</p>
   // Preact puts the text in a text node: nothing in it is read as HTML.
   return (
-    <pre class="preview-text" aria-label={`Contents of ${props.title}`} tabIndex={0}>
+    <pre class="preview-text" aria-label={t('preview.contentsOf', { title: props.title })} tabIndex={0}>
       {text}
     </pre>
   )

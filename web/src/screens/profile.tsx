@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
 import { errorText } from '../error-text'
+import { browserLocale, chooseLocale, chosenLocale, LOCALE_NAMES, LOCALES, t, useLocale, type Locale } from '../i18n'
 import { announce } from '../notices'
 
 /**
@@ -15,16 +16,17 @@ export function ProfileScreen(props: { profile: api.Profile }) {
   return (
     <section class="profile">
       <h1 ref={heading} tabIndex={-1}>
-        Your profile
+        {t('profile.title')}
       </h1>
       <dl class="card profile-facts">
-        <dt>Display name</dt>
+        <dt>{t('profile.displayName')}</dt>
         <dd>{profile.displayName}</dd>
-        <dt>User name</dt>
+        <dt>{t('people.userName')}</dt>
         <dd>{profile.userName}</dd>
-        <dt>E-mail</dt>
-        <dd>{profile.email || 'None'}</dd>
+        <dt>{t('profile.email')}</dt>
+        <dd>{profile.email || t('profile.none')}</dd>
       </dl>
+      <LanguageForm />
       <PasswordForm />
       <OtherSessions />
     </section>
@@ -40,7 +42,7 @@ function PasswordForm() {
 
   const submit = async (event: Event) => {
     event.preventDefault()
-    if (next !== again) return setError('The new passwords differ: type the same one twice.')
+    if (next !== again) return setError(t('profile.passwordsDiffer'))
     setBusy(true)
     setError('')
     try {
@@ -48,12 +50,10 @@ function PasswordForm() {
       setCurrent('')
       setNext('')
       setAgain('')
-      announce('Your password is changed. Your other sessions are signed out.')
+      announce(t('profile.passwordChanged'))
     } catch (failure) {
       setError(
-        failure instanceof api.ApiError && failure.status === 403
-          ? 'The current password is not right.'
-          : errorText(failure),
+        failure instanceof api.ApiError && failure.status === 403 ? t('profile.currentWrong') : errorText(failure),
       )
     } finally {
       setBusy(false)
@@ -62,8 +62,8 @@ function PasswordForm() {
 
   return (
     <form class="card" onSubmit={submit} aria-labelledby="password-heading">
-      <h2 id="password-heading">Change your password</h2>
-      <label for="profile-current">Current password</label>
+      <h2 id="password-heading">{t('profile.changeYourPassword')}</h2>
+      <label for="profile-current">{t('profile.currentPassword')}</label>
       <input
         id="profile-current"
         type="password"
@@ -72,7 +72,7 @@ function PasswordForm() {
         value={current}
         onInput={(event) => setCurrent(event.currentTarget.value)}
       />
-      <label for="profile-new">New password</label>
+      <label for="profile-new">{t('people.newPassword')}</label>
       <input
         id="profile-new"
         type="password"
@@ -81,7 +81,7 @@ function PasswordForm() {
         value={next}
         onInput={(event) => setNext(event.currentTarget.value)}
       />
-      <label for="profile-again">New password again</label>
+      <label for="profile-again">{t('profile.newPasswordAgain')}</label>
       <input
         id="profile-again"
         type="password"
@@ -90,14 +90,14 @@ function PasswordForm() {
         value={again}
         onInput={(event) => setAgain(event.currentTarget.value)}
       />
-      <p class="hint">Every other place you are signed in (other browsers, apps, open editors) is signed out.</p>
+      <p class="hint">{t('profile.passwordHint')}</p>
       {error ? (
         <p class="form-error" role="alert">
           {error}
         </p>
       ) : null}
       <button type="submit" class="button primary" disabled={busy}>
-        Change password
+        {t('profile.changePassword')}
       </button>
     </form>
   )
@@ -111,7 +111,7 @@ function OtherSessions() {
     setError('')
     try {
       await api.signOutOtherSessions()
-      announce('You are signed out everywhere else.')
+      announce(t('profile.signedOutElsewhere'))
     } catch (failure) {
       setError(errorText(failure))
     } finally {
@@ -120,18 +120,61 @@ function OtherSessions() {
   }
   return (
     <section class="card" aria-labelledby="sessions-heading">
-      <h2 id="sessions-heading">Other sessions</h2>
-      <p class="hint">
-        Signed in on another computer, or forgot to sign out somewhere? End every session but this one.
-      </p>
+      <h2 id="sessions-heading">{t('profile.otherSessions')}</h2>
+      <p class="hint">{t('profile.otherSessionsHint')}</p>
       {error ? (
         <p class="form-error" role="alert">
           {error}
         </p>
       ) : null}
       <button type="button" class="button" disabled={busy} onClick={signOutOthers}>
-        Sign out other sessions
+        {t('profile.signOutOthers')}
       </button>
+    </section>
+  )
+}
+
+/**
+ * The interface's language: the browser's (the default) or one picked here, kept with the
+ * account (so every browser it signs in on speaks it) and in this browser. The page changes
+ * language at once.
+ */
+function LanguageForm() {
+  const locale = useLocale()
+  const [choice, setChoice] = useState<Locale | undefined>(chosenLocale)
+  const [error, setError] = useState('')
+  const fromBrowser = browserLocale(navigator.languages)
+  return (
+    <section class="card" aria-labelledby="language-heading">
+      <h2 id="language-heading">{t('profile.language')}</h2>
+      <label for="profile-language">{t('profile.languageLabel')}</label>
+      <select
+        id="profile-language"
+        value={choice ?? ''}
+        onChange={(event) => {
+          const value = event.currentTarget.value
+          const picked = LOCALES.find((known) => known === value)
+          setChoice(picked)
+          setError('')
+          void chooseLocale(picked)
+          api.setCulture(picked ?? '').catch((failure: unknown) => setError(errorText(failure)))
+        }}
+      >
+        <option value="">{t('profile.languageBrowser', { language: LOCALE_NAMES[fromBrowser] })}</option>
+        {LOCALES.map((known) => (
+          <option key={known} value={known} lang={known}>
+            {LOCALE_NAMES[known]}
+          </option>
+        ))}
+      </select>
+      <p class="hint" lang={locale}>
+        {t('profile.languageHint')}
+      </p>
+      {error ? (
+        <p class="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
     </section>
   )
 }

@@ -6,6 +6,7 @@ import { Link } from '../components/link'
 import { downloadAs } from '../downloads'
 import { inDesktopEditors } from '../desktop'
 import { errorText } from '../error-text'
+import { formatLocale, inSentence, t } from '../i18n'
 import { fileKind, formatDate, formatSize, splitExtension } from '../format'
 import type { Entry } from '../items'
 import { folderPath, previewPath } from '../router'
@@ -36,7 +37,11 @@ export function SortHeader(props: {
         type="button"
         class="sort"
         onClick={() => props.onSort(props.field)}
-        title={`Sort by ${props.label.toLowerCase()}, ${active ? next : 'default order'}`}
+        title={t('sort.title', {
+          // German capitalises nouns; the others write the column's name in lower case here.
+          label: inSentence(props.label),
+          order: active ? t(next === 'ascending' ? 'sort.ascending' : 'sort.descending') : t('sort.default'),
+        })}
       >
         {props.label}
         <span class="sort-mark" aria-hidden="true">
@@ -84,7 +89,7 @@ function SelectCell(props: { title: string; selected: boolean; onSelect: (select
       <input
         type="checkbox"
         checked={props.selected}
-        aria-label={`Select ${props.title}`}
+        aria-label={t('rows.select', { title: props.title })}
         onChange={(event) => props.onSelect(event.currentTarget.checked)}
       />
     </td>
@@ -97,15 +102,15 @@ function PlaceBadge(props: { item: api.FileItem | api.FolderItem; section: Secti
     const { originTitle, autoDelete } = props.item
     return (
       <>
-        {originTitle ? <span class="badge">From {originTitle}</span> : null}
-        {autoDelete ? <span class="badge">Deleted for good on {formatDate(autoDelete)}</span> : null}
+        {originTitle ? <span class="badge">{t('rows.from', { title: originTitle })}</span> : null}
+        {autoDelete ? <span class="badge">{t('rows.deletedOn', { date: formatDate(autoDelete) })}</span> : null}
       </>
     )
   }
   if (props.section === 'share' && props.item.owner) {
     return (
       <span class="badge shared" title={accessLabel(props.item.access ?? 2)}>
-        Shared by {props.item.owner.displayName} · {accessLabel(props.item.access ?? 2)}
+        {t('rows.sharedBy', { name: props.item.owner.displayName, access: accessLabel(props.item.access ?? 2) })}
       </span>
     )
   }
@@ -117,11 +122,13 @@ function SharingMarks(props: { item: api.SharingFacts }) {
   const people = props.item.sharedWith ?? []
   const link = props.item.sharedLink
   if (people.length === 0 && (link === null || link === undefined)) return null
-  const who = `Shared with ${people.map((person) => person.displayName).join(', ')}`
+  const who = t('rows.sharedWith', {
+    names: new Intl.ListFormat(formatLocale(), { type: 'unit' }).format(people.map((person) => person.displayName)),
+  })
   const linkText =
     link === null || link === undefined
       ? ''
-      : (LINK_LEVELS.find((level) => level.access === link)?.label ?? 'Anyone with the link')
+      : t(LINK_LEVELS.find((level) => level.access === link)?.labelKey ?? 'link.anyone')
   return (
     <span class="sharing-marks">
       {people.length > 0 ? (
@@ -133,8 +140,8 @@ function SharingMarks(props: { item: api.SharingFacts }) {
         <span
           class="sharing-mark"
           role="img"
-          aria-label={`Link on: ${linkText.toLowerCase()}`}
-          title={`Link on: ${linkText.toLowerCase()}`}
+          aria-label={t('rows.linkOn', { access: inSentence(linkText) })}
+          title={t('rows.linkOn', { access: inSentence(linkText) })}
         >
           <Icon name="link" />
         </span>
@@ -161,8 +168,8 @@ function OwnerActions(
         <button
           type="button"
           class="icon-button"
-          aria-label={`Restore ${title}`}
-          title="Restore"
+          aria-label={t('rows.restore', { title })}
+          title={t('common.restore')}
           onClick={props.onRestore}
         >
           <Icon name="restore" />
@@ -170,8 +177,8 @@ function OwnerActions(
         <button
           type="button"
           class="icon-button danger"
-          aria-label={`Delete ${title} forever`}
-          title="Delete forever"
+          aria-label={t('rows.deleteForever', { title })}
+          title={t('documents.deleteForever')}
           onClick={props.onDelete}
         >
           <Icon name="trash" />
@@ -182,7 +189,13 @@ function OwnerActions(
   return (
     <>
       {props.mayManage ? (
-        <button type="button" class="icon-button" aria-label={`Share ${title}`} title="Share" onClick={props.onShare}>
+        <button
+          type="button"
+          class="icon-button"
+          aria-label={t('rows.share', { title })}
+          title={t('common.share')}
+          onClick={props.onShare}
+        >
           <Icon name="share" />
         </button>
       ) : null}
@@ -190,8 +203,8 @@ function OwnerActions(
         <button
           type="button"
           class="icon-button"
-          aria-label={`Move ${title} to…`}
-          title="Move to"
+          aria-label={t('rows.move', { title })}
+          title={t('common.moveTo')}
           onClick={props.onMove}
         >
           <Icon name="move" />
@@ -213,8 +226,8 @@ function OwnerActions(
           ref={props.renameButton}
           type="button"
           class="icon-button"
-          aria-label={`Rename ${title}`}
-          title="Rename"
+          aria-label={t('rows.rename', { title })}
+          title={t('common.rename')}
           onClick={props.onRename}
           disabled={props.renaming}
         >
@@ -225,8 +238,8 @@ function OwnerActions(
         <button
           type="button"
           class="icon-button danger"
-          aria-label={`Delete ${title}`}
-          title="Delete"
+          aria-label={t('rows.delete', { title })}
+          title={t('common.delete')}
           onClick={props.onDelete}
         >
           <Icon name="trash" />
@@ -254,7 +267,7 @@ export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
   // Counts are shown only where the listing gave them.
   const counted = folder.filesCount !== undefined || folder.foldersCount !== undefined
   const count = (folder.filesCount ?? 0) + (folder.foldersCount ?? 0)
-  const items = counted ? (count === 1 ? '1 item' : `${count} items`) : ''
+  const items = counted ? t('items.count', { count }) : ''
   return (
     <tr
       class={`folder-row${props.justMade ? ' just-made' : ''}`}
@@ -302,8 +315,8 @@ export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
             type="button"
             class="icon-button"
             onClick={() => downloadAs(api.archiveUrl({ folderIds: [folder.id], fileIds: [] }), `${folder.title}.zip`)}
-            aria-label={`Download ${folder.title} as a zip archive`}
-            title="Download as a zip archive"
+            aria-label={t('rows.downloadZip', { title: folder.title })}
+            title={t('rows.downloadZipTitle')}
           >
             <Icon name="download" />
           </button>
@@ -388,28 +401,32 @@ export function FileRow(
         <PlaceBadge item={file} section={props.section} />
         {editors.length > 0 ? (
           <span class="badge editing">
-            Editing now: {editors.map((user) => user.displayName || user.id).join(', ')}
+            {t('rows.editingNow', {
+              names: new Intl.ListFormat(formatLocale(), { type: 'unit' }).format(
+                editors.map((user) => user.displayName || user.id),
+              ),
+            })}
           </span>
         ) : null}
         {file.lastSaveError ? (
           <span class="badge failed" title={file.lastSaveError.message}>
-            Last save failed
+            {t('rows.lastSaveFailed')}
           </span>
         ) : null}
         {file.locked ? (
           <span class="badge locked" title={lockDescription(file)}>
             <Icon name="lock" />
-            Locked
+            {t('rows.locked')}
           </span>
         ) : null}
         {file.locked && may.manage && !inTrash ? (
           <button
             type="button"
             class="button small"
-            aria-label={`Release the lock on ${file.title}`}
+            aria-label={t('rows.releaseLock', { title: file.title })}
             onClick={props.onReleaseLock}
           >
-            Release lock
+            {t('release.confirm')}
           </button>
         ) : null}
       </td>
@@ -429,8 +446,8 @@ export function FileRow(
               href={href}
               target="_blank"
               rel="noopener"
-              aria-label={`Open ${file.title} in the editor`}
-              title="Open in the editor"
+              aria-label={t('rows.openInEditor', { title: file.title })}
+              title={t('rows.openInEditorTitle')}
             >
               <Icon name="open" />
             </a>
@@ -440,8 +457,8 @@ export function FileRow(
               type="button"
               class="icon-button"
               disabled
-              aria-label={`Open ${file.title} in the editor (no online editor is connected)`}
-              title="No online editor is connected to Folio (see Configuration in the README)"
+              aria-label={t('rows.openNoEditor', { title: file.title })}
+              title={t('rows.noEditorTitle')}
             >
               <Icon name="open" />
             </button>
@@ -450,8 +467,8 @@ export function FileRow(
             class="icon-button"
             href={api.downloadUrl(file.id)}
             download={file.title}
-            aria-label={`Download ${file.title}`}
-            title="Download"
+            aria-label={t('rows.download', { title: file.title })}
+            title={t('common.download')}
           >
             <Icon name="download" />
           </a>
@@ -459,8 +476,8 @@ export function FileRow(
             <Link
               href={`/versions/${encodeURIComponent(file.id)}`}
               class="icon-button"
-              aria-label={`Versions of ${file.title}`}
-              title="Versions"
+              aria-label={t('rows.versionsOf', { title: file.title })}
+              title={t('common.versions')}
             >
               <Icon name="history" />
             </Link>
@@ -501,7 +518,7 @@ function RenameForm(props: { entry: Entry; onDone: (renamed?: { title: string })
     event.preventDefault()
     const title = value.trim()
     if (title === item.title) return props.onDone()
-    if (!title) return setError('Enter a name.')
+    if (!title) return setError(t('dialogs.enterName'))
     // Sent as shown under the field: repaired by the rule Folio repairs new names with.
     const stored = storedName(title) ?? title
     setBusy(true)
@@ -522,7 +539,7 @@ function RenameForm(props: { entry: Entry; onDone: (renamed?: { title: string })
       <input
         ref={input}
         value={value}
-        aria-label={`New name for ${item.title}`}
+        aria-label={t('rows.newName', { title: item.title })}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? errorId : `${errorId}-preview`}
         onInput={(event) => setValue(event.currentTarget.value)}
@@ -530,10 +547,10 @@ function RenameForm(props: { entry: Entry; onDone: (renamed?: { title: string })
       />
       <NamePreview id={`${errorId}-preview`} wanted={value} />
       <button type="submit" class="button primary" disabled={busy}>
-        Save
+        {t('common.save')}
       </button>
       <button type="button" class="button" onClick={() => props.onDone()}>
-        Cancel
+        {t('common.cancel')}
       </button>
       {error ? (
         <p id={errorId} class="form-error" role="alert">

@@ -1,23 +1,23 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
+import { t, tParts } from '../i18n'
 
 /** Minutes and seconds for "try again in …". */
 function waitText(seconds: number): string {
-  if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`
-  const minutes = Math.ceil(seconds / 60)
-  return `${minutes} minute${minutes === 1 ? '' : 's'}`
+  if (seconds < 60) return t('signIn.seconds', { count: seconds })
+  return t('signIn.minutes', { count: Math.ceil(seconds / 60) })
 }
 
 /** The message for a failed sign-in. */
 export function signInErrorMessage(error: unknown): string {
-  if (!(error instanceof api.ApiError)) return 'Something went wrong. Try again.'
-  if (error.status === 401) return 'The user name or password is wrong.'
-  if (error.type === 'USER_DISABLED') return 'This account is disabled. Ask an admin to enable it.'
+  if (!(error instanceof api.ApiError)) return t('errors.generic')
+  if (error.status === 401) return t('signIn.wrong')
+  if (error.type === 'USER_DISABLED') return t('signIn.disabled')
   if (error.status === 429) {
-    const wait = error.retryAfter === undefined ? 'a few minutes' : waitText(error.retryAfter)
-    return `Too many failed attempts. For your safety, sign-in is paused: try again in ${wait}.`
+    const wait = error.retryAfter === undefined ? t('signIn.fewMinutes') : waitText(error.retryAfter)
+    return t('signIn.throttled', { wait })
   }
-  if (error.status === 400) return 'Enter your user name and password.'
+  if (error.status === 400) return t('signIn.enterBoth')
   return error.message
 }
 
@@ -51,9 +51,9 @@ export function SignInScreen(props: { onSignedIn: (profile: api.Profile) => Prom
 
   return (
     <section class="sign-in">
-      <h1>Sign in to Folio</h1>
+      <h1>{t('signIn.title')}</h1>
       <form onSubmit={submit} class="card" aria-describedby={error ? 'sign-in-error' : undefined}>
-        <label for="sign-in-user">User name</label>
+        <label for="sign-in-user">{t('people.userName')}</label>
         <input
           id="sign-in-user"
           ref={nameInput}
@@ -65,7 +65,7 @@ export function SignInScreen(props: { onSignedIn: (profile: api.Profile) => Prom
           value={userName}
           onInput={(event) => setUserName(event.currentTarget.value)}
         />
-        <label for="sign-in-password">Password</label>
+        <label for="sign-in-password">{t('people.password')}</label>
         <input
           id="sign-in-password"
           ref={passwordInput}
@@ -83,16 +83,17 @@ export function SignInScreen(props: { onSignedIn: (profile: api.Profile) => Prom
           </p>
         ) : null}
         <button type="submit" class="button primary" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
+          {busy ? t('signIn.signingIn') : t('signIn.signIn')}
         </button>
       </form>
       <details class="first-sign-in">
-        <summary>First time here?</summary>
+        <summary>{t('signIn.firstTime')}</summary>
         <p>
-          Ask whoever runs Folio for your user name and password. If that is you: the first admin account (usually{' '}
-          <code>admin</code>) has a password that is printed in the server's log when Folio starts for the first time
-          (look for <code>generatedPassword</code>). To set a new one, run{' '}
-          <code>folio user passwd admin --password-stdin</code> on the server.
+          {tParts('signIn.firstTimeHelp', {
+            admin: <code>admin</code>,
+            generatedPassword: <code>generatedPassword</code>,
+            command: <code>folio user passwd admin --password-stdin</code>,
+          })}
         </p>
       </details>
     </section>

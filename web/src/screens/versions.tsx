@@ -5,6 +5,7 @@ import { Icon } from '../components/icons'
 import { Link } from '../components/link'
 import { folderPath } from '../router'
 import { formatDates, formatSize, versionSourceLabel } from '../format'
+import { t, tParts } from '../i18n'
 import { announce } from '../notices'
 
 /** A file's version history: every version, its download, and restore. */
@@ -24,7 +25,7 @@ export function VersionsScreen(props: { fileId: string }) {
     } catch (failure) {
       setError(
         failure instanceof api.ApiError && failure.status === 404
-          ? 'This file does not exist (any more).'
+          ? t('versions.noFile')
           : String(failure instanceof Error ? failure.message : failure),
       )
     }
@@ -41,11 +42,12 @@ export function VersionsScreen(props: { fileId: string }) {
   return (
     <section class="versions">
       <p class="back">
-        <Link href={back.href}>← Back to {back.title}</Link>
+        <Link href={back.href}>← {t('versions.backTo', { title: back.title })}</Link>
       </p>
       <h1 ref={heading} tabIndex={-1}>
-        Versions{file ? ' of ' : ''}
-        {file ? <span class="file-name">{file.title}</span> : null}
+        {file
+          ? tParts('versions.titleOf', { title: <span class="file-name">{file.title}</span> })
+          : t('common.versions')}
       </h1>
       {error ? (
         <p class="form-error" role="alert">
@@ -53,25 +55,25 @@ export function VersionsScreen(props: { fileId: string }) {
         </p>
       ) : null}
       {versions ? (
-        <table class="version-list" aria-label="Versions">
+        <table class="version-list" aria-label={t('common.versions')}>
           <thead>
             <tr>
-              <th scope="col">Version</th>
-              <th scope="col">Saved</th>
-              <th scope="col">By</th>
-              <th scope="col">Size</th>
-              <th scope="col">How</th>
+              <th scope="col">{t('versions.version')}</th>
+              <th scope="col">{t('versions.saved')}</th>
+              <th scope="col">{t('versions.by')}</th>
+              <th scope="col">{t('documents.colSize')}</th>
+              <th scope="col">{t('versions.how')}</th>
               <th scope="col">
-                <span class="visually-hidden">Actions</span>
+                <span class="visually-hidden">{t('documents.colActions')}</span>
               </th>
             </tr>
           </thead>
           <tbody>
             {versions.map((version, index) => (
               <tr key={version.version} data-version={version.version}>
-                <td>
+                <td data-label={t('versions.version')}>
                   {version.version}
-                  {version.version === current ? <span class="badge">current</span> : null}
+                  {version.version === current ? <span class="badge">{t('versions.current')}</span> : null}
                 </td>
                 <td>
                   <time dateTime={version.created}>{times[index]}</time>
@@ -81,11 +83,8 @@ export function VersionsScreen(props: { fileId: string }) {
                 <td>
                   {versionSourceLabel(version.source)}
                   {version.meta?.conflict === true ? (
-                    <span
-                      class="badge"
-                      title="The editor had an older version open while the file changed; nothing was lost: the other versions are in this list"
-                    >
-                      conflict: made from version {version.meta.baseVersion ?? '?'}
+                    <span class="badge" title={t('versions.conflictTitle')}>
+                      {t('versions.conflict', { version: version.meta.baseVersion ?? '?' })}
                     </span>
                   ) : null}
                 </td>
@@ -95,20 +94,20 @@ export function VersionsScreen(props: { fileId: string }) {
                       class="button"
                       href={api.versionDownloadUrl(props.fileId, version.version)}
                       download
-                      aria-label={`Download version ${version.version}`}
+                      aria-label={t('versions.downloadVersion', { version: version.version })}
                     >
                       <Icon name="download" />
-                      <span>Download</span>
+                      <span>{t('common.download')}</span>
                     </a>
                     {version.version !== current ? (
                       <button
                         type="button"
                         class="button"
-                        aria-label={`Restore version ${version.version}`}
+                        aria-label={t('versions.restoreVersion', { version: version.version })}
                         onClick={() => setRestoring(version)}
                       >
                         <Icon name="restore" />
-                        <span>Restore</span>
+                        <span>{t('common.restore')}</span>
                       </button>
                     ) : null}
                   </div>
@@ -118,7 +117,7 @@ export function VersionsScreen(props: { fileId: string }) {
           </tbody>
         </table>
       ) : error ? null : (
-        <p class="loading">Loading…</p>
+        <p class="loading">{t('common.loading')}</p>
       )}
       {restoring && file ? (
         <RestoreDialog
@@ -126,7 +125,7 @@ export function VersionsScreen(props: { fileId: string }) {
           version={restoring}
           onClose={() => setRestoring(null)}
           onRestored={() => {
-            announce(`Version ${restoring.version} restored; it is now the newest version.`)
+            announce(t('versions.restored', { version: restoring.version }))
             setRestoring(null)
             void load()
           }}
@@ -144,19 +143,22 @@ function RestoreDialog(props: {
 }) {
   return (
     <ConfirmDialog
-      title={`Restore version ${props.version.version}?`}
-      confirmLabel="Restore"
+      title={t('versions.restoreTitle', { version: props.version.version })}
+      confirmLabel={t('common.restore')}
       tone="primary"
       action={async () => {
         await api.restoreVersion(props.file.id, props.version.version)
         props.onRestored()
       }}
-      errorText={(failure) => (failure instanceof Error ? failure.message : 'Restoring failed.')}
+      errorText={(failure) => (failure instanceof Error ? failure.message : t('versions.restoreFailed'))}
       onClose={props.onClose}
     >
       <p>
-        The content of version {props.version.version} becomes a new, newest version of “
-        <span class="file-name">{props.file.title}</span>”. No version is lost.
+        {tParts(
+          'versions.restoreBody',
+          { title: <span class="file-name">{props.file.title}</span> },
+          { version: props.version.version },
+        )}
       </p>
     </ConfirmDialog>
   )
@@ -167,7 +169,7 @@ function RestoreDialog(props: {
  * reached through a share whose folder the reader cannot see goes back to "Shared with me".
  */
 function useFolderOf(file: api.FileItem | undefined): { href: string; title: string } {
-  const [place, setPlace] = useState({ href: '/', title: 'Documents' })
+  const [place, setPlace] = useState(() => ({ href: '/', title: t('section.documents') }))
   const folderId = file?.folderId
   useEffect(() => {
     if (!folderId) return
@@ -178,12 +180,14 @@ function useFolderOf(file: api.FileItem | undefined): { href: string; title: str
         if (!current || !last) return
         if (folders.length === 1)
           setPlace(
-            last.id === '@share' ? { href: '/shared', title: 'Shared with me' } : { href: '/', title: 'Documents' },
+            last.id === '@share'
+              ? { href: '/shared', title: t('section.shared') }
+              : { href: '/', title: t('section.documents') },
           )
         else setPlace({ href: folderPath(last.id), title: last.title })
       },
       () => {
-        if (current) setPlace({ href: '/shared', title: 'Shared with me' })
+        if (current) setPlace({ href: '/shared', title: t('section.shared') })
       },
     )
     return () => {

@@ -162,7 +162,8 @@ function sessionRoutes(ctx: AdapterContext) {
       const maxAge = Math.max(0, Math.floor((session.expiresAt - ctx.clock.now()) / 1000))
       reply.header('Set-Cookie', cookie(session.token, maxAge))
       reply.header('Cache-Control', 'no-store')
-      return reply.code(201).send(success(presentProfile(session.user), 201))
+      const settings = await ctx.app.files.settings(userPrincipal(session.user))
+      return reply.code(201).send(success(presentProfile(session.user, settings), 201))
     })
 
     // The UI's session probe: a signed-out browser is an answer, not an error, so a page load
@@ -177,7 +178,8 @@ function sessionRoutes(ctx: AdapterContext) {
         throw error
       })
       if (!user) return success({ signedIn: false })
-      return success({ signedIn: true, profile: presentProfile(user), capabilities: uiCapabilities(ctx) })
+      const settings = await ctx.app.files.settings(userPrincipal(user))
+      return success({ signedIn: true, profile: presentProfile(user, settings), capabilities: uiCapabilities(ctx) })
     })
 
     app.delete('/ui/session', async (request, reply) => {
