@@ -13,6 +13,7 @@ import { createSessionRepository } from './sessions.js'
 import { createShareLinkRepository, createShareRepository } from './shares.js'
 import { createSettingsRepository } from './settings.js'
 import { createUserSettingsRepository } from './user-settings.js'
+import { createQuotaRepository } from './quotas.js'
 import { createThrottleRepository } from './throttle.js'
 import { createTransfer } from './transfer.js'
 import { createUserRepository } from './users.js'
@@ -66,6 +67,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Meta
       folders: createFolderRepository(db),
       settings: createSettingsRepository(db),
       userSettings: createUserSettingsRepository(db),
+      quotas: createQuotaRepository(db),
       editing: createEditingRepository(db),
       audit: createAuditRepository(db),
       shares: createShareRepository(db),
