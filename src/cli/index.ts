@@ -12,6 +12,7 @@ import { addSearchCommand } from './search-command.js'
 import { serveWithWorkers } from './workers.js'
 import { collectStartUpGarbage } from '../process/collector.js'
 import { generatePassword } from '../core/accounts/passwords.js'
+import { formatBytes, parseByteSize } from '../core/accounts/quota.js'
 import { DomainError } from '../core/errors.js'
 import { errorMessage } from '../core/ids.js'
 import { assertInstallExists, createContext, createLogger, openStorage, startFolio } from '../main.js'
@@ -170,6 +171,20 @@ export function buildCli(): Command {
     .action(async (name: string) => {
       await withApp((app) => app.accounts.setUserDisabled(name, false))
       console.log(`enabled user ${name}`)
+    })
+
+  user
+    .command('quota <name> <size>')
+    .description("set a user's storage quota: a size such as 500MiB or 2GB, or none to remove it")
+    .action(async (name: string, size: string) => {
+      const limit = parseByteSize(size)
+      const { usage } = await withApp((app) => app.accounts.setUserQuota(name, limit))
+      const used = `${formatBytes(usage.usedSpace)} used`
+      console.log(
+        limit === undefined
+          ? `${name} has no storage quota (${used})`
+          : `${name} may store ${formatBytes(limit)} (${used})`,
+      )
     })
 
   user

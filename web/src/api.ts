@@ -42,6 +42,9 @@ export interface Profile {
   /** ONLYOFFICE's EmployeeStatus: 1 active, 2 disabled by an admin. */
   status: number
   created: string
+  /** DocSpace's storage fields (one's own, or anyone's for an admin): bytes; quotaLimit -1 is none. */
+  usedSpace?: number
+  quotaLimit?: number
 }
 
 /** What the owner sees of an item's sharing (absent on others' items). */
@@ -401,3 +404,6 @@ export const removePerson = (id: string) => call<unknown>('DELETE', `/people/${e
 /** Disables (Terminated) or enables (Active) an account without removing it. */
 export const setPersonDisabled = (id: string, disabled: boolean) =>
   call<Profile[]>('PUT', `/people/status/${disabled ? 'Terminated' : 'Active'}`, { userIds: [id] })
+/** DocSpace's PUT people/userquota: the limit in bytes, -1 for none (admins only). */
+export const setPersonQuota = (id: string, quota: number) =>
+  call<Profile[]>('PUT', '/people/userquota', { userIds: [id], quota })

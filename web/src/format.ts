@@ -11,6 +11,13 @@ export function formatSize(bytes: number): string {
   return `${value >= 100 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`
 }
 
+/** A person's storage: '12.3 KB of 500 MB', or '12.3 KB' with no quota; '' when not told. */
+export function storageText(person: { usedSpace?: number; quotaLimit?: number }): string {
+  if (person.usedSpace === undefined) return ''
+  const used = formatSize(person.usedSpace)
+  return person.quotaLimit === undefined || person.quotaLimit < 0 ? used : `${used} of ${formatSize(person.quotaLimit)}`
+}
+
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
 
 /** An ISO date from the API in the reader's locale and time zone. */

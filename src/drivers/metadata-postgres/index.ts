@@ -74,7 +74,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     folders: createFolderRepository(db),
     settings: createSettingsRepository(db),
     userSettings: createUserSettingsRepository(db),
-      quotas: createQuotaRepository(db),
+    quotas: createQuotaRepository(db),
     editing: createEditingRepository(db),
     audit: createAuditRepository(db),
     shares: createShareRepository(db),

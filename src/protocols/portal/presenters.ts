@@ -9,11 +9,15 @@ import type {
   UserRecord,
   VersionRecord,
 } from '../../core/entities.js'
-import type { LockInfo } from '../../app/index.js'
+import type { LockInfo, StorageUsage } from '../../app/index.js'
 import { isoWithOffset } from '../http/timestamps.js'
 
-/** The caller's profile, with the ONLYOFFICE field names that make sense here. */
-export function presentProfile(user: UserRecord) {
+/**
+ * The caller's profile, with the ONLYOFFICE field names that make sense here; with `usage`
+ * (for oneself and for admins) DocSpace's storage fields: `usedSpace` and `quotaLimit`
+ * in bytes, -1 for no limit.
+ */
+export function presentProfile(user: UserRecord, usage?: StorageUsage) {
   return {
     id: user.id,
     userName: user.userName,
@@ -28,6 +32,7 @@ export function presentProfile(user: UserRecord) {
     status: user.disabled ? 2 : 1,
     activationStatus: 1,
     created: isoWithOffset(user.createdAt),
+    ...(usage === undefined ? {} : { usedSpace: usage.usedSpace, quotaLimit: usage.quotaLimit ?? -1 }),
   }
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { AdapterContext } from '../../app/index.js'
 import { isoWithOffset } from '../http/timestamps.js'
-import { requirePortalUser, currentUser } from './authenticate.js'
+import { requirePortalUser, currentUser, me } from './authenticate.js'
 import { success } from './envelope.js'
 import { presentProfile } from './presenters.js'
 import { authenticationBody, parseInput } from './schema.js'
@@ -29,7 +29,11 @@ export function authRoutes(ctx: AdapterContext) {
       })
     }
     for (const path of ['/people/@self.json', '/people/@self']) {
-      app.get(path, { onRequest: requireUser }, async (request) => success(presentProfile(currentUser(request))))
+      app.get(path, { onRequest: requireUser }, async (request) => {
+        const user = currentUser(request)
+        const usage = await ctx.app.accounts.storageUsage(me(request), [user.id])
+        return success(presentProfile(user, usage.get(user.id)))
+      })
     }
   }
 }

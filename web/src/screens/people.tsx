@@ -2,7 +2,8 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
 import { ConfirmDialog, Dialog } from '../components/dialog'
 import { Icon } from '../components/icons'
-import { formatDate } from '../format'
+import { parseByteSize } from '../../../src/core/accounts/quota.js'
+import { formatDate, formatSize, storageText } from '../format'
 import { announce } from '../notices'
 
 function messageOf(error: unknown): string {
@@ -21,6 +22,7 @@ export function PeopleScreen(props: { self: api.Profile }) {
   const [removing, setRemoving] = useState<api.Profile | null>(null)
   const [changingAdmin, setChangingAdmin] = useState<api.Profile | null>(null)
   const [disabling, setDisabling] = useState<api.Profile | null>(null)
+  const [limiting, setLimiting] = useState<api.Profile | null>(null)
   const heading = useRef<HTMLHeadingElement>(null)
 
   const load = async () => {
@@ -85,6 +87,9 @@ export function PeopleScreen(props: { self: api.Profile }) {
                 Email
               </th>
               <th scope="col">Admin</th>
+              <th scope="col" class="col-storage">
+                Storage
+              </th>
               <th scope="col" class="col-created">
                 Added
               </th>
@@ -121,6 +126,7 @@ export function PeopleScreen(props: { self: api.Profile }) {
                       />
                     </label>
                   </td>
+                  <td class="col-storage">{storageText(person)}</td>
                   <td class="col-created">{formatDate(person.created)}</td>
                   <td>
                     <div class="actions">
@@ -132,6 +138,14 @@ export function PeopleScreen(props: { self: api.Profile }) {
                       >
                         <Icon name="key" />
                         <span>Reset password</span>
+                      </button>
+                      <button
+                        type="button"
+                        class="button"
+                        aria-label={`Set storage quota of ${person.userName}`}
+                        onClick={() => setLimiting(person)}
+                      >
+                        <span>Quota</span>
                       </button>
                       {isSelf ? null : isDisabled(person) ? (
                         <button
@@ -180,6 +194,21 @@ export function PeopleScreen(props: { self: api.Profile }) {
           onDone={() => {
             announce(`New password set for ${resetting.userName}; their sessions have ended.`)
             setResetting(null)
+          }}
+        />
+      ) : null}
+      {limiting ? (
+        <QuotaDialog
+          person={limiting}
+          onClose={() => setLimiting(null)}
+          onDone={(quota) => {
+            announce(
+              quota < 0
+                ? `${limiting.userName} has no storage quota now.`
+                : `${limiting.userName} may now store up to ${formatSize(quota)}.`,
+            )
+            setLimiting(null)
+            void load()
           }}
         />
       ) : null}
@@ -375,6 +404,59 @@ function ResetPasswordDialog(props: { person: api.Profile; onClose: () => void; 
           </button>
           <button type="submit" class="button primary">
             Set password
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  )
+}
+
+/** An admin's storage limit for one person: a size such as 500MB or 2GB; empty for none. */
+function QuotaDialog(props: { person: api.Profile; onClose: () => void; onDone: (quota: number) => void }) {
+  const current = props.person.quotaLimit ?? -1
+  const [size, setSize] = useState(current < 0 ? '' : `${current}`)
+  const [error, setError] = useState('')
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    let quota: number
+    try {
+      quota = size.trim() === '' ? -1 : (parseByteSize(size) ?? -1)
+    } catch (failure) {
+      return setError(failure instanceof Error ? failure.message : 'Not a size.')
+    }
+    try {
+      await api.setPersonQuota(props.person.id, quota)
+      props.onDone(quota)
+    } catch (failure) {
+      setError(messageOf(failure))
+    }
+  }
+  return (
+    <Dialog title={`Storage quota of ${props.person.userName}`} onClose={props.onClose}>
+      <form onSubmit={submit}>
+        <p>Uses {formatSize(props.person.usedSpace ?? 0)} now (every version of their files, trash included).</p>
+        <label for="quota-size">Quota</label>
+        <input
+          id="quota-size"
+          autocomplete="off"
+          spellcheck={false}
+          placeholder="No quota"
+          aria-describedby="quota-hint"
+          value={size}
+          onInput={(event) => setSize(event.currentTarget.value)}
+        />
+        <small id="quota-hint">Bytes, or a size such as 500MB, 2GB or 1.5GiB. Leave it empty for no quota.</small>
+        {error ? (
+          <p class="form-error" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <div class="dialog-actions">
+          <button type="button" class="button" onClick={props.onClose}>
+            Cancel
+          </button>
+          <button type="submit" class="button primary">
+            Set quota
           </button>
         </div>
       </form>

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
 import { errorText } from '../error-text'
+import { formatSize } from '../format'
 import { announce } from '../notices'
 
 /**
@@ -25,6 +26,7 @@ export function ProfileScreen(props: { profile: api.Profile }) {
         <dt>E-mail</dt>
         <dd>{profile.email || 'None'}</dd>
       </dl>
+      <StorageFacts />
       <PasswordForm />
       <OtherSessions />
     </section>
@@ -132,6 +134,35 @@ function OtherSessions() {
       <button type="button" class="button" disabled={busy} onClick={signOutOthers}>
         Sign out other sessions
       </button>
+    </section>
+  )
+}
+
+/** One's used space and quota, read fresh (the session's profile carries neither). */
+function StorageFacts() {
+  const [me, setMe] = useState<api.Profile | undefined>(undefined)
+  useEffect(() => {
+    api.whoAmI().then(setMe, () => undefined)
+  }, [])
+  if (me?.usedSpace === undefined) return null
+  const limit = me.quotaLimit ?? -1
+  return (
+    <section class="card" aria-labelledby="storage-heading">
+      <h2 id="storage-heading">Storage</h2>
+      <p class="storage-used">
+        {limit < 0
+          ? `You use ${formatSize(me.usedSpace)}. No quota is set.`
+          : `You use ${formatSize(me.usedSpace)} of your ${formatSize(limit)} quota.`}
+      </p>
+      {limit >= 0 ? (
+        <progress
+          class="storage-meter"
+          max={limit || 1}
+          value={Math.min(me.usedSpace, limit)}
+          aria-label="Storage used"
+        />
+      ) : null}
+      <p class="hint">Every version of your files counts, the trash too. Empty the trash to free space.</p>
     </section>
   )
 }
