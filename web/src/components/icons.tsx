@@ -75,6 +75,7 @@ type IconName =
   | 'share'
   | 'move'
   | 'link'
+  | 'storage'
 
 const PATHS: Record<IconName, string> = {
   upload: 'M12 16V4m0 0L7 9m5-5 5 5M4 16v4h16v-4',
@@ -94,6 +95,8 @@ const PATHS: Record<IconName, string> = {
     'M18 8a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM6 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM18 22a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM8.6 13.5l6.8 4M15.4 6.5l-6.8 4',
   move: 'M3 6h6l2 2h10v11H3zM9 13.5h7m-3-3 3 3-3 3',
   link: 'M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1',
+  storage:
+    'M4 6c0-1.7 3.6-3 8-3s8 1.3 8 3-3.6 3-8 3-8-1.3-8-3zm0 0v12c0 1.7 3.6 3 8 3s8-1.3 8-3V6M4 12c0 1.7 3.6 3 8 3s8-1.3 8-3',
 }
 
 /** A folder's icon; its accessible name is "Folder". */

@@ -145,6 +145,7 @@ export function PeopleScreen(props: { self: api.Profile }) {
                         aria-label={`Set storage quota of ${person.userName}`}
                         onClick={() => setLimiting(person)}
                       >
+                        <Icon name="storage" />
                         <span>Quota</span>
                       </button>
                       {isSelf ? null : isDisabled(person) ? (
