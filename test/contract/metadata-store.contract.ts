@@ -2171,6 +2171,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       await store.users.create(buildUser({ id: 'u-root', userName: 'root', isAdmin: true, tokenGeneration: 3 }))
       await store.users.create(buildUser({ wopiUserInfo: 'info' }))
       await store.userSettings.set('u-alice', { updateIfExist: true })
+      await store.quotas.setLimit(['u-alice'], 5_000_000_000)
       await store.settings.setIfAbsent('signing-secret', 'c2VjcmV0')
       await store.sessions.create(buildSession())
       await store.throttle.update('alice', () => ({
@@ -2259,6 +2260,8 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       return {
         users: await store.users.list(),
         userSettings: [await store.userSettings.get('u-alice'), await store.userSettings.get('u-root')],
+        // The limit moves; the used space follows from the versions imported.
+        quotas: [...(await store.quotas.getMany(['u-alice', 'u-root', 'u-bob'])).entries()],
         secret: await store.settings.get('signing-secret'),
         session: await store.sessions.find('a'.repeat(64)),
         throttle: await store.throttle.get('alice'),
@@ -2287,6 +2290,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
     const expected = {
       users: 2,
       userSettings: 1,
+      userQuotas: 1,
       settings: 1,
       sessions: 1,
       throttle: 1,

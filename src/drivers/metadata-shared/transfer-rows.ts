@@ -16,6 +16,7 @@ import {
   type SettingRecord,
   type ThrottleRecord,
   type UserSettingRecord,
+  type UserQuotaRecord,
   type TransferBatch,
   type TransferKind,
 } from '../../ports/metadata-transfer.js'
@@ -111,6 +112,13 @@ export const TRANSFER_TABLES: readonly TransferTable[] = [
     kind: 'userSettings',
     table: 'user_settings',
     columns: ['user_id', 'update_if_exist'],
+    conflict: ['user_id'],
+    order: ['user_id'],
+  },
+  {
+    kind: 'userQuotas',
+    table: 'user_quotas',
+    columns: ['user_id', 'quota_limit'],
     conflict: ['user_id'],
     order: ['user_id'],
   },
@@ -245,6 +253,8 @@ export function batchFromRows(kind: TransferKind, rows: Row[]): TransferBatch {
       return { kind, records: rows.map(toUser) }
     case 'userSettings':
       return { kind, records: rows.map(toUserSetting) }
+    case 'userQuotas':
+      return { kind, records: rows.map(toUserQuota) }
     case 'settings':
       return { kind, records: rows.map(toSetting) }
     case 'sessions':
@@ -288,6 +298,8 @@ export function rowValues(batch: TransferBatch, asFlag: Flag): unknown[][] {
       ])
     case 'userSettings':
       return batch.records.map((u) => [u.userId, asFlag(u.updateIfExist)])
+    case 'userQuotas':
+      return batch.records.map((u) => [u.userId, u.quotaLimit])
     case 'settings':
       return batch.records.map((s) => [s.name, s.value])
     case 'sessions':
@@ -385,6 +397,10 @@ export function rowValues(batch: TransferBatch, asFlag: Flag): unknown[][] {
 
 function toUserSetting(row: Row): UserSettingRecord {
   return { userId: text(row, 'user_id'), updateIfExist: flag(row, 'update_if_exist') }
+}
+
+function toUserQuota(row: Row): UserQuotaRecord {
+  return { userId: text(row, 'user_id'), quotaLimit: integer(row, 'quota_limit') }
 }
 
 function toSetting(row: Row): SettingRecord {
