@@ -201,6 +201,30 @@ describe('storage quotas', () => {
     assert.equal(await h.contents(file.id), 'notes v2, much longer than the quota allows')
   })
 
+  test('an ONLYOFFICE force save (status 6) past the quota gets the error reply and stores nothing; editing goes on', async () => {
+    const file = await h.upload('Forced.docx', 'forced v1')
+    await setQuota((await self()).usedSpace + 3)
+    const session = await h.openEditor(file.id)
+    session.edit(bytes('forced v2, past the quota'))
+    const blobs = await countStoredBlobs(h.folio)
+    const sent = await session.clickSave()
+    assert.equal(sent?.status, 6)
+    assert.equal(sent?.httpStatus, 507, sent?.reply)
+    assert.match(JSON.parse(sent?.reply ?? '{}').message, /storage quota exceeded/)
+    let record = await h.file(file.id)
+    assert.equal(record.version, 1)
+    assert.match(record.lastSaveError?.message ?? '', /storage quota exceeded/)
+    assert.equal(await countStoredBlobs(h.folio), blobs)
+    assert.equal(await h.contents(file.id), 'forced v1')
+
+    await setQuota(-1)
+    assert.equal((await session.clickSave())?.httpStatus, 200)
+    record = await h.file(file.id)
+    assert.equal(record.version, 2)
+    assert.equal(record.lastSaveError, null)
+    await session.disconnect()
+  })
+
   test('a save into a shared file counts against the owner, not the sharee', async () => {
     const file = await h.upload('Shared.txt', 'shared v1')
     const share = await h.api('PUT', `/files/file/${file.id}/share`, {
