@@ -250,6 +250,7 @@ describe('a powerless principal walks every use case and gets nothing', () => {
         walks: [(p) => app.accounts.setQuotas(p, [alice.user.id], 0), (p) => app.accounts.setQuotas(p, [p.user.id], 0)],
       },
       'accounts.setUserQuota': { exempt: ADMIN },
+      'accounts.everyonesUsage': { exempt: ADMIN },
       'accounts.displayNames': {
         exempt: 'display names of user ids the caller already holds (anyone may find people)',
       },

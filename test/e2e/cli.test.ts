@@ -278,6 +278,14 @@ describe('folio user quota', () => {
       assert.equal(set.code, 0, set.stderr)
       assert.match(set.stdout, /hana may store 10 B \(8 B used\)/)
       assert.deepEqual([(await self()).quotaLimit, (await self()).usedSpace], [10, 8])
+      const listed = JSON.parse((await folio(['user', 'list', '--json'], env)).stdout) as Array<{
+        userName: string
+        usedSpace: number
+        quotaLimit: number
+      }>
+      const row = listed.find((u) => u.userName === 'hana')
+      assert.deepEqual([row?.usedSpace, row?.quotaLimit], [8, 10])
+      assert.match((await folio(['user', 'list'], env)).stdout, /^hana\tuser\t8 B of 10 B\t/m)
       const refused = await upload('b.bin', '123')
       assert.equal(refused.status, 413, refused.text)
       assert.equal(refused.json.error.type, 'QUOTA_EXCEEDED')

@@ -31,6 +31,8 @@ export interface AccountsService {
   setQuotas: Bound<typeof quota.setQuotas>
   /** The console sets one user's quota (`folio user quota`). */
   setUserQuota: Bound<typeof quota.setUserQuota>
+  /** Every account's used space and quota, for the console (`folio user list`). */
+  everyonesUsage: Bound<typeof quota.everyonesUsage>
   /** Display names of the given user ids (deduplicated lookups; unknown ids map to ''). */
   displayNames(ids: Iterable<string>): Promise<Map<string, string>>
 }
@@ -60,6 +62,7 @@ export function createAccountsService(ctx: AppContext): AccountsService {
     storageUsage: bind(ctx, quota.storageUsage),
     setQuotas: bind(ctx, quota.setQuotas),
     setUserQuota: bind(ctx, quota.setUserQuota),
+    everyonesUsage: bind(ctx, quota.everyonesUsage),
     displayNames: async (ids) => {
       const names = new Map<string, string>()
       for (const id of new Set(ids)) {

@@ -69,6 +69,12 @@ export async function setUserQuota(
   return { user, usage: await ctx.store.quotas.get(user.id) }
 }
 
+/** Every account's used space and limit, at the console (`folio user list`). */
+export async function everyonesUsage(ctx: AppContext): Promise<Map<string, StorageUsage>> {
+  const users = await ctx.store.users.list()
+  return ctx.store.quotas.getMany(users.map((u) => u.id))
+}
+
 async function applyQuota(
   ctx: AppContext,
   userIds: readonly string[],
