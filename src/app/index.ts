@@ -22,6 +22,8 @@ export type { SearchItem, SearchRequest, SearchService } from './search/index.js
 export type { FolderLink, FolderLinkPage, ShareEntry, ShareLink, SharingService } from './sharing/index.js'
 export { wopiSrcFor, type LockInfo, type LocksService, type WopiAccess, type WopiService } from './wopi/index.js'
 
+export type { StorageUsage } from '../ports/metadata-store.js'
+
 // The surroundings adapters may name in their own types.
 export type { Clock } from '../ports/clock.js'
 export type { Logger } from '../ports/logger.js'

@@ -253,6 +253,12 @@ describe('a powerless principal walks every use case and gets nothing', () => {
       'accounts.unlockUser': { exempt: ADMIN },
       'accounts.setUserDisabled': { exempt: ADMIN },
       'accounts.setUsersDisabled': { exempt: ADMIN },
+      'accounts.storageUsage': { walks: [(p) => app.accounts.storageUsage(p, [alice.user.id])] },
+      'accounts.setQuotas': {
+        walks: [(p) => app.accounts.setQuotas(p, [alice.user.id], 0), (p) => app.accounts.setQuotas(p, [p.user.id], 0)],
+      },
+      'accounts.setUserQuota': { exempt: ADMIN },
+      'accounts.everyonesUsage': { exempt: ADMIN },
       'accounts.displayNames': {
         exempt: 'display names of user ids the caller already holds (anyone may find people)',
       },

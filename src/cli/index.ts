@@ -12,6 +12,7 @@ import { addSearchCommand } from './search-command.js'
 import { serveWithWorkers } from './workers.js'
 import { collectStartUpGarbage } from '../process/collector.js'
 import { generatePassword } from '../core/accounts/passwords.js'
+import { formatBytes, parseByteSize } from '../core/accounts/quota.js'
 import { DomainError } from '../core/errors.js'
 import { errorMessage } from '../core/ids.js'
 import { assertInstallExists, createContext, createLogger, openStorage, startFolio } from '../main.js'
@@ -114,18 +115,31 @@ export function buildCli(): Command {
 
   user
     .command('list')
-    .description('list users')
+    .description('list users with the space their files use (and their quota)')
     .option('--json', 'print JSON', false)
     .action(async (options: { json: boolean }) => {
-      const users = await withApp((app) => app.accounts.listUsers())
+      const { users, usage } = await withApp(async (app) => ({
+        users: await app.accounts.listUsers(),
+        usage: await app.accounts.everyonesUsage(),
+      }))
+      const storageOf = (id: string) => usage.get(id) ?? { usedSpace: 0, quotaLimit: undefined }
       if (options.json) {
-        const rows = users.map((u) => ({ id: u.id, userName: u.userName, isAdmin: u.isAdmin, disabled: u.disabled }))
+        const rows = users.map((u) => ({
+          id: u.id,
+          userName: u.userName,
+          isAdmin: u.isAdmin,
+          disabled: u.disabled,
+          usedSpace: storageOf(u.id).usedSpace,
+          quotaLimit: storageOf(u.id).quotaLimit ?? -1,
+        }))
         console.log(JSON.stringify(rows, null, 2))
         return
       }
       for (const u of users) {
         const role = `${u.isAdmin ? 'admin' : 'user'}${u.disabled ? ' (disabled)' : ''}`
-        console.log(`${u.userName}\t${role}\t${u.id}`)
+        const { usedSpace, quotaLimit } = storageOf(u.id)
+        const storage = `${formatBytes(usedSpace)}${quotaLimit === undefined ? '' : ` of ${formatBytes(quotaLimit)}`}`
+        console.log(`${u.userName}\t${role}\t${storage}\t${u.id}`)
       }
     })
 
@@ -170,6 +184,20 @@ export function buildCli(): Command {
     .action(async (name: string) => {
       await withApp((app) => app.accounts.setUserDisabled(name, false))
       console.log(`enabled user ${name}`)
+    })
+
+  user
+    .command('quota <name> <size>')
+    .description("set a user's storage quota: a size such as 500MiB or 2GB, or none to remove it")
+    .action(async (name: string, size: string) => {
+      const limit = parseByteSize(size)
+      const { usage } = await withApp((app) => app.accounts.setUserQuota(name, limit))
+      const used = `${formatBytes(usage.usedSpace)} used`
+      console.log(
+        limit === undefined
+          ? `${name} has no storage quota (${used})`
+          : `${name} may store ${formatBytes(limit)} (${used})`,
+      )
     })
 
   user

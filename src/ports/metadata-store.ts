@@ -346,6 +346,28 @@ export interface UserSettingsRepository {
   set(userId: string, settings: UserSettings): Promise<void>
 }
 
+/** A user's storage figures (see QuotaRepository). */
+export interface StorageUsage {
+  /** Bytes of every stored version of the files the user owns, trash included. */
+  usedSpace: number
+  /** The admin's limit in bytes; undefined when there is none. */
+  quotaLimit: number | undefined
+}
+
+/**
+ * Per-user quotas and the space each owner's files hold. The used space is kept by the
+ * store itself in the transaction that adds or removes a version, so every instance on
+ * the store reads the same figure, in one row read.
+ */
+export interface QuotaRepository {
+  /** The user's used space and limit (an owner without files uses 0). */
+  get(userId: string): Promise<StorageUsage>
+  /** Those of several users in one read; every id given has an entry. */
+  getMany(userIds: readonly string[]): Promise<Map<string, StorageUsage>>
+  /** Sets the limit of each user (undefined removes it); ids of no user are ignored. */
+  setLimit(userIds: readonly string[], quotaLimit: number | undefined): Promise<void>
+}
+
 /**
  * Editing sessions and save errors, one row per file, removed with the file.
  * Writes to a file that does not exist throw NOT_FOUND.
@@ -517,6 +539,8 @@ export interface MetadataStore {
   folders: FolderRepository
   settings: SettingsRepository
   userSettings: UserSettingsRepository
+  /** Storage quotas and used space (see QuotaRepository). */
+  quotas: QuotaRepository
   editing: EditingRepository
   audit: AuditRepository
   shares: ShareRepository

@@ -25,6 +25,12 @@ export interface UserSettingRecord {
   cultureName: string
 }
 
+/** One user's storage quota (their used space is derived from the versions, not moved). */
+export interface UserQuotaRecord {
+  userId: string
+  quotaLimit: number
+}
+
 /** The sign-in throttle state of one key (a user name or a client address). */
 export interface ThrottleRecord {
   key: string
@@ -39,6 +45,7 @@ export interface ThrottleRecord {
 export type TransferBatch =
   | { kind: 'users'; records: UserRecord[] }
   | { kind: 'userSettings'; records: UserSettingRecord[] }
+  | { kind: 'userQuotas'; records: UserQuotaRecord[] }
   | { kind: 'settings'; records: SettingRecord[] }
   | { kind: 'sessions'; records: SessionRecord[] }
   | { kind: 'throttle'; records: ThrottleRecord[] }
@@ -60,6 +67,7 @@ export type TransferKind = TransferBatch['kind']
 export const TRANSFER_KINDS: readonly TransferKind[] = [
   'users',
   'userSettings',
+  'userQuotas',
   'settings',
   'sessions',
   'throttle',
@@ -112,6 +120,7 @@ export function emptyCounts(): TransferCounts {
   return {
     users: 0,
     userSettings: 0,
+    userQuotas: 0,
     settings: 0,
     sessions: 0,
     throttle: 0,

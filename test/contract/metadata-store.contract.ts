@@ -1765,6 +1765,76 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       }))
   })
 
+  describe(`${name}: quotas and used space`, () => {
+    const used = async (store: MetadataStore, userId = 'u-alice') => (await store.quotas.get(userId)).usedSpace
+
+    test('used space follows every version added and removed, by file, version and folder', () =>
+      withStore(async (store) => {
+        assert.deepEqual(await store.quotas.get('u-alice'), { usedSpace: 0, quotaLimit: undefined })
+        const file = await createFile(store, { size: 100 })
+        await createFile(store, { id: 'f-bob', ownerId: 'u-bob', title: 'Bob.docx', size: 7 })
+        assert.equal(await used(store), 100)
+        const v2 = nextVersion(file, { size: 50 })
+        await store.files.commitVersion(file.id, file.revision, v2, { updatedAt: v2.createdAt })
+        assert.equal(await used(store), 150)
+        const v3 = nextVersion({ ...file, version: 2 }, { size: 20 })
+        await store.files.commitVersion(file.id, file.revision + 1, v3, { updatedAt: v3.createdAt }, [1])
+        assert.equal(await used(store), 70, 'the dropped first version no longer counts')
+        assert.equal((await store.files.delete(file.id)).outcome, 'deleted')
+        assert.equal(await used(store), 0)
+        assert.equal(await used(store, 'u-bob'), 7)
+
+        const my = await store.folders.ensureRoot({
+          id: 'r-my',
+          ownerId: 'u-alice',
+          parentId: null,
+          title: 'my',
+          rootType: 'my',
+          createdAt: T0,
+          createdBy: 'u-alice',
+          updatedAt: T0,
+          updatedBy: 'u-alice',
+          revision: 1,
+          trashedAt: null,
+          originFolderId: null,
+        })
+        await store.folders.create({ ...my, id: 'd-a', parentId: my.id, title: 'A', rootType: null })
+        await createFile(store, { id: 'f-in', folderId: 'd-a', title: 'In.docx', size: 30 })
+        await createFile(store, { id: 'f-out', folderId: my.id, title: 'Out.docx', size: 5 })
+        assert.equal(await used(store), 35)
+        assert.equal((await store.folders.delete('d-a')).outcome, 'deleted')
+        assert.equal(await used(store), 5)
+      }))
+
+    test('limits: set, read in one go with the usage, removed, and gone with the user', () =>
+      withStore(async (store) => {
+        await store.users.create(buildUser())
+        await store.users.create(buildUser({ id: 'u-bob', userName: 'Bob' }))
+        await createFile(store, { size: 10 })
+        await store.quotas.setLimit(['u-alice', 'u-bob', 'u-nobody'], 1000)
+        const many = await store.quotas.getMany(['u-alice', 'u-bob', 'u-nobody'])
+        assert.deepEqual(many.get('u-alice'), { usedSpace: 10, quotaLimit: 1000 })
+        assert.deepEqual(many.get('u-bob'), { usedSpace: 0, quotaLimit: 1000 })
+        assert.deepEqual(many.get('u-nobody'), { usedSpace: 0, quotaLimit: undefined }, 'no user: no limit stored')
+        await store.quotas.setLimit(['u-bob'], 0)
+        assert.equal((await store.quotas.get('u-bob')).quotaLimit, 0)
+        await store.quotas.setLimit(['u-bob'], undefined)
+        assert.equal((await store.quotas.get('u-bob')).quotaLimit, undefined)
+        assert.equal(await store.users.remove('u-alice'), true)
+        assert.deepEqual(await store.quotas.get('u-alice'), { usedSpace: 10, quotaLimit: undefined })
+      }))
+
+    test('another instance on the same storage reads the same usage', () =>
+      withTwoStores(async (store, other) => {
+        await store.users.create(buildUser())
+        await store.quotas.setLimit(['u-alice'], 500)
+        await createFile(store, { size: 120 })
+        assert.deepEqual(await other.quotas.get('u-alice'), { usedSpace: 120, quotaLimit: 500 })
+        await createFile(other, { id: 'f-2', title: 'Two.docx', size: 3 })
+        assert.equal(await used(store), 123)
+      }))
+  })
+
   describe(`${name}: renditions`, () => {
     const rendition = (sourceBlobKey: string, target: string, blobKey: string) => ({
       sourceBlobKey,
@@ -2243,6 +2313,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       await store.users.create(buildUser({ id: 'u-root', userName: 'root', isAdmin: true, tokenGeneration: 3 }))
       await store.users.create(buildUser({ wopiUserInfo: 'info' }))
       await store.userSettings.set('u-alice', { updateIfExist: true, cultureName: 'es' })
+      await store.quotas.setLimit(['u-alice'], 5_000_000_000)
       await store.settings.setIfAbsent('signing-secret', 'c2VjcmV0')
       await store.sessions.create(buildSession())
       await store.throttle.update('alice', () => ({
@@ -2340,6 +2411,8 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
       return {
         users: await store.users.list(),
         userSettings: [await store.userSettings.get('u-alice'), await store.userSettings.get('u-root')],
+        // The limit moves; the used space follows from the versions imported.
+        quotas: [...(await store.quotas.getMany(['u-alice', 'u-root', 'u-bob'])).entries()],
         secret: await store.settings.get('signing-secret'),
         session: await store.sessions.find('a'.repeat(64)),
         throttle: await store.throttle.get('alice'),
@@ -2369,6 +2442,7 @@ export function runMetadataStoreContract(name: string, open: OpenStore): void {
     const expected = {
       users: 2,
       userSettings: 1,
+      userQuotas: 1,
       settings: 1,
       sessions: 1,
       throttle: 1,

@@ -36,6 +36,7 @@ describe('folio command line', () => {
       ['user', 'disable'],
       ['user', 'enable'],
       ['user', 'remove'],
+      ['user', 'quota'],
       ['audit'],
     ]) {
       const run = await folio([...args, '--help'], env)
@@ -245,6 +246,68 @@ describe('folio user disable / enable', () => {
       const missing = await folio(['user', 'disable', 'nobody'], env)
       assert.notEqual(missing.code, 0)
       assert.match(missing.stderr, /no user named nobody/)
+    } finally {
+      await h.server.dispose()
+    }
+  })
+})
+
+describe('folio user quota', () => {
+  test('sets, reads back and removes a quota on the data folder of a running server; bad sizes change nothing', async () => {
+    const metadata = testMetadata()
+    const h = await startWopiHarness({ FOLIO_CONVERTER: 'off' }, { metadata })
+    try {
+      const { createUser } = await import('../../src/app/accounts/accounts.js')
+      await createUser(h.server.ctx, { userName: 'hana', password: 'hana-password-1' })
+      const hana = await call(h.server.url, 'POST', '/api/2.0/authentication.json', {
+        body: { userName: 'hana', password: 'hana-password-1' },
+      })
+      const session: string = hana.json.response.token
+      const self = async () =>
+        (await call(h.server.url, 'GET', '/api/2.0/people/@self', { token: session })).json.response
+      const upload = (title: string, content: string) =>
+        call(h.server.url, 'POST', `/api/2.0/files/@my/upload?title=${title}`, {
+          token: session,
+          raw: content,
+          headers: { 'Content-Type': 'application/octet-stream' },
+        })
+      assert.equal((await upload('a.bin', '12345678')).status, 201)
+      const env = { FOLIO_DATA_DIR: h.server.dataDir, ...metadata.settings }
+
+      const set = await folio(['user', 'quota', 'hana', '10B'], env)
+      assert.equal(set.code, 0, set.stderr)
+      assert.match(set.stdout, /hana may store 10 B \(8 B used\)/)
+      assert.deepEqual([(await self()).quotaLimit, (await self()).usedSpace], [10, 8])
+      const listed = JSON.parse((await folio(['user', 'list', '--json'], env)).stdout) as Array<{
+        userName: string
+        usedSpace: number
+        quotaLimit: number
+      }>
+      const row = listed.find((u) => u.userName === 'hana')
+      assert.deepEqual([row?.usedSpace, row?.quotaLimit], [8, 10])
+      assert.match((await folio(['user', 'list'], env)).stdout, /^hana\tuser\t8 B of 10 B\t/m)
+      const refused = await upload('b.bin', '123')
+      assert.equal(refused.status, 413, refused.text)
+      assert.equal(refused.json.error.type, 'QUOTA_EXCEEDED')
+
+      assert.equal((await folio(['user', 'quota', 'hana', '1.5MiB'], env)).code, 0)
+      assert.equal((await self()).quotaLimit, 1.5 * 1024 * 1024)
+      assert.equal((await folio(['user', 'quota', 'hana', '2GB'], env)).code, 0)
+      assert.equal((await self()).quotaLimit, 2_000_000_000)
+
+      const bad = await folio(['user', 'quota', 'hana', 'lots'], env)
+      assert.notEqual(bad.code, 0)
+      assert.match(bad.stderr, /"lots" is not a size/)
+      const nobody = await folio(['user', 'quota', 'nobody', '1GB'], env)
+      assert.notEqual(nobody.code, 0)
+      assert.match(nobody.stderr, /no user named nobody/)
+      assert.equal((await self()).quotaLimit, 2_000_000_000, 'unchanged by the refused commands')
+
+      const none = await folio(['user', 'quota', 'hana', 'none'], env)
+      assert.equal(none.code, 0, none.stderr)
+      assert.match(none.stdout, /hana has no storage quota/)
+      assert.equal((await self()).quotaLimit, -1)
+      assert.equal((await upload('b.bin', '123')).status, 201)
     } finally {
       await h.server.dispose()
     }

@@ -7,7 +7,8 @@
  * - every stored version's bytes (and every file's current bytes) match the SHA-256 the
  *   metadata records for them;
  * - every change the client saw acknowledged (a 2xx, or `{"error":0}` to Docs) is there;
- * - an acknowledged lock change holds.
+ * - an acknowledged lock change holds;
+ * - each owner's used space (kept by triggers, for quotas) is the sum of his versions.
  * At the end, one garbage collection with no age threshold (the production threshold is
  * an hour, for writes in flight; no server runs here) leaves no unreferenced blob and no
  * temporary file.
@@ -215,6 +216,19 @@ describe('crash safety', { skip }, () => {
           const present = versions.some((v) => v.file_id === change.fileId && v.sha256 === change.sha256)
           assert.ok(present, `kill ${kill}: acknowledged ${change.what} is missing`)
         }
+        // The used space kept by triggers is the sum of the versions, whatever the kill tore.
+        const drift = db
+          .prepare(
+            `SELECT owners.owner_id, coalesce(used_space.bytes, 0) AS kept, coalesce(sums.bytes, 0) AS summed
+               FROM (SELECT owner_id FROM used_space UNION SELECT owner_id FROM files) AS owners
+               LEFT JOIN used_space ON used_space.owner_id = owners.owner_id
+               LEFT JOIN (SELECT files.owner_id, sum(versions.size) AS bytes FROM versions
+                 JOIN files ON files.id = versions.file_id GROUP BY files.owner_id) AS sums
+                 ON sums.owner_id = owners.owner_id
+              WHERE coalesce(used_space.bytes, 0) <> coalesce(sums.bytes, 0)`,
+          )
+          .all()
+        assert.deepEqual(drift, [], `kill ${kill}: used space per owner`)
         const lock = heads.find((h) => h.id === wopiFileId)?.lock_id ?? ''
         assert.ok(lockMayBe.has(lock), `kill ${kill}: lock is '${lock}', expected one of ${[...lockMayBe]}`)
         let orphanBlobs = 0

@@ -114,6 +114,7 @@ function arbitraries(known: Known) {
       '/api/2.0/people',
       '/api/2.0/people.json',
       '/api/2.0/people/@self',
+      '/api/2.0/people/userquota',
       '/api/2.0/files/@my',
       '/api/2.0/files/@my.json',
       '/api/2.0/files/@my/file',

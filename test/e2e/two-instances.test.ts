@@ -246,6 +246,40 @@ describe('two Folio instances on one PostgreSQL schema and one S3 bucket', { ski
     assert.equal((await attempt(b, 51, 'the-right-password')).status, 429)
   })
 
+  test('storage usage and a quota set on A hold on B at once: both refuse the upload past it and report the same usedSpace', async () => {
+    const self = async (on: FolioProcess) =>
+      (await call(on.url, 'GET', '/api/2.0/people/@self', { token })).json.response
+    const adminId: string = (await self(a)).id
+    const used: number = (await self(a)).usedSpace
+    assert.equal((await self(b)).usedSpace, used)
+    const set = await call(a.url, 'PUT', '/api/2.0/people/userquota', {
+      token,
+      body: { userIds: [adminId], quota: used + 12 },
+    })
+    assert.equal(set.status, 200, set.text)
+    assert.equal((await self(b)).quotaLimit, used + 12)
+    await upload(b, 'quota-b.bin', '1234567890')
+    assert.equal((await self(a)).usedSpace, used + 10, 'A sees what B stored')
+    for (const on of [a, b]) {
+      const refused = await call(on.url, 'POST', '/api/2.0/files/@my/upload?title=quota-over.bin', {
+        token,
+        raw: 'abc',
+        headers: { 'Content-Type': 'application/octet-stream' },
+      })
+      assert.equal(refused.status, 413, refused.text)
+      assert.equal(refused.json.error.type, 'QUOTA_EXCEEDED')
+    }
+    assert.deepEqual([(await self(a)).usedSpace, (await self(b)).usedSpace], [used + 10, used + 10])
+    await upload(a, 'quota-a.bin', '12')
+    assert.deepEqual([(await self(a)).usedSpace, (await self(b)).usedSpace], [used + 12, used + 12])
+    const removed = await call(b.url, 'PUT', '/api/2.0/people/userquota', {
+      token,
+      body: { userIds: [adminId], quota: -1 },
+    })
+    assert.equal(removed.status, 200, removed.text)
+    assert.equal((await self(a)).quotaLimit, -1)
+  })
+
   test('kill -9 of A in the middle of a 200 MiB PutFile: B serves the old contents and nothing is torn', async () => {
     const id = await upload(a, 'big.bin', 'the old contents')
     const accessToken = await wopiToken(a, id)

@@ -46,6 +46,9 @@ export interface Profile {
   created: string
   /** One's own profile only: the interface's language chosen on any browser ('' follows the browser). */
   cultureName?: string
+  /** DocSpace's storage fields (one's own, or anyone's for an admin): bytes; quotaLimit -1 is none. */
+  usedSpace?: number
+  quotaLimit?: number
 }
 
 /** What the owner sees of an item's sharing (absent on others' items). */
@@ -453,3 +456,7 @@ export const getFolderLink = (folderId: string) =>
   call<FolderLink | null>('GET', `/files/folder/${encodeURIComponent(folderId)}/link`)
 export const setFolderLink = (folderId: string, settings: FolderLinkSettings) =>
   call<FolderLink | null>('PUT', `/files/folder/${encodeURIComponent(folderId)}/links`, settings)
+
+/** DocSpace's PUT people/userquota: the limit in bytes, -1 for none (admins only). */
+export const setPersonQuota = (id: string, quota: number) =>
+  call<Profile[]>('PUT', '/people/userquota', { userIds: [id], quota })

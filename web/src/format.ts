@@ -50,6 +50,14 @@ export function formatSize(bytes: number): string {
   return format.format(digits === 0 ? Math.round(value) : value)
 }
 
+/** A person's storage: '12.3 kB of 500 MB', or '12.3 kB' with no quota; '' when not told. */
+export function storageText(person: { usedSpace?: number; quotaLimit?: number }): string {
+  if (person.usedSpace === undefined) return ''
+  const used = formatSize(person.usedSpace)
+  if (person.quotaLimit === undefined || person.quotaLimit < 0) return used
+  return t('storage.usedOfLimit', { used, limit: formatSize(person.quotaLimit) })
+}
+
 /** An ISO date from the API in the interface's language and the reader's time zone. */
 export function formatDate(iso: string): string {
   const ms = Date.parse(iso)

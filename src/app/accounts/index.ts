@@ -1,6 +1,7 @@
 import { bind, type Bound } from '../bind.js'
 import type { AppContext } from '../context.js'
 import * as accounts from './accounts.js'
+import * as quota from './quota.js'
 
 /** Accounts, sessions and the people admin (see accounts.ts). */
 export interface AccountsService {
@@ -24,6 +25,14 @@ export interface AccountsService {
   unlockUser: Bound<typeof accounts.unlockUser>
   setUserDisabled: Bound<typeof accounts.setUserDisabled>
   setUsersDisabled: Bound<typeof accounts.setUsersDisabled>
+  /** One's own used space and quota, or anyone's for an admin (see quota.ts). */
+  storageUsage: Bound<typeof quota.storageUsage>
+  /** An admin sets people's storage quotas (PUT people/userquota). */
+  setQuotas: Bound<typeof quota.setQuotas>
+  /** The console sets one user's quota (`folio user quota`). */
+  setUserQuota: Bound<typeof quota.setUserQuota>
+  /** Every account's used space and quota, for the console (`folio user list`). */
+  everyonesUsage: Bound<typeof quota.everyonesUsage>
   /** Display names of the given user ids (deduplicated lookups; unknown ids map to ''). */
   displayNames(ids: Iterable<string>): Promise<Map<string, string>>
 }
@@ -50,6 +59,10 @@ export function createAccountsService(ctx: AppContext): AccountsService {
     unlockUser: bind(ctx, accounts.unlockUser),
     setUserDisabled: bind(ctx, accounts.setUserDisabled),
     setUsersDisabled: bind(ctx, accounts.setUsersDisabled),
+    storageUsage: bind(ctx, quota.storageUsage),
+    setQuotas: bind(ctx, quota.setQuotas),
+    setUserQuota: bind(ctx, quota.setUserQuota),
+    everyonesUsage: bind(ctx, quota.everyonesUsage),
     displayNames: async (ids) => {
       const names = new Map<string, string>()
       for (const id of new Set(ids)) {

@@ -14,6 +14,7 @@ import { enqueueIndexing } from '../search/index-version-job.js'
 import { enqueueThumbnail } from '../conversion/thumbnail-job.js'
 import { freeDroppedVersions, planRetention } from './version-retention.js'
 import { dropRenditionsOf } from '../conversion/index.js'
+import { assertRoomFor } from '../accounts/quota.js'
 
 /** Reads a file; NOT_FOUND when it does not exist. */
 export async function getFile(ctx: AppContext, fileId: string): Promise<FileRecord> {
@@ -48,6 +49,8 @@ export async function createFileFromBlob(ctx: AppContext, input: NewFileInput): 
     const wanted = assertValidTitle(input.title)
     const now = ctx.clock.now()
     const userId = input.userId ?? input.ownerId
+    // Counted against the owner, whoever uploads (a sharee into the owner's folder).
+    await assertRoomFor(ctx, input.ownerId, input.blob.size)
     const folderId = input.folderId ?? (await rootFolder(ctx, input.ownerId, 'my')).id
     const create = async (title: string): Promise<FileRecord> => {
       const file: FileRecord = {
@@ -169,6 +172,15 @@ export async function uploadFile(
   } catch (error) {
     body.resume()
     throw error
+  }
+  if (expectedSize !== undefined) {
+    // A declared size over the quota is refused before its bytes are stored.
+    try {
+      await assertRoomFor(ctx, ownerId, expectedSize)
+    } catch (error) {
+      body.resume()
+      throw error
+    }
   }
   const blob = await storeBody(ctx, body, expectedSize)
   return createFileFromBlob(ctx, {
@@ -325,6 +337,9 @@ export async function commitNewVersion(ctx: AppContext, fileId: string, input: N
       const patch: FilePatch = { updatedAt: now, updatedBy: input.userId }
       if (!input.keepDocumentKey) patch.keyVersion = next
       const drop = plan.drop.map((v) => v.version)
+      // The owner's quota, with what the versions dropped in this same commit free.
+      const freeing = plan.drop.reduce((sum, v) => sum + v.size, 0)
+      await assertRoomFor(ctx, file.ownerId, input.blob.size, freeing)
       const result = await ctx.store.files.commitVersion(fileId, file.revision, version, patch, drop)
       if (result === undefined) return RETRY
       dropped = plan.drop

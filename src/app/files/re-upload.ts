@@ -1,3 +1,4 @@
+import { assertRoomFor } from '../accounts/quota.js'
 import type { Readable } from 'node:stream'
 import { isDomainError } from '../../core/errors.js'
 import type { FileRecord, FolderRecord } from '../../core/entities.js'
@@ -55,6 +56,15 @@ export async function stageUpload(
   } catch (error) {
     body.resume()
     throw error
+  }
+  if (expectedSize !== undefined) {
+    // A declared size past the owner's quota is refused before its bytes are stored.
+    try {
+      await assertRoomFor(ctx, folder.ownerId, expectedSize)
+    } catch (error) {
+      body.resume()
+      throw error
+    }
   }
   return { by, folder, title, blob: await storeBody(ctx, body, expectedSize) }
 }

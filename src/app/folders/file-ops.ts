@@ -14,6 +14,7 @@ import { assertLockAllows, NO_LOCK_CLAIM } from '../lock-policy.js'
 import { rootFolder } from '../roots.js'
 import { enqueueIndexing } from '../search/index-version-job.js'
 import { enqueueThumbnail } from '../conversion/thumbnail-job.js'
+import { assertRoomFor } from '../accounts/quota.js'
 
 /** What to do when the destination holds an item of the same name (Workspace's numbers). */
 export type ConflictResolution = 'skip' | 'overwrite' | 'duplicate'
@@ -362,6 +363,8 @@ async function copyFile(
       source: 'copy',
       meta: { copiedFrom: source.id, copiedVersion: source.version },
     }
+    // A copy adds its bytes to the destination owner's used space (blob shared or not).
+    await assertRoomFor(ctx, dest.ownerId, source.size)
     await ctx.store.files.create(file, version)
     progress.files++
     void enqueueIndexing(ctx, file.id)

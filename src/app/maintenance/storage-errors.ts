@@ -48,6 +48,7 @@ export function withStorageErrorReports(
       folders: reportingFailures(store.folders, database),
       settings: reportingFailures(store.settings, database),
       userSettings: reportingFailures(store.userSettings, database),
+      quotas: reportingFailures(store.quotas, database),
       editing: reportingFailures(store.editing, database),
       audit: reportingFailures(store.audit, database),
       shares: reportingFailures(store.shares, database),

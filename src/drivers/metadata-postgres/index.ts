@@ -17,6 +17,7 @@ import { createShareLinkRepository, createShareRepository } from './shares.js'
 import { createFolderLinkRepository } from './folder-links.js'
 import { createSettingsRepository } from './settings.js'
 import { createUserSettingsRepository } from './user-settings.js'
+import { createQuotaRepository } from './quotas.js'
 import { createThrottleRepository } from './throttle.js'
 import { createTransfer } from './transfer.js'
 import { createUserRepository } from './users.js'
@@ -74,6 +75,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     folders: createFolderRepository(db),
     settings: createSettingsRepository(db),
     userSettings: createUserSettingsRepository(db),
+    quotas: createQuotaRepository(db),
     editing: createEditingRepository(db),
     audit: createAuditRepository(db),
     shares: createShareRepository(db),

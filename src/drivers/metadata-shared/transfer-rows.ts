@@ -17,6 +17,7 @@ import {
   type SettingRecord,
   type ThrottleRecord,
   type UserSettingRecord,
+  type UserQuotaRecord,
   type TransferBatch,
   type TransferKind,
 } from '../../ports/metadata-transfer.js'
@@ -112,6 +113,13 @@ export const TRANSFER_TABLES: readonly TransferTable[] = [
     kind: 'userSettings',
     table: 'user_settings',
     columns: ['user_id', 'update_if_exist', 'culture_name'],
+    conflict: ['user_id'],
+    order: ['user_id'],
+  },
+  {
+    kind: 'userQuotas',
+    table: 'user_quotas',
+    columns: ['user_id', 'quota_limit'],
     conflict: ['user_id'],
     order: ['user_id'],
   },
@@ -253,6 +261,8 @@ export function batchFromRows(kind: TransferKind, rows: Row[]): TransferBatch {
       return { kind, records: rows.map(toUser) }
     case 'userSettings':
       return { kind, records: rows.map(toUserSetting) }
+    case 'userQuotas':
+      return { kind, records: rows.map(toUserQuota) }
     case 'settings':
       return { kind, records: rows.map(toSetting) }
     case 'sessions':
@@ -298,6 +308,8 @@ export function rowValues(batch: TransferBatch, asFlag: Flag): unknown[][] {
       ])
     case 'userSettings':
       return batch.records.map((u) => [u.userId, asFlag(u.updateIfExist), u.cultureName])
+    case 'userQuotas':
+      return batch.records.map((u) => [u.userId, u.quotaLimit])
     case 'settings':
       return batch.records.map((s) => [s.name, s.value])
     case 'sessions':
@@ -409,6 +421,10 @@ function toUserSetting(row: Row): UserSettingRecord {
     updateIfExist: flag(row, 'update_if_exist'),
     cultureName: text(row, 'culture_name'),
   }
+}
+
+function toUserQuota(row: Row): UserQuotaRecord {
+  return { userId: text(row, 'user_id'), quotaLimit: integer(row, 'quota_limit') }
 }
 
 function toSetting(row: Row): SettingRecord {

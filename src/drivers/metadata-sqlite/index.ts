@@ -14,6 +14,7 @@ import { createShareLinkRepository, createShareRepository } from './shares.js'
 import { createFolderLinkRepository } from './folder-links.js'
 import { createSettingsRepository } from './settings.js'
 import { createUserSettingsRepository } from './user-settings.js'
+import { createQuotaRepository } from './quotas.js'
 import { createThrottleRepository } from './throttle.js'
 import { createTransfer } from './transfer.js'
 import { createUserRepository } from './users.js'
@@ -67,6 +68,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Meta
       folders: createFolderRepository(db),
       settings: createSettingsRepository(db),
       userSettings: createUserSettingsRepository(db),
+      quotas: createQuotaRepository(db),
       editing: createEditingRepository(db),
       audit: createAuditRepository(db),
       shares: createShareRepository(db),

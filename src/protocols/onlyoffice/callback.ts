@@ -265,6 +265,13 @@ async function save(
       await noteError(`the save was refused: ${error.message}`)
       throw error
     }
+    // Over the owner's quota: 507 as for a full disk, so Docs keeps the document (and
+    // retries, in case the owner freed space meanwhile). Not a fault of Folio's: a warning.
+    if (isDomainError(error) && error.code === 'QUOTA_EXCEEDED') {
+      ctx.logger.warn({ fileId, key: body.key, status }, error.message)
+      await noteError(`the save was refused: ${error.message}`)
+      throw error
+    }
     const message = `could not store the saved document: ${errorMessage(error)}`
     ctx.logger.error({ err: error, fileId, key: body.key, status }, message)
     await noteError(message)

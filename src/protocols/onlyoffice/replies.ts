@@ -14,7 +14,8 @@ import type { DomainError, ErrorCode } from '../../core/errors.js'
  * - a file deleted while open is 200: there is nothing left to save, nor to retry;
  * - failures a retry may mend (fetching or storing the save, contention) are 500;
  * - no room to store the save is 507: a 5xx, so Docs retries (space may be freed
- *   meanwhile) and then keeps the document rather than dropping it.
+ *   meanwhile) and then keeps the document rather than dropping it; the same for a save
+ *   that would take the file's owner past his storage quota.
  */
 export const CALLBACK_STATUS: Record<ErrorCode, number> = {
   INVALID_INPUT: 400,
@@ -36,6 +37,7 @@ export const CALLBACK_STATUS: Record<ErrorCode, number> = {
   CONCURRENT_UPDATE: 500,
   UPSTREAM_FAILED: 500,
   INSUFFICIENT_STORAGE: 507,
+  QUOTA_EXCEEDED: 507,
   CONVERSION_UNSUPPORTED: 500,
   CONVERSION_FAILED: 500,
   CONVERTER_BUSY: 500,
@@ -77,6 +79,7 @@ export const DOWNLOAD_STATUS: Record<ErrorCode, number> = {
   CONCURRENT_UPDATE: 500,
   UPSTREAM_FAILED: 500,
   INSUFFICIENT_STORAGE: 500,
+  QUOTA_EXCEEDED: 500,
   CONVERSION_UNSUPPORTED: 500,
   CONVERSION_FAILED: 500,
   CONVERTER_BUSY: 500,

@@ -9,15 +9,16 @@ import type {
   UserRecord,
   VersionRecord,
 } from '../../core/entities.js'
-import type { LockInfo, UserSettings } from '../../app/index.js'
+import type { LockInfo, StorageUsage, UserSettings } from '../../app/index.js'
 import { isoWithOffset } from '../http/timestamps.js'
 
 /**
- * A profile, with the ONLYOFFICE field names that make sense here; the account's own
- * settings add `cultureName` (the interface's language, '' following the browser), which
- * only the person themself is shown.
+ * A profile, with the ONLYOFFICE field names that make sense here; with `usage` (for
+ * oneself and for admins) DocSpace's storage fields: `usedSpace` and `quotaLimit` in bytes,
+ * -1 for no limit; the account's own settings add `cultureName` (the interface's language,
+ * '' following the browser), which only the person themself is shown.
  */
-export function presentProfile(user: UserRecord, settings?: Pick<UserSettings, 'cultureName'>) {
+export function presentProfile(user: UserRecord, usage?: StorageUsage, settings?: Pick<UserSettings, 'cultureName'>) {
   return {
     id: user.id,
     userName: user.userName,
@@ -33,6 +34,7 @@ export function presentProfile(user: UserRecord, settings?: Pick<UserSettings, '
     activationStatus: 1,
     created: isoWithOffset(user.createdAt),
     ...(settings ? { cultureName: settings.cultureName } : {}),
+    ...(usage === undefined ? {} : { usedSpace: usage.usedSpace, quotaLimit: usage.quotaLimit ?? -1 }),
   }
 }
 

@@ -29,9 +29,11 @@ export function authRoutes(ctx: AdapterContext) {
       })
     }
     for (const path of ['/people/@self.json', '/people/@self']) {
-      app.get(path, { onRequest: requireUser }, async (request) =>
-        success(presentProfile(currentUser(request), await ctx.app.files.settings(me(request)))),
-      )
+      app.get(path, { onRequest: requireUser }, async (request) => {
+        const user = currentUser(request)
+        const usage = await ctx.app.accounts.storageUsage(me(request), [user.id])
+        return success(presentProfile(user, usage.get(user.id), await ctx.app.files.settings(me(request))))
+      })
     }
   }
 }

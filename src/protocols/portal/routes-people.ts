@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import * as z from 'zod/mini'
 import { DomainError } from '../../core/errors.js'
 import { actorOf, type AdapterContext } from '../../app/index.js'
+import type { UserRecord } from '../../core/entities.js'
+import { checkedLimit } from '../../core/accounts/quota.js'
 import { currentUser, me, requirePortalUser } from './authenticate.js'
 import { success } from './envelope.js'
 import { presentProfile } from './presenters.js'
@@ -29,6 +31,12 @@ const personPatchBody = z
 
 // ONLYOFFICE's body is {password}; changing one's own also needs the current password.
 const passwordBody = z.object({ password: text(1, 1024), currentPassword: z.optional(text(1, 1024)) })
+
+// DocSpace's PUT people/userquota: the limit in bytes, -1 for none.
+const quotaBody = z.object({
+  userIds: z.array(text(1, 128)).check(z.minLength(1), z.maxLength(1000)),
+  quota: z.number().check(z.int(), z.gte(-1), z.lte(Number.MAX_SAFE_INTEGER)),
+})
 
 const userIdParams = z.object({ userId: text(1, 128) })
 
@@ -65,30 +73,50 @@ export function peopleRoutes(ctx: AdapterContext) {
       onRequest: async (request: FastifyRequest) => ctx.app.accounts.assertAdmin(currentUser(request)),
     }
 
+    // Profiles with their used space and quota (the caller is an admin, or they are his own).
+    const profiles = async (request: FastifyRequest, users: UserRecord[]) => {
+      const usage = await ctx.app.accounts.storageUsage(
+        me(request),
+        users.map((u) => u.id),
+      )
+      return users.map((u) => presentProfile(u, usage.get(u.id)))
+    }
+    const profile = async (request: FastifyRequest, user: UserRecord) => (await profiles(request, [user]))[0]
+
     for (const path of ['/people', '/people.json']) {
       app.get(path, async (request) => {
         const user = currentUser(request)
-        if (user.isAdmin) return success((await ctx.app.accounts.listUsers()).map((person) => presentProfile(person)))
+        if (user.isAdmin) return success(await profiles(request, await ctx.app.accounts.listUsers()))
         const { filterValue } = parseInput(listQuery, request.query)
         return success(await ctx.app.sharing.findPeople(me(request), filterValue))
       })
       app.post(path, adminOnly, async (request, reply) => {
         const input = parseInput(newPersonBody, request.body)
         const user = await ctx.app.accounts.createUser(input, actorOf(currentUser(request), request.ip))
-        return reply.code(201).send(success(presentProfile(user), 201))
+        return reply.code(201).send(success(await profile(request, user), 201))
       })
     }
 
     app.get('/people/:userId', adminOnly, async (request) => {
       const { userId } = parseInput(userIdParams, request.params)
-      return success(presentProfile(await ctx.app.accounts.requireUserById(userId)))
+      return success(await profile(request, await ctx.app.accounts.requireUserById(userId)))
     })
+
+    // DocSpace's storage quota of several people at once: admins only, every id checked
+    // before any changes; the reply lists them with their used space and new quota.
+    for (const path of ['/people/userquota', '/people/userquota.json']) {
+      app.put(path, adminOnly, async (request) => {
+        const { userIds, quota } = parseInput(quotaBody, request.body)
+        const users = await ctx.app.accounts.setQuotas(me(request), userIds, checkedLimit(quota))
+        return success(await profiles(request, users))
+      })
+    }
 
     app.put('/people/:userId', adminOnly, async (request) => {
       const { userId } = parseInput(userIdParams, request.params)
       const changes = parseInput(personPatchBody, request.body)
       const user = await ctx.app.accounts.updateUser(currentUser(request), userId, changes, request.ip)
-      return success(presentProfile(user))
+      return success(await profile(request, user))
     })
 
     // One's own password (`@self` or one's id): the current password is required (an admin
@@ -106,11 +134,11 @@ export function peopleRoutes(ctx: AdapterContext) {
           })
         }
         await ctx.app.accounts.changeOwnPassword(me(request), request.portalToken ?? '', currentPassword, password)
-        return success(presentProfile(await ctx.app.accounts.requireUserById(user.id)))
+        return success(await profile(request, await ctx.app.accounts.requireUserById(user.id)))
       }
       ctx.app.accounts.assertAdmin(user)
       await ctx.app.accounts.setPassword(userId, password, actorOf(currentUser(request), request.ip))
-      return success(presentProfile(await ctx.app.accounts.requireUserById(userId)))
+      return success(await profile(request, await ctx.app.accounts.requireUserById(userId)))
     })
 
     // The language of one's own interface (ONLYOFFICE's path); kept with the account so it
@@ -123,7 +151,7 @@ export function peopleRoutes(ctx: AdapterContext) {
         throw new DomainError('FORBIDDEN', 'only your own language can be set')
       }
       const settings = await ctx.app.files.setCultureName(me(request), cultureName)
-      return success(presentProfile(user, settings))
+      return success(presentProfile(user, undefined, settings))
     })
 
     // DocSpace's "log out of all other sessions": every session of the caller but this one.
@@ -140,7 +168,7 @@ export function peopleRoutes(ctx: AdapterContext) {
       const { userIds } = parseInput(statusBody, request.body)
       const actor = currentUser(request)
       const users = await ctx.app.accounts.setUsersDisabled(userIds, disabled, actorOf(actor, request.ip), actor.id)
-      return success(users.map((person) => presentProfile(person)))
+      return success(await profiles(request, users))
     })
 
     app.delete('/people/:userId', adminOnly, async (request) => {

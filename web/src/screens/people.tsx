@@ -2,7 +2,8 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
 import { ConfirmDialog, Dialog } from '../components/dialog'
 import { Icon } from '../components/icons'
-import { formatDate } from '../format'
+import { parseByteSize } from '../../../src/core/accounts/quota.js'
+import { formatDate, formatSize, storageText } from '../format'
 import { t } from '../i18n'
 import { announce } from '../notices'
 
@@ -22,6 +23,7 @@ export function PeopleScreen(props: { self: api.Profile }) {
   const [removing, setRemoving] = useState<api.Profile | null>(null)
   const [changingAdmin, setChangingAdmin] = useState<api.Profile | null>(null)
   const [disabling, setDisabling] = useState<api.Profile | null>(null)
+  const [limiting, setLimiting] = useState<api.Profile | null>(null)
   const heading = useRef<HTMLHeadingElement>(null)
 
   const load = async () => {
@@ -92,6 +94,9 @@ export function PeopleScreen(props: { self: api.Profile }) {
                 {t('people.email')}
               </th>
               <th scope="col">{t('people.admin')}</th>
+              <th scope="col" class="col-storage">
+                {t('storage.column')}
+              </th>
               <th scope="col" class="col-created">
                 {t('people.colAdded')}
               </th>
@@ -128,6 +133,7 @@ export function PeopleScreen(props: { self: api.Profile }) {
                       />
                     </label>
                   </td>
+                  <td class="col-storage">{storageText(person)}</td>
                   <td class="col-created">{formatDate(person.created)}</td>
                   <td>
                     <div class="actions">
@@ -139,6 +145,15 @@ export function PeopleScreen(props: { self: api.Profile }) {
                       >
                         <Icon name="key" />
                         <span>{t('people.resetPassword')}</span>
+                      </button>
+                      <button
+                        type="button"
+                        class="button"
+                        aria-label={t('storage.setQuotaOf', { name: person.userName })}
+                        onClick={() => setLimiting(person)}
+                      >
+                        <Icon name="storage" />
+                        <span>{t('storage.quota')}</span>
                       </button>
                       {isSelf ? null : isDisabled(person) ? (
                         <button
@@ -187,6 +202,21 @@ export function PeopleScreen(props: { self: api.Profile }) {
           onDone={() => {
             announce(t('people.passwordSet', { userName: resetting.userName }))
             setResetting(null)
+          }}
+        />
+      ) : null}
+      {limiting ? (
+        <QuotaDialog
+          person={limiting}
+          onClose={() => setLimiting(null)}
+          onDone={(quota) => {
+            announce(
+              quota < 0
+                ? t('storage.quotaRemoved', { name: limiting.userName })
+                : t('storage.quotaSet', { name: limiting.userName, limit: formatSize(quota) }),
+            )
+            setLimiting(null)
+            void load()
           }}
         />
       ) : null}
@@ -375,6 +405,59 @@ function ResetPasswordDialog(props: { person: api.Profile; onClose: () => void; 
           </button>
           <button type="submit" class="button primary">
             {t('people.setPassword')}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  )
+}
+
+/** An admin's storage limit for one person: a size such as 500MB or 2GB; empty for none. */
+function QuotaDialog(props: { person: api.Profile; onClose: () => void; onDone: (quota: number) => void }) {
+  const current = props.person.quotaLimit ?? -1
+  const [size, setSize] = useState(current < 0 ? '' : `${current}`)
+  const [error, setError] = useState('')
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    let quota: number
+    try {
+      quota = size.trim() === '' ? -1 : (parseByteSize(size) ?? -1)
+    } catch {
+      return setError(t('storage.notASize'))
+    }
+    try {
+      await api.setPersonQuota(props.person.id, quota)
+      props.onDone(quota)
+    } catch (failure) {
+      setError(messageOf(failure))
+    }
+  }
+  return (
+    <Dialog title={t('storage.quotaOf', { name: props.person.userName })} onClose={props.onClose}>
+      <form onSubmit={submit}>
+        <p>{t('storage.usesNow', { used: formatSize(props.person.usedSpace ?? 0) })}</p>
+        <label for="quota-size">{t('storage.quota')}</label>
+        <input
+          id="quota-size"
+          autocomplete="off"
+          spellcheck={false}
+          placeholder={t('storage.noQuota')}
+          aria-describedby="quota-hint"
+          value={size}
+          onInput={(event) => setSize(event.currentTarget.value)}
+        />
+        <small id="quota-hint">{t('storage.sizeHint')}</small>
+        {error ? (
+          <p class="form-error" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <div class="dialog-actions">
+          <button type="button" class="button" onClick={props.onClose}>
+            {t('common.cancel')}
+          </button>
+          <button type="submit" class="button primary">
+            {t('storage.setQuota')}
           </button>
         </div>
       </form>

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
 import { errorText } from '../error-text'
 import { browserLocale, chooseLocale, chosenLocale, LOCALE_NAMES, LOCALES, t, useLocale, type Locale } from '../i18n'
+import { formatSize } from '../format'
 import { announce } from '../notices'
 
 /**
@@ -27,6 +28,7 @@ export function ProfileScreen(props: { profile: api.Profile }) {
         <dd>{profile.email || t('profile.none')}</dd>
       </dl>
       <LanguageForm />
+      <StorageFacts />
       <PasswordForm />
       <OtherSessions />
     </section>
@@ -175,6 +177,35 @@ function LanguageForm() {
           {error}
         </p>
       ) : null}
+    </section>
+  )
+}
+
+/** One's used space and quota, read fresh (the session's profile carries neither). */
+function StorageFacts() {
+  const [me, setMe] = useState<api.Profile | undefined>(undefined)
+  useEffect(() => {
+    api.whoAmI().then(setMe, () => undefined)
+  }, [])
+  if (me?.usedSpace === undefined) return null
+  const limit = me.quotaLimit ?? -1
+  return (
+    <section class="card" aria-labelledby="storage-heading">
+      <h2 id="storage-heading">{t('storage.heading')}</h2>
+      <p class="storage-used">
+        {limit < 0
+          ? t('storage.youUseNoQuota', { used: formatSize(me.usedSpace) })
+          : t('storage.youUseOfQuota', { used: formatSize(me.usedSpace), limit: formatSize(limit) })}
+      </p>
+      {limit >= 0 ? (
+        <progress
+          class="storage-meter"
+          max={limit || 1}
+          value={Math.min(me.usedSpace, limit)}
+          aria-label={t('storage.meter')}
+        />
+      ) : null}
+      <p class="hint">{t('storage.hint')}</p>
     </section>
   )
 }

@@ -163,7 +163,7 @@ function sessionRoutes(ctx: AdapterContext) {
       reply.header('Set-Cookie', cookie(session.token, maxAge))
       reply.header('Cache-Control', 'no-store')
       const settings = await ctx.app.files.settings(userPrincipal(session.user))
-      return reply.code(201).send(success(presentProfile(session.user, settings), 201))
+      return reply.code(201).send(success(presentProfile(session.user, undefined, settings), 201))
     })
 
     // The UI's session probe: a signed-out browser is an answer, not an error, so a page load
@@ -179,7 +179,11 @@ function sessionRoutes(ctx: AdapterContext) {
       })
       if (!user) return success({ signedIn: false })
       const settings = await ctx.app.files.settings(userPrincipal(user))
-      return success({ signedIn: true, profile: presentProfile(user, settings), capabilities: uiCapabilities(ctx) })
+      return success({
+        signedIn: true,
+        profile: presentProfile(user, undefined, settings),
+        capabilities: uiCapabilities(ctx),
+      })
     })
 
     app.delete('/ui/session', async (request, reply) => {
