@@ -75,7 +75,7 @@ describe('web UI: storage quotas', () => {
     await b.screenshot('people-quota-dialog-1280')
     await dialog.getByRole('button', { name: 'Set quota' }).click()
     await dialog.waitFor({ state: 'detached' })
-    await row.getByRole('cell', { name: '12 bytes of 2.0 KB', exact: true }).waitFor()
+    await row.getByRole('cell', { name: '12 bytes of 2.0 kB', exact: true }).waitFor()
     assert.equal(await doraQuota(), 2048)
     await b.screenshot('people-quota-1280')
 

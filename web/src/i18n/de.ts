@@ -407,7 +407,7 @@ export const de: Catalog = {
   'storage.quota': 'Kontingent',
   'storage.quotaRemoved': '{name} hat jetzt kein Speicherkontingent mehr.',
   'storage.quotaSet': '{name} darf jetzt bis zu {limit} speichern.',
-  'storage.notASize': 'Keine Größe: Geben Sie Bytes oder eine Größe wie 500MB oder 2GB an.',
+  'storage.notASize': '„{value}“ ist keine Größe: Geben Sie Bytes oder eine Größe wie 500MB oder 2GB an.',
   'storage.quotaOf': 'Speicherkontingent von {name}',
   'storage.usesNow': 'Belegt zurzeit {used} (jede Version der Dateien, einschließlich Papierkorb).',
   'storage.noQuota': 'Kein Kontingent',

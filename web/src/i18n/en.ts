@@ -422,7 +422,7 @@ export const en = {
   'storage.quota': 'Quota',
   'storage.quotaRemoved': '{name} has no storage quota now.',
   'storage.quotaSet': '{name} may now store up to {limit}.',
-  'storage.notASize': 'Not a size: write bytes, or a size such as 500MB or 2GB.',
+  'storage.notASize': '"{value}" is not a size: write bytes, or a size such as 500MB or 2GB.',
   'storage.quotaOf': 'Storage quota of {name}',
   'storage.usesNow': 'Uses {used} now (every version of their files, trash included).',
   'storage.noQuota': 'No quota',

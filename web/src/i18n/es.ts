@@ -404,7 +404,7 @@ export const es: Catalog = {
   'storage.quota': 'Cuota',
   'storage.quotaRemoved': '{name} ya no tiene cuota de almacenamiento.',
   'storage.quotaSet': '{name} puede guardar ahora hasta {limit}.',
-  'storage.notASize': 'No es un tamaño: escriba bytes o un tamaño como 500MB o 2GB.',
+  'storage.notASize': '«{value}» no es un tamaño: escriba bytes o un tamaño como 500MB o 2GB.',
   'storage.quotaOf': 'Cuota de almacenamiento de {name}',
   'storage.usesNow': 'Usa {used} ahora (cada versión de sus archivos, papelera incluida).',
   'storage.noQuota': 'Sin cuota',

@@ -407,7 +407,7 @@ export const fr: Catalog = {
   'storage.quota': 'Quota',
   'storage.quotaRemoved': '{name} n’a plus de quota de stockage.',
   'storage.quotaSet': '{name} peut désormais stocker jusqu’à {limit}.',
-  'storage.notASize': 'Ce n’est pas une taille : indiquez des octets ou une taille comme 500MB ou 2GB.',
+  'storage.notASize': '« {value} » n’est pas une taille : indiquez des octets ou une taille comme 500MB ou 2GB.',
   'storage.quotaOf': 'Quota de stockage de {name}',
   'storage.usesNow': 'Utilise {used} actuellement (chaque version de ses fichiers, corbeille comprise).',
   'storage.noQuota': 'Aucun quota',

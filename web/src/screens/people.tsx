@@ -423,7 +423,7 @@ function QuotaDialog(props: { person: api.Profile; onClose: () => void; onDone: 
     try {
       quota = size.trim() === '' ? -1 : (parseByteSize(size) ?? -1)
     } catch {
-      return setError(t('storage.notASize'))
+      return setError(t('storage.notASize', { value: size.trim() }))
     }
     try {
       await api.setPersonQuota(props.person.id, quota)
