@@ -124,6 +124,7 @@ describe('a powerless principal walks every use case and gets nothing', () => {
         walks: [(p) => app.files.stageUpload(p, 'planted.docx', body(), undefined, aliceFolder.id)],
       },
       'files.settleUpload': { exempt: 'places what stageUpload authorized and stored; it takes no id from a request' },
+      'files.settleUploads': { exempt: 'places what stageUpload authorized and stored; it takes no id from a request' },
       'files.discardUpload': { exempt: 'drops what stageUpload stored for the same call' },
       'files.presign': { walks: [(p) => app.files.presign(p, aliceFile.id)] },
       'files.openPresigned': {

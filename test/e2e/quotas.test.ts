@@ -105,6 +105,10 @@ describe('storage quotas', () => {
 
     assertRefused(await rawUpload('big.txt', 'x'.repeat(16)))
     assertRefused(await multipartUpload('big.txt', 'x'.repeat(16)))
+    // Several files in one request: each would fit alone, together they do not, so none is placed.
+    const batch = new FormData()
+    for (const name of ['a.txt', 'b.txt']) batch.append('file', new Blob(['x'.repeat(10)]), name)
+    assertRefused(await call(h.folio.url, 'POST', '/api/2.0/files/@my/upload', { token: h.token, raw: batch }))
     // A declared size far past the quota is refused before the body is stored.
     assertRefused(await rawUpload('huge.bin', Buffer.alloc(4 * 1024 * 1024, 1)))
     const update = await call(h.folio.url, 'PUT', `/api/2.0/files/${fileId}/update`, {

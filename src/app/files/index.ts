@@ -47,6 +47,8 @@ export interface FilesService {
   ): Promise<reUpload.StagedUpload>
   /** A new version of the same-named file or a new file, as `createNewIfExist` (or the user's setting) says. */
   settleUpload(staged: reUpload.StagedUpload, createNewIfExist?: boolean): Promise<FileRecord>
+  /** Settles one request's uploads: the quota for all of them first, then each in order. */
+  settleUploads(staged: readonly reUpload.StagedUpload[], createNewIfExist?: boolean): Promise<FileRecord[]>
   /** Drops a staged upload whose request failed. */
   discardUpload(staged: reUpload.StagedUpload): Promise<void>
   /** A short-lived read link token for the file's current version (see presigned.ts). */
@@ -116,6 +118,7 @@ export function createFilesService(ctx: AppContext, tokens: Tokens): FilesServic
     },
     stageUpload: (by, title, body, size, folder = '@my') => stageUpload(by, title, body, size, folder),
     settleUpload: (staged, createNewIfExist) => reUpload.settleUpload(ctx, staged, createNewIfExist),
+    settleUploads: (staged, createNewIfExist) => reUpload.settleUploads(ctx, staged, createNewIfExist),
     discardUpload: (staged) => reUpload.discardUpload(ctx, staged),
     presign: (by, fileId) => presign(ctx, tokens, by, fileId),
     openPresigned: (token, fileId) => openPresigned(ctx, tokens, token, fileId),

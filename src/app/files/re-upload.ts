@@ -119,3 +119,36 @@ export async function settleUpload(
     userId: by.user.id,
   })
 }
+
+/**
+ * Settles the uploads of one request, all or nothing as far as the rules go: their bytes
+ * together must fit each owner's quota before any is placed, so a batch past the quota
+ * stores none of them; then each is settled in order, and a failure drops the rest (a
+ * storage failure keeps those placed before it).
+ */
+export async function settleUploads(
+  ctx: AppContext,
+  staged: readonly StagedUpload[],
+  createNewIfExist: boolean | undefined,
+): Promise<FileRecord[]> {
+  const bytesByOwner = new Map<string, number>()
+  for (const upload of staged) {
+    bytesByOwner.set(upload.folder.ownerId, (bytesByOwner.get(upload.folder.ownerId) ?? 0) + upload.blob.size)
+  }
+  try {
+    for (const [ownerId, bytes] of bytesByOwner) await assertRoomFor(ctx, ownerId, bytes)
+  } catch (error) {
+    await Promise.all(staged.map((upload) => discardUpload(ctx, upload)))
+    throw error
+  }
+  const stored: FileRecord[] = []
+  for (const [index, upload] of staged.entries()) {
+    try {
+      stored.push(await settleUpload(ctx, upload, createNewIfExist))
+    } catch (error) {
+      await Promise.all(staged.slice(index + 1).map((rest) => discardUpload(ctx, rest)))
+      throw error
+    }
+  }
+  return stored
+}

@@ -293,16 +293,7 @@ async function uploadMultipart(ctx: AdapterContext, request: FastifyRequest, fol
   if (staged.length === 0) {
     throw new DomainError('INVALID_INPUT', 'a multipart upload needs a file part', { field: 'file' })
   }
-  const stored: FileRecord[] = []
-  for (const [index, upload] of staged.entries()) {
-    try {
-      stored.push(await ctx.app.files.settleUpload(upload, createNewIfExist))
-    } catch (error) {
-      await Promise.all(staged.slice(index + 1).map((rest) => ctx.app.files.discardUpload(rest)))
-      throw error
-    }
-  }
-  return stored
+  return ctx.app.files.settleUploads(staged, createNewIfExist)
 }
 
 /** The body of `PUT files/{fileId}/update` stored as the file's newest version. */
