@@ -214,8 +214,8 @@ function OwnerActions(
         <button
           type="button"
           class="icon-button"
-          aria-label={`Copy ${title} to…`}
-          title="Copy to"
+          aria-label={t('rows.copy', { title })}
+          title={t('copy.copyTo')}
           onClick={props.onCopy}
         >
           <Icon name="copy" />
