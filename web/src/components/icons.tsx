@@ -66,7 +66,7 @@ export function FileIcon(props: { kind: FileKind }) {
   )
 }
 
-type IconName =
+export type IconName =
   | 'upload'
   | 'plus'
   | 'pencil'
@@ -86,6 +86,7 @@ type IconName =
   | 'copy'
   | 'keyboard'
   | 'convert'
+  | 'more'
 
 const PATHS: Record<IconName, string> = {
   upload: 'M12 16V4m0 0L7 9m5-5 5 5M4 16v4h16v-4',
@@ -108,6 +109,7 @@ const PATHS: Record<IconName, string> = {
   copy: 'M9 9h11v11H9zM5 15H4V4h11v1',
   keyboard: 'M3 6h18v12H3zM7 10h.01M11 10h.01M15 10h.01M8 14h8',
   convert: 'M4 9h13l-4-4M20 15H7l4 4',
+  more: 'M5 12h.01M12 12h.01M19 12h.01',
 }
 
 /** A folder's icon; its accessible name is "Folder". */
