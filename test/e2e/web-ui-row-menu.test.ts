@@ -4,7 +4,14 @@ import type { Locator, Page } from 'playwright-core'
 import { launchBrowser, type TestBrowser } from '../support/browser.js'
 import { startTestServer, type TestServer } from '../support/folio-server.js'
 import { call, signIn } from '../support/portal-client.js'
-import { expectScreen, fileRow, overflowsSideways, submitSignIn, unexpectedErrors } from '../support/web-ui.js'
+import {
+  expectScreen,
+  fileRow,
+  folderRow,
+  overflowsSideways,
+  submitSignIn,
+  unexpectedErrors,
+} from '../support/web-ui.js'
 
 const PHONE = { width: 390, height: 844 }
 const DESKTOP = { width: 1280, height: 800 }
@@ -58,6 +65,8 @@ describe('web UI: a row at phone width keeps open and download, the rest under "
       })
       assert.equal(reply.status, 201, reply.text)
     }
+    const made = await call(server.url, 'POST', '/api/2.0/files/folder/@my', { token: admin, body: { title: 'Plans' } })
+    assert.equal(made.status, 201, made.text)
     b = await launchBrowser({ viewport: PHONE })
     page = b.page
     page.setDefaultTimeout(30_000)
@@ -80,6 +89,19 @@ describe('web UI: a row at phone width keeps open and download, the rest under "
       'More actions for Report.txt',
     ])
     assert.equal(await actionLines(row), 1)
+    // A folder row the same way: its zip download, then the menu.
+    const plans = folderRow(page, 'Plans')
+    assert.deepEqual(await visibleActions(plans), ['Download Plans as a zip archive', 'More actions for Plans'])
+    await plans.getByRole('button', { name: 'More actions for Plans' }).click()
+    assert.deepEqual(await page.getByRole('menu').getByRole('menuitem').allTextContents(), [
+      'Share',
+      'Move to',
+      'Copy to',
+      'Rename',
+      'Delete',
+    ])
+    await page.keyboard.press('Escape')
+    await page.getByRole('menu').waitFor({ state: 'detached' })
     assert.equal(await overflowsSideways(page), false)
     await b.screenshot('row-menu-documents-390')
   })

@@ -109,7 +109,7 @@ const PATHS: Record<IconName, string> = {
   copy: 'M9 9h11v11H9zM5 15H4V4h11v1',
   keyboard: 'M3 6h18v12H3zM7 10h.01M11 10h.01M15 10h.01M8 14h8',
   convert: 'M4 9h13l-4-4M20 15H7l4 4',
-  more: 'M5 12h.01M12 12h.01M19 12h.01',
+  more: 'M4 12a1.5 1.5 0 1 0 3 0 1.5 1.5 0 1 0-3 0M10.5 12a1.5 1.5 0 1 0 3 0 1.5 1.5 0 1 0-3 0M17 12a1.5 1.5 0 1 0 3 0 1.5 1.5 0 1 0-3 0',
 }
 
 /** A folder's icon; its accessible name is "Folder". */
