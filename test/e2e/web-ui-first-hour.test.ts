@@ -171,7 +171,14 @@ describe('web UI: the first hour (no editor configured)', () => {
       const row = fileRow(page, 'Agenda.docx')
       await row.waitFor()
       const before = await listTop()
-      await row.getByRole('button', { name: /Rename/ }).click()
+      // At phone width Rename is in the row's "More actions" menu.
+      const phone = size === PHONE
+      const rowButton = (of: typeof row) => of.getByRole('button', { name: phone ? /More actions/ : /Rename/ })
+      const startRename = async (of: typeof row) => {
+        await rowButton(of).click()
+        if (phone) await page.getByRole('menuitem', { name: 'Rename' }).click()
+      }
+      await startRename(row)
       const input = page.getByRole('textbox', { name: 'New name for Agenda.docx' })
       await input.fill('Agenda 2.docx')
       await input.press('Enter')
@@ -186,8 +193,8 @@ describe('web UI: the first hour (no editor configured)', () => {
       // The list's buttons still take clicks (a trial click fails when something covers them).
       await page.getByRole('checkbox', { name: 'Select all' }).click({ trial: true, timeout: 3000 })
       const renamed = fileRow(page, 'Agenda 2.docx')
-      await renamed.getByRole('button', { name: /Rename/ }).click({ trial: true, timeout: 3000 })
-      await renamed.getByRole('button', { name: /Rename/ }).click()
+      await rowButton(renamed).click({ trial: true, timeout: 3000 })
+      await startRename(renamed)
       await page.getByRole('textbox', { name: 'New name for Agenda 2.docx' }).fill('Agenda.docx')
       await page.getByRole('textbox', { name: 'New name for Agenda 2.docx' }).press('Enter')
       await fileRow(page, 'Agenda.docx').waitFor()

@@ -103,8 +103,10 @@ describe('web UI: languages', () => {
     await dialog.waitFor({ state: 'hidden' })
 
     // The share dialog's longest labels ("Vollzugriff (bearbeiten)", the link's access).
+    // At phone width Share is in the row's "More actions" menu.
     await page.setViewportSize(PHONE)
-    await page.getByRole('button', { name: 'Bericht.txt freigeben' }).click()
+    await page.getByRole('button', { name: 'Weitere Aktionen für Bericht.txt' }).click()
+    await page.getByRole('menuitem', { name: 'Freigeben' }).click()
     const share = page.getByRole('dialog', { name: '„Bericht.txt“ freigeben' })
     await share.getByRole('heading', { name: 'Wer hat Zugriff' }).waitFor()
     await share.getByLabel('Jeder mit dem Link, ohne Konto').check()

@@ -107,7 +107,9 @@ describe('web UI: the rough edges a person meets first (no editor configured)', 
     try {
       await page.goto(`${server.url}/`)
       const row = fileRow(page, 'Report.docx')
-      await row.getByRole('button', { name: 'Rename Report.docx' }).click()
+      // At phone width Rename is in the row's "More actions" menu.
+      await row.getByRole('button', { name: 'More actions for Report.docx' }).click()
+      await page.getByRole('menuitem', { name: 'Rename' }).click()
       const longName = 'Quarterly report for the board of directors meeting in the spring.docx'
       const input = page.getByRole('textbox', { name: 'New name for Report.docx' })
       await input.fill(longName)
@@ -116,7 +118,9 @@ describe('web UI: the rough edges a person meets first (no editor configured)', 
       await notice.waitFor()
       // A notice floats over the page; every button of the list still takes a click (a trial
       // click fails when something else would receive it).
-      for (const button of await page.locator('table.files button:not([disabled]), table.files a').all()) {
+      for (const button of await page
+        .locator('table.files button:not([disabled]):visible, table.files a:visible')
+        .all()) {
         await button.click({ trial: true, timeout: 3000 })
       }
       // Wrapped between words: every line of the message ends at a space or the end.
@@ -142,8 +146,9 @@ describe('web UI: the rough edges a person meets first (no editor configured)', 
       assert.equal(await overflowsSideways(page), false)
 
       await fileRow(page, longName)
-        .getByRole('link', { name: `Versions of ${longName}` })
+        .getByRole('button', { name: `More actions for ${longName}` })
         .click()
+      await page.getByRole('menuitem', { name: 'Versions' }).click()
       await page.getByRole('heading', { name: /Versions of/ }).waitFor()
       assert.equal(await page.locator('.notice').count(), 0, 'the notice stayed on the documents screen')
     } finally {

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
 import { errorText } from '../error-text'
 import { splitExtension } from '../format'
+import { t } from '../i18n'
 import { Icon } from './icons'
 
 /**
@@ -70,9 +71,9 @@ export function ConvertAndEdit(props: {
         entry = now[0]
       }
       if (!alive.current) return
-      if (entry === undefined) throw new Error('The conversion was not started.')
+      if (entry === undefined) throw new Error(t('convert.notStarted'))
       if (entry.error || !entry.result) {
-        setStep({ kind: 'failed', error: entry.error || 'The converter made no file.' })
+        setStep({ kind: 'failed', error: entry.error || t('convert.noFile') })
         return
       }
       const result = entry.result
@@ -88,19 +89,19 @@ export function ConvertAndEdit(props: {
     }
   }
 
-  const label = `Convert ${file.title} to .${props.twin} and edit`
+  const label = t('convert.label', { title: file.title, extension: props.twin })
   const trigger =
     props.variant === 'button' ? (
       <button type="button" class="button primary" onClick={() => void run()} disabled={step.kind === 'running'}>
         <Icon name="convert" />
-        <span>Convert and edit</span>
+        <span>{t('convert.button')}</span>
       </button>
     ) : (
       <button
         type="button"
         class="icon-button"
         aria-label={label}
-        title={`Convert to .${props.twin} and edit (the original stays)`}
+        title={t('convert.iconTitle', { extension: props.twin })}
         onClick={() => void run()}
         disabled={step.kind === 'running'}
       >
@@ -117,24 +118,24 @@ export function ConvertAndEdit(props: {
           <progress
             max={100}
             {...(step.progress > 0 ? { value: step.progress } : {})}
-            aria-label={`Converting ${file.title}`}
+            aria-label={t('convert.progress', { title: file.title })}
           />
-          {props.variant === 'button' ? <span>Converting to .{props.twin}…</span> : null}
+          {props.variant === 'button' ? <span>{t('convert.converting', { extension: props.twin })}</span> : null}
         </span>
       ) : null}
       {step.kind === 'done' && (props.variant === 'button' || !step.opened) ? (
         <span class="convert-progress" role="status">
-          {props.variant === 'button' ? <span>Converted to {step.result.title}. </span> : null}
+          {props.variant === 'button' ? <span>{t('convert.converted', { title: step.result.title })} </span> : null}
           {step.href && !step.opened ? (
             <a href={step.href} target="_blank" rel="noopener">
-              Open {step.result.title} in the editor
+              {t('rows.openInEditor', { title: step.result.title })}
             </a>
           ) : null}
         </span>
       ) : null}
       {step.kind === 'failed' ? (
         <span class="form-error" role="alert">
-          {file.title} could not be converted: {step.error}
+          {t('convert.failed', { title: file.title, error: step.error })}
         </span>
       ) : null}
     </>

@@ -49,16 +49,16 @@ export function FolderLinkSection(props: { folderId: string }) {
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(link?.sharedTo.shareLink ?? '')
-      announce('Link copied')
+      announce(t('share.linkCopied'))
     } catch {
       input.current?.select()
-      announce('Press Ctrl+C to copy the selected link')
+      announce(t('share.pressCtrlC'))
     }
   }
 
   return (
-    <section class="share-link" aria-label="Share by link">
-      <h3>Share by link</h3>
+    <section class="share-link" aria-label={t('share.byLink')}>
+      <h3>{t('share.byLink')}</h3>
       <label class="checkbox">
         <input
           type="checkbox"
@@ -69,21 +69,21 @@ export function FolderLinkSection(props: { folderId: string }) {
             setAsked(on)
             void set(
               on ? { access: 2, denyDownload: false, expirationDate: null } : { ...current, access: 0 },
-              on ? 'The link is on' : 'The link is off: it no longer opens the folder',
+              on ? t('share.linkOnNotice') : t('folderLink.off'),
             )
           }}
         />
-        Anyone with the link, without an account, sees this folder and everything in it
+        {t('folderLink.anyone')}
       </label>
       {link ? (
         <>
-          <label for="folder-link-access">Link access</label>
+          <label for="folder-link-access">{t('share.linkAccess')}</label>
           <select
             id="folder-link-access"
             value={String(link.access)}
             disabled={busy}
             onChange={(event) =>
-              void set({ ...current, access: Number(event.currentTarget.value) }, 'Link access changed')
+              void set({ ...current, access: Number(event.currentTarget.value) }, t('folderLink.accessChanged'))
             }
           >
             {LINK_LEVELS.map((level) => (
@@ -100,13 +100,13 @@ export function FolderLinkSection(props: { folderId: string }) {
               onChange={(event) =>
                 void set(
                   { ...current, denyDownload: !event.currentTarget.checked },
-                  event.currentTarget.checked ? 'Guests may download' : 'Guests may only view',
+                  event.currentTarget.checked ? t('folderLink.mayDownload') : t('folderLink.onlyView'),
                 )
               }
             />
-            Allow downloads
+            {t('folderLink.allowDownloads')}
           </label>
-          <label for="folder-link-expiry">Works until (empty: no end)</label>
+          <label for="folder-link-expiry">{t('folderLink.until')}</label>
           <input
             id="folder-link-expiry"
             type="date"
@@ -116,7 +116,7 @@ export function FolderLinkSection(props: { folderId: string }) {
               const day = event.currentTarget.value
               void set(
                 { ...current, expirationDate: day === '' ? null : `${day}T23:59:59Z` },
-                day === '' ? 'The link has no end date' : `The link works until ${day}`,
+                day === '' ? t('folderLink.noEnd') : t('folderLink.worksUntil', { day }),
               )
             }}
           />
@@ -124,12 +124,12 @@ export function FolderLinkSection(props: { folderId: string }) {
             <input
               ref={input}
               readOnly
-              aria-label="Link"
+              aria-label={t('share.link')}
               value={link.sharedTo.shareLink}
               onFocus={(event) => event.currentTarget.select()}
             />
             <button type="button" class="button" onClick={copy}>
-              Copy link
+              {t('share.copyLink')}
             </button>
           </div>
         </>

@@ -66,7 +66,7 @@ export function FileIcon(props: { kind: FileKind }) {
   )
 }
 
-type IconName =
+export type IconName =
   | 'upload'
   | 'plus'
   | 'pencil'
@@ -87,6 +87,7 @@ type IconName =
   | 'keyboard'
   | 'convert'
   | 'storage'
+  | 'more'
 
 const PATHS: Record<IconName, string> = {
   upload: 'M12 16V4m0 0L7 9m5-5 5 5M4 16v4h16v-4',
@@ -111,6 +112,7 @@ const PATHS: Record<IconName, string> = {
   convert: 'M4 9h13l-4-4M20 15H7l4 4',
   storage:
     'M4 6c0-1.7 3.6-3 8-3s8 1.3 8 3-3.6 3-8 3-8-1.3-8-3zm0 0v12c0 1.7 3.6 3 8 3s8-1.3 8-3V6M4 12c0 1.7 3.6 3 8 3s8-1.3 8-3',
+  more: 'M4 12a1.5 1.5 0 1 0 3 0 1.5 1.5 0 1 0-3 0M10.5 12a1.5 1.5 0 1 0 3 0 1.5 1.5 0 1 0-3 0M17 12a1.5 1.5 0 1 0 3 0 1.5 1.5 0 1 0-3 0',
 }
 
 /** A folder's icon; its accessible name is "Folder". */

@@ -1,17 +1,23 @@
 import { useEffect, useRef } from 'preact/hooks'
+import { t, type MessageKey } from '../i18n'
 import { Dialog } from './dialog'
 
-/** The keys the file list answers, as the help overlay lists them. */
-export const SHORTCUTS: ReadonlyArray<{ keys: string[]; does: string }> = [
-  { keys: ['↓', '↑'], does: 'Move to the next or previous row' },
-  { keys: ['Enter'], does: 'Open the row (a folder, or a file’s preview)' },
-  { keys: ['Space'], does: 'Select or unselect the row (on its checkbox)' },
-  { keys: ['Ctrl', 'A'], does: 'Select every row on this page' },
-  { keys: ['Escape'], does: 'Clear the selection' },
-  { keys: ['F2'], does: 'Rename the row' },
-  { keys: ['Delete'], does: 'Delete the selected rows, or the row (asks first)' },
-  { keys: ['?'], does: 'Show these shortcuts' },
+/** The keys the file list answers, as the help overlay lists them (key names as the keyboard's language writes them). */
+export const SHORTCUTS: ReadonlyArray<{ keys: Array<MessageKey | string>; does: MessageKey }> = [
+  { keys: ['↓', '↑'], does: 'shortcuts.nextRow' },
+  { keys: ['key.enter'], does: 'shortcuts.open' },
+  { keys: ['key.space'], does: 'shortcuts.select' },
+  { keys: ['key.ctrl', 'A'], does: 'shortcuts.selectAll' },
+  { keys: ['key.escape'], does: 'shortcuts.clear' },
+  { keys: ['F2'], does: 'shortcuts.rename' },
+  { keys: ['key.delete'], does: 'shortcuts.delete' },
+  { keys: ['?'], does: 'shortcuts.help' },
 ]
+
+/** A key's name: a catalog key ('key.ctrl') in the interface's language, else the key itself ('F2'). */
+function keyName(key: MessageKey | string): string {
+  return key.startsWith('key.') ? t(key as MessageKey) : key
+}
 
 /** What the list does for each shortcut; `key` is the row's key ('file:<id>'), undefined off the rows. */
 export interface ListShortcutActions {
@@ -88,7 +94,7 @@ export function useListShortcuts(table: { current: HTMLTableElement | null }, ac
 /** The help overlay: every shortcut of the list, in an accessible dialog Escape closes. */
 export function ShortcutsHelp(props: { onClose: () => void }) {
   return (
-    <Dialog title="Keyboard shortcuts" onClose={props.onClose}>
+    <Dialog title={t('shortcuts.title')} onClose={props.onClose}>
       <dl class="shortcuts">
         {SHORTCUTS.map((shortcut) => (
           <div key={shortcut.does} class="shortcut">
@@ -96,18 +102,18 @@ export function ShortcutsHelp(props: { onClose: () => void }) {
               {shortcut.keys.map((key, index) => (
                 <span key={key}>
                   {index > 0 ? (key === '↑' ? ' / ' : ' + ') : null}
-                  <kbd>{key}</kbd>
+                  <kbd>{keyName(key)}</kbd>
                 </span>
               ))}
             </dt>
-            <dd>{shortcut.does}</dd>
+            <dd>{t(shortcut.does)}</dd>
           </div>
         ))}
       </dl>
-      <p class="hint">Shortcuts wait while you type in a field.</p>
+      <p class="hint">{t('shortcuts.typing')}</p>
       <div class="dialog-actions">
         <button type="button" class="button primary" onClick={props.onClose}>
-          Close
+          {t('common.close')}
         </button>
       </div>
     </Dialog>

@@ -5,7 +5,6 @@ import { Breadcrumbs, type Crumb } from '../components/breadcrumbs'
 import { GoneFolder, type Gone } from '../components/gone-folder'
 import { Icon } from '../components/icons'
 import { SearchBox } from '../components/search-box'
-import { CopyDialog } from '../components/copy-dialog'
 import { ShortcutsHelp, useListShortcuts } from '../components/list-shortcuts'
 import { ShareDialog } from '../components/share-dialog'
 import { SameNameDialog } from '../components/same-name-dialog'
@@ -23,6 +22,7 @@ import {
   DeleteDialog,
   EmptyTrashDialog,
   MoveDialog,
+  CopyDialog,
   NEW_KIND_ORDER,
   NEW_KINDS,
   NewFolderDialog,
@@ -583,8 +583,8 @@ export function DocumentsScreen(props: {
         <button
           type="button"
           class="icon-button shortcuts-button"
-          aria-label="Keyboard shortcuts"
-          title="Keyboard shortcuts (?)"
+          aria-label={t('shortcuts.title')}
+          title={t('shortcuts.buttonTitle')}
           aria-keyshortcuts="?"
           onClick={() => setHelpOpen(true)}
         >
@@ -624,7 +624,7 @@ export function DocumentsScreen(props: {
               {chosenCopyable ? (
                 <button type="button" class="button" onClick={() => setOpen({ kind: 'copy', entries: chosen })}>
                   <Icon name="copy" />
-                  <span>Copy to</span>
+                  <span>{t('copy.copyTo')}</span>
                 </button>
               ) : null}
               <button type="button" class="button" onClick={() => download(chosen)}>
@@ -731,7 +731,7 @@ export function DocumentsScreen(props: {
                 isAdmin={props.isAdmin}
                 onReleaseLock={() => setOpen({ kind: 'release', file: entry.item })}
                 onConverted={(result) => {
-                  announce(`Converted ${entry.item.title} to ${result.title}`)
+                  announce(t('documents.converted', { title: entry.item.title, result: result.title }))
                   setMade(keyOf({ kind: 'file', item: result }))
                   void load({ quiet: true })
                 }}
@@ -854,7 +854,7 @@ function OpenDialog(props: {
         <CopyDialog
           entries={open.entries}
           onClose={props.onClose}
-          onCopied={(destination) => props.onDone(`Copied ${describe(open.entries)} to ${destination}`)}
+          onCopied={(destination) => props.onDone(t('documents.copied', { what: describe(open.entries), destination }))}
         />
       )
     case 'share':

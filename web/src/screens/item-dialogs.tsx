@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
 import { ConfirmDialog, Dialog } from '../components/dialog'
+import { FolderPickerDialog } from '../components/folder-picker'
 import { Icon } from '../components/icons'
 import { errorText } from '../error-text'
 import { formatDate } from '../format'
@@ -273,108 +274,43 @@ function releaseLockText(file: api.FileItem): string {
   return `${locked} ${t('release.advice')}`
 }
 
-interface PickerPlace {
-  id: string
-  title: string
+/**
+ * "Move to": the reader walks their folders (starting at the top of Documents) and moves
+ * the rows into the one open.
+ */
+export function MoveDialog(props: { entries: Entry[]; onClose: () => void; onMoved: (destination: string) => void }) {
+  return (
+    <FolderPickerDialog
+      entries={props.entries}
+      texts={{
+        title: t('move.title', { what: describe(props.entries) }),
+        trail: t('move.trail'),
+        confirm: t('move.here'),
+      }}
+      send={api.moveItems}
+      onClose={props.onClose}
+      onDone={props.onMoved}
+    />
+  )
 }
 
 /**
- * "Move to": the reader walks their folders (starting at the top of Documents) and moves
- * the rows into the one open. The moved folders themselves are not offered (a folder cannot
- * go inside itself).
+ * "Copy to": as Move to, copying; a name already taken there gets a free one
+ * (`name (2).ext`), as a move does.
  */
-export function MoveDialog(props: { entries: Entry[]; onClose: () => void; onMoved: (destination: string) => void }) {
-  const [trail, setTrail] = useState<PickerPlace[]>(() => [{ id: '@my', title: t('section.documents') }])
-  const [folders, setFolders] = useState<api.FolderItem[] | undefined>(undefined)
-  const [error, setError] = useState('')
-  const [busy, setBusy] = useState(false)
-  const here = trail[trail.length - 1] ?? { id: '@my', title: t('section.documents') }
-  const moving = new Set(props.entries.filter((e) => e.kind === 'folder').map((e) => e.item.id))
-
-  useEffect(() => {
-    let current = true
-    setFolders(undefined)
-    api
-      .listFolder(here.id, {
-        startIndex: 0,
-        count: 1000,
-        sortBy: 'AZ',
-        sortOrder: 'ascending',
-        filterValue: '',
-        filterType: 'FoldersOnly',
-      })
-      .then((page) => {
-        if (current) setFolders(page.folders)
-      })
-      .catch((failure: unknown) => current && setError(errorText(failure)))
-    return () => {
-      current = false
-    }
-  }, [here.id])
-
-  const move = async () => {
-    setBusy(true)
-    try {
-      await api.moveItems(itemsOf(props.entries), here.id)
-      props.onMoved(here.title)
-    } catch (failure) {
-      setError(errorText(failure))
-      setBusy(false)
-    }
-  }
-
+export function CopyDialog(props: { entries: Entry[]; onClose: () => void; onCopied: (destination: string) => void }) {
   return (
-    <Dialog title={t('move.title', { what: describe(props.entries) })} onClose={props.onClose}>
-      <nav aria-label={t('move.trail')} class="picker-trail">
-        {trail.map((place, index) =>
-          index === trail.length - 1 ? (
-            <span key={place.id} aria-current="location">
-              {place.title}
-            </span>
-          ) : (
-            <button
-              key={place.id}
-              type="button"
-              class="link-button"
-              onClick={() => setTrail(trail.slice(0, index + 1))}
-            >
-              {place.title}
-            </button>
-          ),
-        )}
-      </nav>
-      <ul
-        class="picker-folders"
-        aria-label={t('move.foldersIn', { title: here.title })}
-        aria-busy={folders === undefined}
-      >
-        {(folders ?? [])
-          .filter((folder) => !moving.has(folder.id))
-          .map((folder) => (
-            <li key={folder.id}>
-              <button
-                type="button"
-                class="picker-folder"
-                onClick={() => setTrail([...trail, { id: folder.id, title: folder.title }])}
-              >
-                <Icon name="folder" />
-                <span>{folder.title}</span>
-              </button>
-            </li>
-          ))}
-        {folders !== undefined && folders.filter((f) => !moving.has(f.id)).length === 0 ? (
-          <li class="hint">{t('move.noFolders')}</li>
-        ) : null}
-      </ul>
-      <FormError text={error} />
-      <div class="dialog-actions">
-        <button type="button" class="button" onClick={props.onClose}>
-          {t('common.cancel')}
-        </button>
-        <button type="button" class="button primary" disabled={busy || folders === undefined} onClick={move}>
-          {t('move.here')}
-        </button>
-      </div>
-    </Dialog>
+    <FolderPickerDialog
+      entries={props.entries}
+      texts={{
+        title: t('copy.title', { what: describe(props.entries) }),
+        trail: t('copy.trail'),
+        confirm: t('copy.here'),
+        busy: (destination) => t('copy.busy', { title: destination }),
+      }}
+      send={api.copyItems}
+      onClose={props.onClose}
+      onDone={props.onCopied}
+    />
   )
 }

@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import * as api from '../api'
 import { LINK_LEVELS, accessLabel, allowed } from '../access'
+import { ActionsMenu, type MenuAction } from '../components/actions-menu'
 import { FileIcon, FolderIcon, Icon } from '../components/icons'
 import { Link } from '../components/link'
 import { downloadAs } from '../downloads'
@@ -9,7 +10,7 @@ import { errorText } from '../error-text'
 import { formatLocale, inSentence, t } from '../i18n'
 import { fileKind, formatDate, formatSize, splitExtension } from '../format'
 import type { Entry } from '../items'
-import { folderPath, previewPath } from '../router'
+import { folderPath, navigate, previewPath } from '../router'
 import { lockDescription } from './item-dialogs'
 import { NamePreview } from '../components/name-preview'
 import { ConvertAndEdit, editsAfterConversion } from '../components/convert-and-edit'
@@ -158,7 +159,9 @@ function OwnerActions(
     mayCopy: boolean
     mayTrash: boolean
     mayRename: boolean
-    renameButton: { current: HTMLButtonElement | null }
+    focus: RenameFocus
+    /** A file's versions page: on the row at desktop width, in the menu at phone width. */
+    versionsHref?: string
   },
 ) {
   const { title } = props
@@ -191,7 +194,7 @@ function OwnerActions(
       {props.mayManage ? (
         <button
           type="button"
-          class="icon-button"
+          class="icon-button wide-only"
           aria-label={t('rows.share', { title })}
           title={t('common.share')}
           onClick={props.onShare}
@@ -202,7 +205,7 @@ function OwnerActions(
       {props.mayManage ? (
         <button
           type="button"
-          class="icon-button"
+          class="icon-button wide-only"
           aria-label={t('rows.move', { title })}
           title={t('common.moveTo')}
           onClick={props.onMove}
@@ -213,9 +216,9 @@ function OwnerActions(
       {props.mayCopy ? (
         <button
           type="button"
-          class="icon-button"
-          aria-label={`Copy ${title} to…`}
-          title="Copy to"
+          class="icon-button wide-only"
+          aria-label={t('rows.copy', { title })}
+          title={t('copy.copyTo')}
           onClick={props.onCopy}
         >
           <Icon name="copy" />
@@ -223,9 +226,9 @@ function OwnerActions(
       ) : null}
       {props.mayRename ? (
         <button
-          ref={props.renameButton}
+          ref={props.focus.renameButton}
           type="button"
-          class="icon-button"
+          class="icon-button wide-only"
           aria-label={t('rows.rename', { title })}
           title={t('common.rename')}
           onClick={props.onRename}
@@ -237,7 +240,7 @@ function OwnerActions(
       {props.mayTrash ? (
         <button
           type="button"
-          class="icon-button danger"
+          class="icon-button danger wide-only"
           aria-label={t('rows.delete', { title })}
           title={t('common.delete')}
           onClick={props.onDelete}
@@ -245,25 +248,67 @@ function OwnerActions(
           <Icon name="trash" />
         </button>
       ) : null}
+      <ActionsMenu
+        class="narrow-only"
+        label={t('rows.moreActions', { title })}
+        title={t('rows.moreActionsTitle')}
+        buttonRef={props.focus.moreButton}
+        actions={menuActions(props)}
+      />
     </>
   )
 }
 
-/** Gives focus back to the Rename button when inline renaming ends. */
-function useRenameFocus(renaming: boolean) {
+/** The row's actions after open and download, as the "More actions" menu lists them at phone width. */
+function menuActions(
+  props: RowProps & {
+    mayManage: boolean
+    mayCopy: boolean
+    mayTrash: boolean
+    mayRename: boolean
+    versionsHref?: string
+  },
+): MenuAction[] {
+  const actions: MenuAction[] = []
+  const { versionsHref } = props
+  if (versionsHref) actions.push({ label: t('common.versions'), icon: 'history', run: () => navigate(versionsHref) })
+  if (props.mayManage) actions.push({ label: t('common.share'), icon: 'share', run: props.onShare })
+  if (props.mayManage) actions.push({ label: t('common.moveTo'), icon: 'move', run: props.onMove })
+  if (props.mayCopy) actions.push({ label: t('copy.copyTo'), icon: 'copy', run: props.onCopy })
+  if (props.mayRename)
+    actions.push({ label: t('common.rename'), icon: 'pencil', run: props.onRename, disabled: props.renaming })
+  if (props.mayTrash) actions.push({ label: t('common.delete'), icon: 'trash', run: props.onDelete, danger: true })
+  return actions
+}
+
+/** Where focus goes back to when inline renaming ends. */
+interface RenameFocus {
+  renameButton: { current: HTMLButtonElement | null }
+  moreButton: { current: HTMLButtonElement | null }
+}
+
+/**
+ * Gives focus back to the Rename button when inline renaming ends, or to "More actions"
+ * where the row shows that instead (phone width: the Rename button is not displayed).
+ */
+function useRenameFocus(renaming: boolean): RenameFocus {
   const renameButton = useRef<HTMLButtonElement>(null)
+  const moreButton = useRef<HTMLButtonElement>(null)
   const wasRenaming = useRef(false)
   useEffect(() => {
-    if (wasRenaming.current && !renaming) renameButton.current?.focus()
+    if (wasRenaming.current && !renaming) {
+      const shown = renameButton.current && renameButton.current.getClientRects().length > 0
+      ;(shown ? renameButton.current : moreButton.current)?.focus()
+    }
     wasRenaming.current = renaming
   }, [renaming])
-  return renameButton
+  return { renameButton, moreButton }
 }
 
 export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
   const { folder } = props
   const may = allowed(folder.access, props.parentAccess)
-  const renameButton = useRenameFocus(props.renaming)
+  const focus = useRenameFocus(props.renaming)
   // Counts are shown only where the listing gave them.
   const counted = folder.filesCount !== undefined || folder.foldersCount !== undefined
   const count = (folder.filesCount ?? 0) + (folder.foldersCount ?? 0)
@@ -327,7 +372,7 @@ export function FolderRow(props: RowProps & { folder: api.FolderItem }) {
             mayCopy={may.copy}
             mayTrash={may.trash}
             mayRename={may.rename}
-            renameButton={renameButton}
+            focus={focus}
           />
         </div>
       </td>
@@ -354,7 +399,8 @@ export function FileRow(
   const href = inTrash ? undefined : editorHref(file, props.capabilities)
   // A legacy document (.doc, .odt ...) is converted to OOXML before the editor opens it.
   const twin = inTrash || !may.convert ? undefined : editsAfterConversion(file.title, props.capabilities)
-  const renameButton = useRenameFocus(props.renaming)
+  const focus = useRenameFocus(props.renaming)
+  const versionsHref = `/versions/${encodeURIComponent(file.id)}`
 
   return (
     <tr class={props.justMade ? 'just-made' : undefined} data-kind="file" data-key={`file:${file.id}`} {...props.drag}>
@@ -474,8 +520,8 @@ export function FileRow(
           </a>
           {!inTrash ? (
             <Link
-              href={`/versions/${encodeURIComponent(file.id)}`}
-              class="icon-button"
+              href={versionsHref}
+              class="icon-button wide-only"
               aria-label={t('rows.versionsOf', { title: file.title })}
               title={t('common.versions')}
             >
@@ -489,7 +535,8 @@ export function FileRow(
             mayCopy={may.copy}
             mayTrash={may.trash}
             mayRename={may.rename}
-            renameButton={renameButton}
+            focus={focus}
+            {...(inTrash ? {} : { versionsHref })}
           />
         </div>
       </td>

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks'
 import * as api from '../api'
 import { errorText } from '../error-text'
-import { describe, itemsOf, type Entry } from '../items'
+import { t } from '../i18n'
+import { itemsOf, type Entry } from '../items'
 import { Dialog } from './dialog'
 import { Icon } from './icons'
 
@@ -10,19 +11,35 @@ interface Place {
   title: string
 }
 
+/** The words of one use of the picker ("Move … to", "Copy here"). */
+export interface FolderPickerTexts {
+  title: string
+  trail: string
+  confirm: string
+  /** Said while the items go (`{title}` is the destination); nothing is said when absent. */
+  busy?: (destination: string) => string
+}
+
 /**
- * "Copy to": the reader walks their folders (from the top of Documents) and copies the rows
- * into the one open. A name already taken there gets a free one (`name (2).ext`), as a move
- * does. A copied folder is not offered as a destination (a folder cannot go inside itself).
+ * A dialog where the reader walks their folders (from the top of Documents) and sends the
+ * rows into the one open: Move to and Copy to. The rows' own folders are not offered (a
+ * folder cannot go inside itself). `send` does the work; on success `onDone` gets the
+ * destination's title, on failure the dialog stays open and says why.
  */
-export function CopyDialog(props: { entries: Entry[]; onClose: () => void; onCopied: (destination: string) => void }) {
-  const [trail, setTrail] = useState<Place[]>([{ id: '@my', title: 'Documents' }])
+export function FolderPickerDialog(props: {
+  entries: Entry[]
+  texts: FolderPickerTexts
+  send: (items: api.Items, destinationId: string) => Promise<unknown>
+  onClose: () => void
+  onDone: (destination: string) => void
+}) {
+  const [trail, setTrail] = useState<Place[]>(() => [{ id: '@my', title: t('section.documents') }])
   const [folders, setFolders] = useState<api.FolderItem[] | undefined>(undefined)
   const [error, setError] = useState('')
   const [busy, setBusy] = useState(false)
-  const here = trail[trail.length - 1] ?? { id: '@my', title: 'Documents' }
-  const copying = new Set(props.entries.filter((e) => e.kind === 'folder').map((e) => e.item.id))
-  const offered = (folders ?? []).filter((folder) => !copying.has(folder.id))
+  const here = trail[trail.length - 1] ?? { id: '@my', title: t('section.documents') }
+  const sending = new Set(props.entries.filter((e) => e.kind === 'folder').map((e) => e.item.id))
+  const offered = (folders ?? []).filter((folder) => !sending.has(folder.id))
 
   useEffect(() => {
     let current = true
@@ -43,12 +60,12 @@ export function CopyDialog(props: { entries: Entry[]; onClose: () => void; onCop
     }
   }, [here.id])
 
-  const copy = async () => {
+  const send = async () => {
     setBusy(true)
     setError('')
     try {
-      await api.copyItems(itemsOf(props.entries), here.id)
-      props.onCopied(here.title)
+      await props.send(itemsOf(props.entries), here.id)
+      props.onDone(here.title)
     } catch (failure) {
       setError(errorText(failure))
       setBusy(false)
@@ -56,8 +73,8 @@ export function CopyDialog(props: { entries: Entry[]; onClose: () => void; onCop
   }
 
   return (
-    <Dialog title={`Copy ${describe(props.entries)} to`} onClose={props.onClose}>
-      <nav aria-label="Folder to copy to" class="picker-trail">
+    <Dialog title={props.texts.title} onClose={props.onClose}>
+      <nav aria-label={props.texts.trail} class="picker-trail">
         {trail.map((place, index) =>
           index === trail.length - 1 ? (
             <span key={place.id} aria-current="location">
@@ -75,7 +92,11 @@ export function CopyDialog(props: { entries: Entry[]; onClose: () => void; onCop
           ),
         )}
       </nav>
-      <ul class="picker-folders" aria-label={`Folders in ${here.title}`} aria-busy={folders === undefined}>
+      <ul
+        class="picker-folders"
+        aria-label={t('move.foldersIn', { title: here.title })}
+        aria-busy={folders === undefined}
+      >
         {offered.map((folder) => (
           <li key={folder.id}>
             <button
@@ -88,11 +109,11 @@ export function CopyDialog(props: { entries: Entry[]; onClose: () => void; onCop
             </button>
           </li>
         ))}
-        {folders !== undefined && offered.length === 0 ? <li class="hint">No folders here.</li> : null}
+        {folders !== undefined && offered.length === 0 ? <li class="hint">{t('move.noFolders')}</li> : null}
       </ul>
-      {busy ? (
+      {busy && props.texts.busy ? (
         <p class="hint" role="status">
-          Copying to {here.title}…
+          {props.texts.busy(here.title)}
         </p>
       ) : null}
       {error ? (
@@ -102,10 +123,10 @@ export function CopyDialog(props: { entries: Entry[]; onClose: () => void; onCop
       ) : null}
       <div class="dialog-actions">
         <button type="button" class="button" onClick={props.onClose}>
-          Cancel
+          {t('common.cancel')}
         </button>
-        <button type="button" class="button primary" disabled={busy || folders === undefined} onClick={copy}>
-          Copy here
+        <button type="button" class="button primary" disabled={busy || folders === undefined} onClick={send}>
+          {props.texts.confirm}
         </button>
       </div>
     </Dialog>
