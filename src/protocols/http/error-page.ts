@@ -51,11 +51,8 @@ export function problemPage(problem: PageProblem, locale: PageLocale = 'en'): Pr
   return problemWords(problem, locale)
 }
 
-/** A link the page offers besides the way back to the documents. */
-export interface PageLink {
-  href: string
-  label: string
-}
+/** A link the page offers besides the way back to the documents: its words, or their catalog key. */
+export type PageLink = { href: string; label: string } | { href: string; text: PageTextKey }
 
 /** Escapes text for HTML element content and double-quoted attribute values. */
 export function escapeHtml(text: string): string {
@@ -91,7 +88,10 @@ export function renderProblemPage(
 ): string {
   const page = problemPage(problem, locale)
   const nav = [{ href: '/', label: pageText(locale, 'page.home') }, ...links]
-    .map((link) => `<a href="${escapeHtml(link.href)}">${escapeHtml(link.label)}</a>`)
+    .map((link) => {
+      const label = 'text' in link ? pageText(locale, link.text) : link.label
+      return `<a href="${escapeHtml(link.href)}">${escapeHtml(label)}</a>`
+    })
     .join('')
   return `<!doctype html>
 <html lang="${locale}">
@@ -115,7 +115,7 @@ export function renderProblemPage(
 
 /**
  * Answers the page for `problem` with its status, in the language of the request's
- * Accept-Language; never cached, never framed. (Links given by the caller keep their words.)
+ * Accept-Language; never cached, never framed.
  */
 export function sendProblemPage(reply: FastifyReply, problem: PageProblem, links: readonly PageLink[] = []) {
   const language = pageLanguage(reply.request.headers['accept-language'])

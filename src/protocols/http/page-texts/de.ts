@@ -2,6 +2,8 @@ import type { PageTexts } from './en.js'
 
 export const de: PageTexts = {
   'page.home': 'Zurück zu Ihren Dokumenten',
+  'page.downloadIt': 'Herunterladen',
+  'page.versions': 'Versionen ansehen',
   'link.sharedBy': 'Geteilt von',
   'link.viewOnly': 'Nur ansehen',
   'link.download': 'Herunterladen',

@@ -5,6 +5,8 @@
  */
 export const en = {
   'page.home': 'Back to your documents',
+  'page.downloadIt': 'Download it',
+  'page.versions': 'Its versions',
   'link.sharedBy': 'Shared by',
   'link.viewOnly': 'View only',
   'link.download': 'Download',

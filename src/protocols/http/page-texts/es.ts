@@ -2,6 +2,8 @@ import type { PageTexts } from './en.js'
 
 export const es: PageTexts = {
   'page.home': 'Volver a sus documentos',
+  'page.downloadIt': 'Descargarlo',
+  'page.versions': 'Sus versiones',
   'link.sharedBy': 'Compartido por',
   'link.viewOnly': 'Solo lectura',
   'link.download': 'Descargar',

@@ -2,6 +2,8 @@ import type { PageTexts } from './en.js'
 
 export const fr: PageTexts = {
   'page.home': 'Retour à vos documents',
+  'page.downloadIt': 'Le télécharger',
+  'page.versions': 'Ses versions',
   'link.sharedBy': 'Partagé par',
   'link.viewOnly': 'Lecture seule',
   'link.download': 'Télécharger',
