@@ -124,7 +124,7 @@ describe("a share link's page, preview and download (no editor configured)", { s
     const html = await page.text()
     assert.match(html, /<h1>Offer &amp; terms\.docx<\/h1>/)
     assert.match(html, /Shared by <span class="owner">admin<\/span>/)
-    assert.match(html, /KB/)
+    assert.match(html, /<span class="size">[\d.]+ kB<\/span>/, "Intl's English unit, as the web UI writes it")
     assert.match(html, new RegExp(`<iframe class="frame" src="/s/${id}/preview\\?doc=`))
     assert.match(html, new RegExp(`href="/s/${id}/download\\?doc=`))
     assert.doesNotMatch(html, /Open in editor/, 'no editor is configured')

@@ -34,3 +34,18 @@ describe('the browser error page', () => {
     assert.equal(wantsPage('POST', 'text/html'), false)
   })
 })
+
+describe('the browser error page in other languages', () => {
+  test("speaks the language it is given, <html lang> too, and English's status", () => {
+    const html = renderProblemPage('NOT_FOUND', [], 'de')
+    assert.match(html, /<html lang="de">/)
+    assert.match(html, /<h1>Dieses Dokument ist nicht hier<\/h1>/)
+    assert.match(html, /<a href="\/">Zurück zu Ihren Dokumenten<\/a>/)
+    assert.match(
+      renderProblemPage('NO_EDITOR', [{ href: '/versions/1', text: 'page.versions' }], 'fr'),
+      /<a href="\/versions\/1">Ses versions<\/a>/,
+    )
+    assert.match(renderProblemPage('UNKNOWN_PATH', [], 'es'), /<h1>Aquí no hay ninguna página<\/h1>/)
+    assert.match(renderProblemPage('NOT_A_PROBLEM' as never, [], 'fr'), /<h1>Un problème s&#39;est produit<\/h1>/)
+  })
+})

@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto'
 import type { FastifyReply } from 'fastify'
 import type { ErrorCode } from '../../core/errors.js'
+import { languageHeaders, pageLanguage, pageText, type PageLocale, type PageTextKey } from './page-texts/index.js'
 
 /**
  * The one page Folio answers a browser with when it cannot show what was asked for: a
  * readable message in Folio's colours with a way back, instead of JSON. Every browser
- * route (the editor pages, the WOPI host page, an unknown path) renders it from one table.
+ * route (the editor pages, the WOPI host page, an unknown path) renders it from one table,
+ * in the language the request's Accept-Language asks for (page-texts/).
  */
 
 /** Why a browser page cannot be shown. Domain error codes, plus the routes' own reasons. */
@@ -18,59 +20,39 @@ export interface ProblemPage {
   message: string
 }
 
-/** The words for each problem a person may meet in a browser; anything else is GENERIC. */
-export const PROBLEM_PAGES: Partial<Record<PageProblem, ProblemPage>> = {
-  NOT_FOUND: {
-    status: 404,
-    title: 'This document is not here',
-    message:
-      'It may have been deleted or renamed, or the link may be wrong. Documents of other people cannot be opened either.',
-  },
-  UNKNOWN_PATH: {
-    status: 404,
-    title: 'There is no page here',
-    message: 'The address may be mistyped, or the page may have moved.',
-  },
-  NO_EDITOR: {
-    status: 404,
-    title: 'No online editor here',
-    message:
-      'This Folio has no online editor connected, so documents cannot be opened in the browser. You can still download them and work on them on your computer. Your administrator can connect an editor.',
-  },
-  EDITOR_UNAVAILABLE: {
-    status: 502,
-    title: 'The editor cannot open this document',
-    message:
-      'The online editor offers no way to open documents of this type, or it is not answering. Try again later, or download the document instead.',
-  },
-  NOT_SUPPORTED: {
-    status: 415,
-    title: 'This document cannot be opened in the editor',
-    message: 'The online editor does not open documents of this type. You can download it instead.',
-  },
-  FORBIDDEN: {
-    status: 403,
-    title: 'You may not open this',
-    message: "Your account does not allow this. Ask the document's owner or your administrator.",
-  },
+/** The status of each problem a person may meet in a browser; anything else is GENERIC. */
+const PROBLEM_STATUS: Partial<Record<PageProblem, number>> = {
+  NOT_FOUND: 404,
+  UNKNOWN_PATH: 404,
+  NO_EDITOR: 404,
+  EDITOR_UNAVAILABLE: 502,
+  NOT_SUPPORTED: 415,
+  FORBIDDEN: 403,
 }
 
-const GENERIC: ProblemPage = {
-  status: 500,
-  title: 'Something went wrong',
-  message: 'Folio could not show this page. Try again in a moment.',
+/** The words of a problem in a language: its catalog entries (page-texts/), GENERIC if it has none. */
+function problemWords(problem: PageProblem, locale: PageLocale): ProblemPage {
+  const status = PROBLEM_STATUS[problem]
+  const name = status === undefined ? 'GENERIC' : problem
+  return {
+    status: status ?? 500,
+    title: pageText(locale, `problem.${name}.title` as PageTextKey),
+    message: pageText(locale, `problem.${name}.message` as PageTextKey),
+  }
 }
+
+/** The English words for each problem with words of its own. */
+export const PROBLEM_PAGES: Partial<Record<PageProblem, ProblemPage>> = Object.fromEntries(
+  Object.keys(PROBLEM_STATUS).map((problem) => [problem, problemWords(problem as PageProblem, 'en')]),
+)
 
 /** The page for a problem (the generic one for a problem without words of its own). */
-export function problemPage(problem: PageProblem): ProblemPage {
-  return PROBLEM_PAGES[problem] ?? GENERIC
+export function problemPage(problem: PageProblem, locale: PageLocale = 'en'): ProblemPage {
+  return problemWords(problem, locale)
 }
 
-/** A link the page offers besides the way back to the documents. */
-export interface PageLink {
-  href: string
-  label: string
-}
+/** A link the page offers besides the way back to the documents: its words, or their catalog key. */
+export type PageLink = { href: string; label: string } | { href: string; text: PageTextKey }
 
 /** Escapes text for HTML element content and double-quoted attribute values. */
 export function escapeHtml(text: string): string {
@@ -99,13 +81,20 @@ export const ERROR_PAGE_CONTENT_SECURITY_POLICY =
   "frame-ancestors 'none'; base-uri 'none'"
 
 /** The HTML of the page for `problem`, with a link back to the documents and `links`. */
-export function renderProblemPage(problem: PageProblem, links: readonly PageLink[] = []): string {
-  const page = problemPage(problem)
-  const nav = [{ href: '/', label: 'Back to your documents' }, ...links]
-    .map((link) => `<a href="${escapeHtml(link.href)}">${escapeHtml(link.label)}</a>`)
+export function renderProblemPage(
+  problem: PageProblem,
+  links: readonly PageLink[] = [],
+  locale: PageLocale = 'en',
+): string {
+  const page = problemPage(problem, locale)
+  const nav = [{ href: '/', label: pageText(locale, 'page.home') }, ...links]
+    .map((link) => {
+      const label = 'text' in link ? pageText(locale, link.text) : link.label
+      return `<a href="${escapeHtml(link.href)}">${escapeHtml(label)}</a>`
+    })
     .join('')
   return `<!doctype html>
-<html lang="en">
+<html lang="${locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -124,16 +113,20 @@ export function renderProblemPage(problem: PageProblem, links: readonly PageLink
 `
 }
 
-/** Answers the page for `problem` with its status; never cached, never framed. */
+/**
+ * Answers the page for `problem` with its status, in the language of the request's
+ * Accept-Language; never cached, never framed.
+ */
 export function sendProblemPage(reply: FastifyReply, problem: PageProblem, links: readonly PageLink[] = []) {
-  return reply
+  const language = pageLanguage(reply.request.headers['accept-language'])
+  return languageHeaders(reply, language)
     .code(problemPage(problem).status)
     .header('Content-Type', 'text/html; charset=utf-8')
     .header('Cache-Control', 'no-store')
     .header('Content-Security-Policy', ERROR_PAGE_CONTENT_SECURITY_POLICY)
     .header('X-Content-Type-Options', 'nosniff')
     .header('Referrer-Policy', 'no-referrer')
-    .send(renderProblemPage(problem, links))
+    .send(renderProblemPage(problem, links, language.locale))
 }
 
 /** True when the request is a browser asking for a page (a GET or HEAD that accepts HTML). */

@@ -265,7 +265,7 @@ export function editorPageRoutes(ctx: AdapterContext) {
           return sendProblemPage(reply, 'NOT_SUPPORTED', [
             {
               href: `${apiBaseOf(ctx.config.publicUrl)}/files/file/${encodeURIComponent(file.id)}/download`,
-              label: 'Download it',
+              text: 'page.downloadIt',
             },
           ])
         }

@@ -286,8 +286,8 @@ function wopiHostRoutes(ctx: AdapterContext) {
 function fileLinks(fileId: string): PageLink[] {
   const id = encodeURIComponent(fileId)
   return [
-    { href: `/api/2.0/files/file/${id}/download`, label: 'Download it' },
-    { href: `/versions/${id}`, label: 'Its versions' },
+    { href: `/api/2.0/files/file/${id}/download`, text: 'page.downloadIt' },
+    { href: `/versions/${id}`, text: 'page.versions' },
   ]
 }
 

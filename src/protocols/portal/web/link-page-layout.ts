@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { FastifyReply } from 'fastify'
 import { escapeHtml } from '../../http/error-page.js'
+import { languageHeaders, pageText, type PageLanguage } from '../../http/page-texts/index.js'
 
 /** What a share link's pages (a file's, a folder's) have in common: style, CSP, frame. */
 
@@ -39,10 +40,10 @@ const SHARE_PAGE_CSP = [
   "base-uri 'none'",
 ].join('; ')
 
-/** A whole link page around `main` (escaped by the caller). */
-export function linkPage(title: string, main: string): string {
+/** A whole link page around `main` (escaped by the caller), in the guest's language. */
+export function linkPage(language: PageLanguage, title: string, main: string): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="${language.locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -60,9 +61,9 @@ ${main}
 `
 }
 
-export function sendLinkPage(reply: FastifyReply, html: string): FastifyReply {
+export function sendLinkPage(reply: FastifyReply, language: PageLanguage, html: string): FastifyReply {
   return (
-    reply
+    languageHeaders(reply, language)
       .code(200)
       .header('Content-Type', 'text/html; charset=utf-8')
       .header('Content-Security-Policy', SHARE_PAGE_CSP)
@@ -71,24 +72,6 @@ export function sendLinkPage(reply: FastifyReply, html: string): FastifyReply {
       .header('Referrer-Policy', 'no-referrer')
       .send(html)
   )
-}
-
-/** A size in words a guest reads (bytes, KB, MB...). */
-export function sizeText(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`
-  const units = ['KB', 'MB', 'GB', 'TB']
-  let value = bytes / 1024
-  let unit = 0
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024
-    unit++
-  }
-  return `${value >= 100 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`
-}
-
-/** A moment as the link pages show it (UTC, to the minute). */
-export function dateText(ms: number): string {
-  return new Date(ms).toISOString().replace('T', ' ').slice(0, 16) + ' UTC'
 }
 
 /** The query string that carries the link's key. */
@@ -102,11 +85,16 @@ export function linkAddress(itemId: string, key: string, part = ''): string {
 }
 
 /** The path from the linked folder down, each a link, the last one the current page. */
-export function crumbs(path: readonly { id: string; title: string }[], key: string, currentIsLast: boolean): string {
+export function crumbs(
+  language: PageLanguage,
+  path: readonly { id: string; title: string }[],
+  key: string,
+  currentIsLast: boolean,
+): string {
   const items = path.map((folder, i) =>
     currentIsLast && i === path.length - 1
       ? `<li aria-current="page">${escapeHtml(folder.title)}</li>`
       : `<li><a href="${escapeHtml(linkAddress(folder.id, key))}">${escapeHtml(folder.title)}</a></li>`,
   )
-  return `<nav class="crumbs" aria-label="Folders"><ol>${items.join('')}</ol></nav>`
+  return `<nav class="crumbs" aria-label="${escapeHtml(pageText(language.locale, 'link.crumbs'))}"><ol>${items.join('')}</ol></nav>`
 }

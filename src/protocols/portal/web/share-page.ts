@@ -12,7 +12,8 @@ import { renderWopiHostPage, resolveActionUrl } from './wopi-host-page.js'
 import { guestIdOf, guestName } from '../../http/guest-identity.js'
 import { isDomainError } from '../../../core/errors.js'
 import { renderFolderLinkPage } from './folder-link-page.js'
-import { crumbs, dateText, keyQuery, linkPage, sendLinkPage, sizeText } from './link-page-layout.js'
+import { languageOf, pageDate, pageSize, pageText, type PageLanguage } from '../../http/page-texts/index.js'
+import { crumbs, keyQuery, linkPage, sendLinkPage } from './link-page-layout.js'
 
 /**
  * A share link in the browser, editor or not: `/s/:fileId?doc=<key>` answers a page with the
@@ -41,15 +42,20 @@ async function linkHolder(ctx: AdapterContext, fileId: string, key: string): Pro
   return foundOrUndefined(ctx.app.sharing.linkPrincipal(fileId, key, { id: 'link-reader', name: 'Guest' }))
 }
 
-async function previewHtml(ctx: AdapterContext, file: FileRecord, base: string, key: string): Promise<string> {
+async function previewHtml(
+  ctx: AdapterContext,
+  language: PageLanguage,
+  file: FileRecord,
+  base: string,
+  key: string,
+): Promise<string> {
   const format = previewFormatOf(extensionOf(file.title))
   const src = `${base}/preview?${keyQuery(key)}`
-  const title = escapeHtml(`Preview of ${file.title}`)
-  if (format === undefined)
-    return '<p class="none">There is no preview of this kind of file. Download it to open it.</p>'
+  const title = escapeHtml(pageText(language.locale, 'link.previewOf', { name: file.title }))
+  if (format === undefined) return `<p class="none">${escapeHtml(pageText(language.locale, 'link.noPreview'))}</p>`
   if (format.kind === 'image') return `<img class="image" src="${escapeHtml(src)}" alt="${title}">`
   if (format.kind === 'converted' && ctx.app.conversion.status().kind === 'off') {
-    return '<p class="none" data-reason="no-converter">A preview of this document needs LibreOffice, which is not running on this Folio. Download the document to open it.</p>'
+    return `<p class="none" data-reason="no-converter">${escapeHtml(pageText(language.locale, 'link.noConverter'))}</p>`
   }
   if (format.kind === 'text') {
     const end = Math.min(file.size, TEXT_PREVIEW_BYTES) - 1
@@ -57,7 +63,7 @@ async function previewHtml(ctx: AdapterContext, file: FileRecord, base: string, 
     if (end >= 0)
       for await (const chunk of await ctx.app.files.openBlob(file.blobKey, { start: 0, end }))
         chunks.push(Buffer.from(chunk))
-    return `<pre aria-label="${escapeHtml(`Contents of ${file.title}`)}">${escapeHtml(Buffer.concat(chunks).toString('utf8'))}</pre>`
+    return `<pre aria-label="${escapeHtml(pageText(language.locale, 'link.contentsOf', { name: file.title }))}">${escapeHtml(Buffer.concat(chunks).toString('utf8'))}</pre>`
   }
   return `<iframe class="frame" src="${escapeHtml(src)}" title="${title}"></iframe>`
 }
@@ -65,8 +71,14 @@ async function previewHtml(ctx: AdapterContext, file: FileRecord, base: string, 
 /** A file opened through a link: the file, and what the link's page offers on it. */
 type OpenedFile = Awaited<ReturnType<AdapterContext['app']['sharing']['linkPrincipal']>>
 
-async function renderSharePage(ctx: AdapterContext, opened: OpenedFile, key: string): Promise<string> {
+async function renderSharePage(
+  ctx: AdapterContext,
+  language: PageLanguage,
+  opened: OpenedFile,
+  key: string,
+): Promise<string> {
   const { file } = opened
+  const text = (key_: Parameters<typeof pageText>[1]) => escapeHtml(pageText(language.locale, key_))
   const base = `/s/${encodeURIComponent(file.id)}`
   const owner = (await ctx.app.accounts.displayNames([file.ownerId])).get(file.ownerId) ?? ''
   // Reached through a folder link: the folders from the linked one down to the file's.
@@ -83,20 +95,20 @@ async function renderSharePage(ctx: AdapterContext, opened: OpenedFile, key: str
         : undefined
   const editor =
     editorPath !== undefined
-      ? `<details><summary class="button primary">Open in editor</summary><form method="get" action="${escapeHtml(editorPath)}">` +
+      ? `<details><summary class="button primary">${text('link.openInEditor')}</summary><form method="get" action="${escapeHtml(editorPath)}">` +
         `<input type="hidden" name="doc" value="${escapeHtml(key)}">` +
-        '<label>Your name (others editing see it) <input name="name" maxlength="64" required></label> ' +
-        '<button type="submit" class="button primary">Open</button></form></details>'
+        `<label>${text('link.guestName')} <input name="name" maxlength="64" required></label> ` +
+        `<button type="submit" class="button primary">${text('link.open')}</button></form></details>`
       : ''
   const download = opened.denyDownload
     ? ''
-    : `<a class="button" href="${escapeHtml(`${base}/download?${keyQuery(key)}`)}" download>Download</a>`
-  const main = `${folderPage === undefined ? '' : crumbs(folderPage.path, key, false)}
+    : `<a class="button" href="${escapeHtml(`${base}/download?${keyQuery(key)}`)}" download>${text('link.download')}</a>`
+  const main = `${folderPage === undefined ? '' : crumbs(language, folderPage.path, key, false)}
 <h1>${escapeHtml(file.title)}</h1>
-<p class="meta">Shared by <span class="owner">${escapeHtml(owner)}</span> · <span class="size">${escapeHtml(sizeText(file.size))}</span> · <time datetime="${new Date(file.updatedAt).toISOString()}">${escapeHtml(dateText(file.updatedAt))}</time>${opened.denyDownload ? ' · <span class="view-only">View only</span>' : ''}</p>
+<p class="meta">${text('link.sharedBy')} <span class="owner">${escapeHtml(owner)}</span> · <span class="size">${escapeHtml(pageSize(language, file.size))}</span> · <time datetime="${new Date(file.updatedAt).toISOString()}">${escapeHtml(pageDate(language, file.updatedAt))}</time>${opened.denyDownload ? ` · <span class="view-only">${text('link.viewOnly')}</span>` : ''}</p>
 <div class="actions">${editor}${download}</div>
-${await previewHtml(ctx, file, base, key)}`
-  return linkPage(file.title, main)
+${await previewHtml(ctx, language, file, base, key)}`
+  return linkPage(language, file.title, main)
 }
 
 /** The routes of a share link's page, its preview and its download. */
@@ -104,20 +116,21 @@ export function sharePageRoutes(ctx: AdapterContext) {
   return async (app: FastifyInstance): Promise<void> => {
     app.get<{ Params: { fileId: string }; Querystring: LinkQuery }>('/s/:fileId', async (request, reply) => {
       const key = keyOf(request.query)
+      const language = languageOf(request)
       const opened = await linkHolder(ctx, request.params.fileId, key)
       if (!opened) {
         // Not a file this key reaches: a folder below a folder link, else the "not here" page.
         const folder =
           key === '' ? undefined : await foundOrUndefined(ctx.app.sharing.openFolderLink(request.params.fileId, key))
         if (!folder) return sendProblemPage(reply, 'NOT_FOUND')
-        return sendLinkPage(reply, await renderFolderLinkPage(ctx, folder, key))
+        return sendLinkPage(reply, language, await renderFolderLinkPage(ctx, language, folder, key))
       }
       // A name given with the key: the guest has asked for the editor (addresses made before
       // the page existed carry it too).
       if (request.query.name !== undefined && ctx.config.docs !== undefined) {
         return reply.redirect(`/s/${encodeURIComponent(opened.file.id)}/editor${queryOf(request)}`, 302)
       }
-      return sendLinkPage(reply, await renderSharePage(ctx, opened, key))
+      return sendLinkPage(reply, language, await renderSharePage(ctx, language, opened, key))
     })
 
     // The WOPI client's host page for a link's guest (when no ONLYOFFICE Docs is configured):
