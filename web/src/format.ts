@@ -1,3 +1,4 @@
+import { scaleBytes } from '../../src/core/units/byte-scale.js'
 import { formatLocale, t, type MessageKey } from './i18n'
 
 /** Intl formatters are costly to make: one per locale and kind, made when first used. */
@@ -28,12 +29,9 @@ const SIZE_UNITS = ['kilobyte', 'megabyte', 'gigabyte', 'terabyte'] as const
  */
 export function formatSize(bytes: number): string {
   if (bytes < 1024) return t('size.bytes', { count: bytes })
-  let value = bytes / 1024
-  let unit = 0
-  while (value >= 1024 && unit < SIZE_UNITS.length - 1) {
-    value /= 1024
-    unit++
-  }
+  const scaled = scaleBytes(bytes, SIZE_UNITS.length + 1)
+  const value = scaled.value
+  const unit = scaled.unit - 1
   const name = SIZE_UNITS[unit] ?? 'terabyte'
   const digits = value >= 100 ? 0 : 1
   const format = numberFormat(

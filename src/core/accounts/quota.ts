@@ -1,3 +1,4 @@
+import { scaleBytes } from '../units/byte-scale.js'
 import { DomainError } from '../errors.js'
 
 /**
@@ -57,12 +58,7 @@ export function checkedLimit(bytes: number): number | undefined {
 /** A byte count for people: '0 B', '512 B', '1.5 KiB', '2 GiB' (powers of 1024). */
 export function formatBytes(bytes: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
-  let value = bytes
-  let unit = 0
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024
-    unit++
-  }
+  const { value, unit } = scaleBytes(bytes, units.length)
   const shown = unit === 0 || value >= 100 ? Math.round(value).toString() : Number(value.toFixed(1)).toString()
   return `${shown} ${units[unit]}`
 }

@@ -1,3 +1,4 @@
+import { scaleBytes } from '../../core/units/byte-scale.js'
 import { extensionOf } from '../../core/names/file-names.js'
 import { portalFileTypeOf } from '../../core/documents/portal-file-types.js'
 import type {
@@ -41,12 +42,7 @@ export function presentProfile(user: UserRecord, usage?: StorageUsage, settings?
 /** ONLYOFFICE shows sizes as text ('12.3 KB') in contentLength; the number is pureContentLength. */
 export function humanSize(bytes: number): string {
   const units = ['bytes', 'KB', 'MB', 'GB', 'TB']
-  let value = bytes
-  let unit = 0
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024
-    unit++
-  }
+  const { value, unit } = scaleBytes(bytes, units.length)
   return unit === 0 ? `${bytes} bytes` : `${value.toFixed(2)} ${units[unit]}`
 }
 

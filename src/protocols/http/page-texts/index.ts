@@ -1,3 +1,4 @@
+import { scaleBytes } from '../../../core/units/byte-scale.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { de } from './de.js'
 import { en, type PageText, type PageTextKey, type PageTexts } from './en.js'
@@ -96,12 +97,9 @@ const SIZE_UNITS = ['kilobyte', 'megabyte', 'gigabyte', 'terabyte'] as const
 /** A size as a guest of that language reads it: '940 bytes', '12.3 kB', '12,3 ko'; units of 1024. */
 export function pageSize(language: PageLanguage, bytes: number): string {
   if (bytes < 1024) return pageText(language.locale, 'size.bytes', { count: bytes })
-  let value = bytes / 1024
-  let unit = 0
-  while (value >= 1024 && unit < SIZE_UNITS.length - 1) {
-    value /= 1024
-    unit++
-  }
+  const scaled = scaleBytes(bytes, SIZE_UNITS.length + 1)
+  const value = scaled.value
+  const unit = scaled.unit - 1
   const digits = value >= 100 ? 0 : 1
   return new Intl.NumberFormat(language.tag, {
     style: 'unit',
